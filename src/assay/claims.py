@@ -1,0 +1,344 @@
+"""Claims and quantities in answer text: sentence claims, citation markers, numbers with units.
+
+``extract_claims(text)`` splits an answer into sentence-level :class:`Claim` objects, each with
+its citation ids and the :class:`Quantity` objects it states. ``extract_quantities(text)`` is
+the number parser on its own (also used on source passages).
+
+What counts as a quantity: a number with its sign (leading ``-``/``−``, or ``(3.1)``
+parentheses), thousands separators (``1,577``, ``1 577``), decimals, currency (``$``, ``€``,
+``£``, ``¥``, ``₩``, ``원``, ISO codes before or after), percent (``%``, ``percent``), percentage
+points (``pp``, ``percentage points``; basis points as pp/100), multiples (``1.5x``, ``times``),
+per-share amounts, scale words and suffixes (thousand/million/billion/trillion,
+``K``/``M``/``B``/``bn``/``mn``; Korean ``만``/``억``/``조``, combinable as ``5조 3,000억``) and
+ranges (``5–7%``: both ends become quantities sharing the unit). NOT quantities: years
+(1900–2100 written bare), dates, ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
+start), citation markers (``[F3]``, ``[3]``), codes attached to letters (``FY2019``, ``Q3``,
+``10-K``), and durations (``12 months``). Spans are code-point offsets ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from assay.facts import SCALE_WORDS
+
+__all__ = [
+    "Quantity",
+    "Claim",
+    "DEFAULT_CITATION_PATTERN",
+    "extract_quantities",
+    "extract_claims",
+    "find_citations",
+    "split_sentences",
+]
+
+#: Default citation marker: ``[F3]``, ``[F3, F7]`` (adjacent markers ``[F3][F7]`` are two matches).
+DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9_.:\-]+(?:\s*[,;]\s*[A-Za-z0-9_.:\-]+)*)\s*\]"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number stated in text.
+
+    ``value`` is signed and before scale (``1.2`` for ``$1.2 billion``); ``scale`` the multiplier
+    (``1e9``); ``unit`` one of an ISO currency code, ``"<ISO>/share"``, ``"%"``, ``"pp"``, ``"x"``
+    or ``None`` (bare number); ``decimals`` the displayed decimals (``383.3`` → 1).
+    ``explicit_sign`` is True when the text wrote a minus or parentheses. ``direction`` is +1/−1
+    when a verb of change precedes it ("grew", "fell"), else None; ``sign_wording`` is True when
+    the wording carries an outflow sign ("spent", "paid", "capex"). ``range_id`` links the two
+    ends of a range.
+    """
+
+    text: str
+    span: tuple[int, int]
+    value: float
+    scale: float = 1.0
+    unit: str | None = None
+    decimals: int = 0
+    explicit_sign: bool = False
+    direction: int | None = None
+    sign_wording: bool = False
+    range_id: int | None = None
+
+    @property
+    def base_value(self) -> float:
+        """``value * scale`` (``$1.2 billion`` → ``1.2e9``)."""
+        return self.value * self.scale
+
+    @property
+    def has_scale_word(self) -> bool:
+        """True when a scale word/suffix was written (``million``, ``bn``, ``억``)."""
+        return self.scale != 1.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of an answer: its text, span, the quantities it states and the ids it cites."""
+
+    text: str
+    span: tuple[int, int]
+    numbers: tuple[Quantity, ...] = ()
+    citations: tuple[str, ...] = field(default_factory=tuple)
+
+
+def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> list[Claim]:
+    """Split ``text`` into sentence claims with their quantities and citation ids.
+
+    A citation marker right after a sentence's final period (``… $5 billion. [F1]``) belongs to
+    that sentence. Spans index into ``text``.
+    """
+    cite_re = re.compile(citation_pattern)
+    masked = _mask(text, cite_re)
+    quantities = extract_quantities(text, citation_pattern=citation_pattern)
+    claims: list[Claim] = []
+    for start, end in split_sentences(text, masked):
+        sentence = text[start:end]
+        cites = tuple(dict.fromkeys(find_citations(sentence, citation_pattern)))
+        nums = tuple(q for q in quantities if start <= q.span[0] < end)
+        claims.append(Claim(sentence, (start, end), nums, cites))
+    return claims
+
+
+def find_citations(text: str, pattern: str = DEFAULT_CITATION_PATTERN) -> list[str]:
+    """All cited ids in ``text``, in order (``"[F3, F7] … [F1]"`` → ``["F3", "F7", "F1"]``)."""
+    ids: list[str] = []
+    for m in re.finditer(pattern, text):
+        ids.extend(p.strip() for p in re.split(r"[,;]", m.group(1)) if p.strip())
+    return ids
+
+
+def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int]]:
+    """Sentence spans ``[start, end)`` of ``text`` (whitespace trimmed, empty ones dropped).
+
+    Splits after ``.``/``!``/``?``/``。`` followed by whitespace, and at line breaks; never inside a
+    decimal or after a common abbreviation (``Inc.``, ``U.S.``). ``masked`` is ``text`` with
+    citation markers blanked; a marker that opens a sentence is moved to the previous one.
+    """
+    masked = masked if masked is not None else _mask(text, re.compile(DEFAULT_CITATION_PATTERN))
+    cuts = [0]
+    for m in _SENT_END.finditer(masked):
+        before = masked[: m.start() + 1]
+        word = re.search(r"([A-Za-z.]+)\.$", before)
+        if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        cuts.append(m.end())
+    for m in re.finditer(r"\n+", masked):
+        cuts.append(m.end())
+    cuts = sorted(set(cuts)) + [len(text)]
+    spans: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        seg = text[a:b]
+        lead = re.match(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+", seg)
+        if lead and spans and lead.end() < len(seg.rstrip()) + 1:
+            pa, _ = spans[-1]
+            spans[-1] = (pa, a + lead.end())
+            a += lead.end()
+        s, e = a, b
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            spans.append((s, e))
+    return spans
+
+
+def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> list[Quantity]:
+    """Every quantity stated in ``text``, in order of appearance (rules in the module docstring)."""
+    masked = _mask(text, re.compile(citation_pattern))
+    out: list[Quantity] = []
+    for m in _NUMBER.finditer(masked):
+        q = _to_quantity(masked, m)
+        if q is not None:
+            out.append(q)
+    return _link_ranges(masked, out)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_ABBREVIATIONS = {"inc", "corp", "co", "ltd", "u.s", "vs", "e.g", "i.e", "approx", "no", "mr", "ms", "dr", "st", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "etc"}
+_SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
+
+_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "C$": "CAD", "A$": "AUD"}
+_ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
+_KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+
+_NUMBER = re.compile(
+    r"(?<![\w.,$€£¥₩])"
+    r"(?P<open>\()?"
+    r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
+    r"(?P<cur>US\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
+    r"(?P<open2>\()?"
+    r"(?P<num>" + _NUM + r")"
+    r"(?P<kr>(?:\s?[조억만](?:\s?" + _NUM + r"\s?[억만])?(?:\s?" + _NUM + r"(?![\d.]))?))?"
+    r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
+    r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppt\b|p\.p\.|percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
+    r"(?P<close>\))?"
+    r"(?P<cur2>\s?(?:원|won\b|dollars?\b|euros?\b|" + _ISO + r"\b))?"
+    r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
+)
+
+_MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+_DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$|\d{1,4}[/\-.]$")
+_DATE_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s*,?\s*" + _MONTHS + r"\b|^[/\-]\d{1,4}|^,\s*(?:19|20)\d\d")
+_ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b")
+_DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?|employees?)\b", re.I)
+_CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
+_LABEL_BEFORE = re.compile(r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$")
+_UP = r"(?:grew|grow|grows|growing|rose|rise|rises|increased?|increasing|up|gained?|higher|climbed|jumped|expanded|improved)"
+_DOWN = r"(?:fell|fall|falls|declined?|declining|decreased?|decreasing|down|dropped|drop|lower|shrank|contracted|slipped|lost|reduced|reduction|decline)"
+_DIRECTION = re.compile(r"\b(?P<up>" + _UP + r")\b|\b(?P<down>" + _DOWN + r")\b", re.I)
+_SIGN_WORDING = re.compile(r"\b(?:spent|spend|spending|paid|pay|payments?|outflows?|used in|capex|capital expenditures?|purchases? of|repurchased?|repurchases|buybacks?|dividends? paid|loss(?:es)?|deficit|expenses?|costs?|impairment|write-?downs?|deficit)\b", re.I)
+
+
+def _mask(text: str, cite_re: re.Pattern[str]) -> str:
+    return cite_re.sub(lambda m: " " * (m.end() - m.start()), text)
+
+
+def _parse_num(s: str) -> tuple[float, int]:
+    clean = re.sub(r"[,\s\u202f\u00a0]", "", s)
+    decimals = len(clean.split(".")[1]) if "." in clean else 0
+    return float(clean), decimals
+
+
+def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
+    g = m.groupdict()
+    start, end = m.start(), m.end()
+    num_start, num_end = m.start("num"), m.end("num")
+    value, decimals = _parse_num(g["num"])
+    paren = bool((g["open"] or g["open2"]) and g["close"])
+    if (g["open"] or g["open2"]) and not g["close"]:
+        start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else (m.start("open2") if g["open2"] else num_start))
+    if g["close"] is not None and not paren:
+        end = m.start("close")
+    before, after = text[max(0, start - 24):start], text[end:end + 24]
+    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "suffix", "kr", "share"))
+    # --- things that are not quantities
+    if _CODE_AFTER.match(after) and not unit_written:
+        return None
+    if _ORDINAL_AFTER.match(text[num_end:num_end + 3]):
+        return None
+    if not unit_written and not paren and not g["sign"]:
+        if "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100:
+            return None  # a year
+        if _DATE_BEFORE.search(before) or _DATE_AFTER.match(after):
+            return None
+        if _LABEL_BEFORE.search(before):
+            return None
+        if _DURATION_AFTER.match(after):
+            return None
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip() and re.match(r"^[.)]\s", text[num_end:num_end + 2]) and value < 100:
+            return None  # list number "1. " / "2) "
+    if paren and not unit_written and "." not in g["num"] and value < 10:
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip() or re.search(r"[:;]\s*$", text[line_start:start]):
+            return None  # list marker "(2)"
+    # --- unit and scale
+    unit: str | None = None
+    cur = (g["cur"] or "").strip() or (g["cur2"] or "").strip()
+    if cur:
+        unit = _CURRENCY_SYMBOLS.get(cur) or {"원": "KRW", "won": "KRW", "dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}.get(cur.lower(), cur.upper())
+    scale = 1.0
+    if g["kr"]:
+        value, scale, decimals = _korean(value, decimals, g["kr"])
+        unit = unit or None
+    if g["scale"]:
+        w = g["scale"].strip()
+        scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
+        if w in ("K", "M", "B") and not cur:
+            # a bare "5M" is a magnitude too; "B" alone after a number without a currency is rarer
+            pass
+    suffix = (g["suffix"] or "").strip().lower()
+    if suffix:
+        if suffix in ("pp", "ppt", "p.p.") or suffix.startswith("percentage point"):
+            unit = "pp"
+        elif suffix in ("%", "percent", "pct") or suffix.startswith("per"):
+            unit = "%"
+        elif suffix.startswith("basis point") or suffix == "bps":
+            unit, scale = "pp", 0.01
+        else:
+            unit = "x"
+    if g["share"] and unit not in ("%", "pp", "x"):
+        unit = f"{unit or 'USD'}/share"
+    sign_char = g["sign"] or ""
+    if sign_char == "–" and not (before.strip() == "" or before.rstrip().endswith(("(", ":", "of", "was", "is", "at"))):
+        return None if not unit_written else None
+    negative = bool(sign_char) or paren
+    value = -value if negative else value
+    q_start = start
+    while q_start < len(text) and text[q_start].isspace():
+        q_start += 1
+    q_end = end
+    while q_end > q_start and text[q_end - 1].isspace():
+        q_end -= 1
+    direction, sign_wording = _wording(text, q_start)
+    return Quantity(text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording)
+
+
+def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
+    """``1,234억`` → (1234, 1e8, 0); ``5조 3,000억`` → (53000, 1e8, 0)."""
+    parts = re.findall(r"(" + _NUM + r")?\s?([조억만])?", tail)
+    total = 0.0
+    first_scale = None
+    smallest = 1.0
+    pending = value
+    for num, unit in parts:
+        if num:
+            pending, decimals = _parse_num(num)
+        if unit:
+            sc = _KOREAN_SCALE[unit]
+            first_scale = first_scale or sc
+            total += pending * sc
+            smallest = sc
+            pending = 0.0
+    if pending and smallest == 1.0:
+        total += pending
+    elif pending:
+        total += pending  # trailing units ("1억 5000") are ones
+        smallest = 1.0
+    return total / smallest, smallest, decimals
+
+
+def _wording(text: str, start: int) -> tuple[int | None, bool]:
+    clause_start = max(text.rfind(c, 0, start) for c in ".;\n")
+    window = text[max(clause_start + 1, start - 60):start]
+    direction = None
+    for m in _DIRECTION.finditer(window):
+        direction = 1 if m.group("up") else -1
+    sentence_start = max(text.rfind(c, 0, start) for c in ".\n")
+    sign_wording = bool(_SIGN_WORDING.search(text[sentence_start + 1:start]))
+    return direction, sign_wording
+
+
+def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
+    """Give both ends of ``5–7%`` / ``$1.2-1.5 billion`` / ``5% to 7%`` the shared unit and scale."""
+    out = list(qs)
+    rid = 0
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        between = text[a.span[1]:b.span[0]]
+        joined = re.fullmatch(r"\s*(?:[-–—]|to)\s*", between)
+        if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
+            # "5-7%": the regex read "-7%" as a negative number
+            b = Quantity(b.text[1:], (b.span[0] + 1, b.span[1]), -b.value, b.scale, b.unit, b.decimals, False, b.direction, b.sign_wording)
+            joined = True
+        if not joined or (a.unit and b.unit and a.unit != b.unit):
+            continue
+        if a.unit is None and a.scale == 1.0 and (b.unit or b.scale != 1.0):
+            unit = b.unit if not (b.unit or "").endswith("/share") else b.unit
+            a = Quantity(a.text, a.span, a.value, b.scale, unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+        elif a.unit and b.unit is None and b.scale == 1.0:
+            b = Quantity(b.text, b.span, b.value, a.scale, a.unit, b.decimals, b.explicit_sign, b.direction, b.sign_wording)
+        elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
+            a = Quantity(a.text, a.span, a.value, b.scale, a.unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+        rid += 1
+        out[i] = _with_range(a, rid)
+        out[i + 1] = _with_range(b, rid)
+    return out
+
+
+def _with_range(q: Quantity, rid: int) -> Quantity:
+    return Quantity(q.text, q.span, q.value, q.scale, q.unit, q.decimals, q.explicit_sign, q.direction, q.sign_wording, rid)

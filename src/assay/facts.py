@@ -1,0 +1,198 @@
+"""Facts, snapshots and their fingerprint: the data an answer must be grounded in.
+
+A :class:`Fact` is one number of a data snapshot (``id``, ``label``, ``value``, ``unit``,
+``period``); a :class:`Snapshot` is the set of facts plus optional raw source passages.
+``Snapshot.fingerprint()`` identifies the data exactly, so a cached answer can be served again
+only while the data it was written from is unchanged (see ``assay.cache``).
+
+Unit vocabulary (DESIGN.md; extend only with a reason written here):
+
+- ISO currency code, optionally with a scale word: ``USD``, ``KRW``, ``USD millions``;
+- ``<ISO>/share`` (per-share amounts, e.g. EPS);
+- ``%`` (value in percent: 20 means 20 %), ``pp`` (percentage points), ``ratio`` (0.2531),
+  ``x`` (a multiple, 1.5x), ``count``;
+- a bare scale word (``thousands``, ``millions`` …): an amount whose currency the source does not
+  state (table cells under "(in millions)" with no currency sign). Reason: TAT-QA and 10-K
+  tables routinely give the scale in a header and no currency per cell;
+- ``None``: dimensionless.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+__all__ = [
+    "Fact",
+    "Snapshot",
+    "UnitSpec",
+    "parse_unit",
+    "canonical_number",
+    "SCALE_WORDS",
+]
+
+#: Scale words accepted in units and in text, lower-case, mapped to their multiplier.
+SCALE_WORDS: dict[str, float] = {
+    "thousand": 1e3,
+    "thousands": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "trillion": 1e12,
+    "trillions": 1e12,
+}
+
+Dimension = Literal["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
+
+_CURRENCY_UNIT = re.compile(r"^([A-Z]{3})(?:\s+([a-z]+))?$")
+_PER_SHARE_UNIT = re.compile(r"^([A-Z]{3})/share$")
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A parsed ``Fact.unit``: its dimension, currency (ISO code or None) and scale multiplier."""
+
+    dimension: Dimension
+    currency: str | None = None
+    scale: float = 1.0
+
+
+def parse_unit(unit: str | None) -> UnitSpec:
+    """Parse a unit of the vocabulary above.
+
+    Returns a :class:`UnitSpec`. Raises ``ValueError`` naming the unit when it is not in the
+    vocabulary (e.g. ``"dollars"``: write ``USD``).
+    """
+    if unit is None or unit == "":
+        return UnitSpec("none")
+    u = unit.strip()
+    simple = {"%": "percent", "pp": "pp", "ratio": "ratio", "x": "multiple", "count": "count"}
+    if u in simple:
+        return UnitSpec(simple[u])  # type: ignore[arg-type]
+    if u.lower() in SCALE_WORDS:
+        return UnitSpec("amount", None, SCALE_WORDS[u.lower()])
+    m = _PER_SHARE_UNIT.match(u)
+    if m:
+        return UnitSpec("per_share", m.group(1))
+    m = _CURRENCY_UNIT.match(u)
+    if m:
+        scale_word = m.group(2)
+        if scale_word is None:
+            return UnitSpec("currency", m.group(1))
+        if scale_word in SCALE_WORDS:
+            return UnitSpec("currency", m.group(1), SCALE_WORDS[scale_word])
+    raise ValueError(
+        f"unknown unit {unit!r}: use an ISO currency code (optionally with a scale word, "
+        "'USD millions'), 'USD/share', '%', 'pp', 'ratio', 'x', 'count', a scale word, or null"
+    )
+
+
+def canonical_number(value: float) -> str:
+    """Canonical text of a finite number: ``1``, ``1.0`` and ``1.00`` all give ``"1"``.
+
+    Uses the shortest round-trip repr of the IEEE double (identical on every platform), then
+    strips trailing zeros. Raises ``ValueError`` for NaN or infinity.
+    """
+    f = float(value)
+    if not math.isfinite(f):
+        raise ValueError(f"not a finite number: {value!r}")
+    if f == 0:
+        return "0"
+    d = Decimal(repr(f)).normalize()
+    text = format(d, "f")
+    return text
+
+
+class Fact(BaseModel):
+    """One number of a data snapshot.
+
+    ``value`` is a finite float in the fact's own ``unit`` (``1577`` with unit ``USD millions``
+    is 1.577 billion dollars); ``period`` is free text (``FY2019``, ``2019-12-31``).
+    Raises ``pydantic.ValidationError`` for a non-numeric/NaN/inf value or an unknown unit.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    label: str
+    value: float
+    unit: str | None = None
+    period: str | None = None
+    source: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id_nonempty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("fact id must be non-empty")
+        return v
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _finite(cls, v: object) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"must be a number, got {type(v).__name__} {v!r}")
+        if not math.isfinite(float(v)):
+            raise ValueError(f"must be finite, got {v!r}")
+        return float(v)
+
+    @field_validator("unit")
+    @classmethod
+    def _unit_known(cls, v: str | None) -> str | None:
+        parse_unit(v)
+        return v
+
+    @property
+    def unit_spec(self) -> UnitSpec:
+        """The parsed unit."""
+        return parse_unit(self.unit)
+
+    @property
+    def base_value(self) -> float:
+        """Value with the unit's scale applied (``1577 USD millions`` → ``1.577e9``)."""
+        return self.value * self.unit_spec.scale
+
+    def canonical(self) -> tuple[str, str, str, str, str]:
+        """``(id, label, unit, value, period)`` as canonical strings (the fingerprint's input)."""
+        return (self.id, self.label, self.unit or "", canonical_number(self.value), self.period or "")
+
+
+class Snapshot(BaseModel):
+    """The facts (and raw source passages) an answer is written from.
+
+    ``sources`` are raw passages (10-K pages, retrieved chunks) for answers without citation
+    markers; ``as_of`` is informational and not part of the fingerprint.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    facts: tuple[Fact, ...] = ()
+    sources: tuple[str, ...] = ()
+    as_of: str | None = None
+
+    def fact_index(self) -> dict[str, Fact]:
+        """Facts by id (the last one wins if an id repeats; loaders reject repeats)."""
+        return {f.id: f for f in self.facts}
+
+    def fingerprint(self) -> str:
+        """SHA-256 hex digest identifying this snapshot's data.
+
+        Input: the sorted canonical ``(id, label, unit, value, period)`` of every fact, plus the
+        source passages (in order: a passage list is a document) when present, serialised as
+        canonical JSON (sorted, ``ensure_ascii=False``, UTF-8). Order of facts does not matter;
+        ``1``/``1.0``/``1.00`` are the same value; any change of id, label, unit, value, period
+        or a passage changes the digest.
+        """
+        payload: dict[str, object] = {"facts": sorted(f.canonical() for f in self.facts)}
+        if self.sources:
+            payload["sources"] = list(self.sources)
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,237 @@
+"""The sourcing gate: every quantity in an answer must be backed by the data.
+
+Two modes (``auto`` picks ``cited`` when the answer carries citation markers and the snapshot
+has facts, else ``uncited``):
+
+- ``cited``: every quantity must sit in a sentence carrying a citation marker; every cited id
+  must exist; the quantity must match one of the facts cited IN THAT SENTENCE, directly or by a
+  one-operation derivation of them.
+- ``uncited``: every quantity must match a fact of the snapshot or a number of the source
+  passages, directly or by a one-operation derivation within ONE table row / line of a passage,
+  or within facts of one period or one row label (``"row | column"`` labels group by row).
+
+Matching rules (units, precision, signs) are in :mod:`assay.grounding.match`. The result is
+``pass`` (every quantity matched), ``fail`` (a violation), or ``no_claims`` (nothing checkable,
+e.g. a refusal: explicit, never a silent pass). :data:`GATE_VERSION` names the rules: bump it
+whenever a rule changes (the memo cache re-gates on a version change).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
+from assay.facts import Snapshot
+from assay.grounding.match import Candidate, MatchResult, best_match, derive, fact_candidate, near_value
+from assay.grounding.passages import PassageNumbers, parse_passages
+
+__all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "SnapshotIndex", "check_answer", "resolve_mode"]
+
+#: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
+GATE_VERSION = "gate-1"
+
+Mode = Literal["auto", "cited", "uncited"]
+ViolationKind = Literal["uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced"]
+
+
+class CandidateRef(BaseModel):
+    """The nearest candidate shown with a violation (fact id or passage location)."""
+
+    model_config = ConfigDict(frozen=True)
+    ref: str
+    label: str
+    value: float
+    dim: str
+
+
+class Violation(BaseModel):
+    """One reason an answer fails the gate."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: ViolationKind
+    span: tuple[int, int]
+    quantity: str
+    candidate: CandidateRef | None = None
+    reason: str
+
+
+class QuantityCheck(BaseModel):
+    """How one stated quantity was checked."""
+
+    model_config = ConfigDict(frozen=True)
+    text: str
+    span: tuple[int, int]
+    matched: bool
+    ref: str | None = None
+    derived_from: tuple[str, ...] | None = None
+    op: str | None = None
+    sign_from_wording: bool = False
+
+
+class GateResult(BaseModel):
+    """Outcome of the gate on one answer. ``sourcing`` = matched ÷ checkable (None if none)."""
+
+    model_config = ConfigDict(frozen=True)
+    status: Literal["pass", "fail", "no_claims"]
+    mode: Literal["cited", "uncited"]
+    gate_version: str = GATE_VERSION
+    checks: tuple[QuantityCheck, ...] = ()
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def n_checkable(self) -> int:
+        return len(self.checks)
+
+    @property
+    def n_matched(self) -> int:
+        return sum(c.matched for c in self.checks)
+
+    @property
+    def sourcing(self) -> float | None:
+        return self.n_matched / self.n_checkable if self.checks else None
+
+    @property
+    def used_refs(self) -> set[str]:
+        """Fact ids / passage refs that backed a quantity (directly or as an operand)."""
+        out: set[str] = set()
+        for c in self.checks:
+            if c.matched:
+                out.update(c.derived_from or ((c.ref,) if c.ref else ()))
+        return out
+
+
+@dataclass(frozen=True)
+class SnapshotIndex:
+    """Candidates of one snapshot, built once and reused across answers (key: fingerprint)."""
+
+    facts: dict[str, Candidate]
+    fact_rows: tuple[tuple[Candidate, ...], ...]
+    passages: PassageNumbers
+
+    @classmethod
+    def build(cls, snapshot: Snapshot) -> "SnapshotIndex":
+        """Index ``snapshot``: fact candidates, fact groups (period / row label), passage numbers."""
+        facts = {f.id: fact_candidate(f) for f in snapshot.facts}
+        groups: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
+        for f in snapshot.facts:
+            if f.period:
+                groups[("period", f.period)].append(facts[f.id])
+            groups[("row", f.label.split(" | ")[0].strip().lower())].append(facts[f.id])
+        rows = tuple(tuple(g) for g in groups.values() if 1 < len(g) <= 40)
+        return cls(facts, rows, parse_passages(snapshot.sources))
+
+    def uncited_direct(self) -> list[Candidate]:
+        return [*self.facts.values(), *self.passages.direct]
+
+    def uncited_derived(self) -> list[Candidate]:
+        out: list[Candidate] = []
+        for row in (*self.fact_rows, *self.passages.rows):
+            out.extend(derive(row))
+        return out
+
+
+def resolve_mode(answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> Literal["cited", "uncited"]:
+    """``auto`` → ``cited`` when the answer has citation markers and the snapshot has facts."""
+    if mode != "auto":
+        return mode
+    return "cited" if snapshot.facts and find_citations(answer, citation_pattern) else "uncited"
+
+
+def check_answer(
+    answer: str,
+    snapshot: Snapshot,
+    *,
+    mode: Mode = "auto",
+    citation_pattern: str = DEFAULT_CITATION_PATTERN,
+    index: SnapshotIndex | None = None,
+) -> GateResult:
+    """Run the sourcing gate on ``answer`` against ``snapshot``.
+
+    ``index`` (from :meth:`SnapshotIndex.build`) may be passed to reuse parsed candidates across
+    answers of the same snapshot. Returns a :class:`GateResult`; never raises on answer content.
+    """
+    used_mode = resolve_mode(answer, snapshot, mode, citation_pattern=citation_pattern)
+    idx = index or SnapshotIndex.build(snapshot)
+    claims = extract_claims(answer, citation_pattern=citation_pattern)
+    if used_mode == "cited":
+        checks, violations = _cited(claims, idx)
+    else:
+        checks, violations = _uncited(claims, idx)
+    if violations:
+        status = "fail"
+    elif not checks:
+        status = "no_claims"
+    else:
+        status = "pass"
+    return GateResult(status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations))
+
+
+# --- modes ---------------------------------------------------------------------------------
+
+def _cited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+    checks: list[QuantityCheck] = []
+    violations: list[Violation] = []
+    for claim in claims:
+        unknown = [c for c in claim.citations if c not in idx.facts]
+        for cid in unknown:
+            violations.append(Violation(kind="unknown_citation", span=claim.span, quantity=f"[{cid}]", reason=f"cites {cid!r}, which is not a fact of the snapshot"))
+        cited = [idx.facts[c] for c in claim.citations if c in idx.facts]
+        derived: list[Candidate] | None = None
+        for q in claim.numbers:
+            if not claim.citations:
+                checks.append(QuantityCheck(text=q.text, span=q.span, matched=False))
+                violations.append(Violation(kind="uncited", span=q.span, quantity=q.text, reason="quantity in a sentence without a citation marker"))
+                continue
+            if derived is None:
+                derived = derive(cited)
+            r = best_match(q, cited, derived)
+            checks.append(_check(q, r))
+            if not r.matched:
+                violations.append(_violation(q, r, cited, "value_mismatch", "matches none of the facts cited in its sentence"))
+    return checks, violations
+
+
+def _uncited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+    checks: list[QuantityCheck] = []
+    violations: list[Violation] = []
+    direct = idx.uncited_direct()
+    derived: list[Candidate] | None = None
+    for claim in claims:
+        for q in claim.numbers:
+            r = best_match(q, direct, ())
+            if not r.matched:
+                if derived is None:
+                    derived = idx.uncited_derived()
+                d = best_match(q, [], derived)
+                r = d if d.matched else r
+            checks.append(_check(q, r))
+            if not r.matched:
+                violations.append(_violation(q, r, direct, "unsourced", "matches no fact or source number, nor a one-operation derivation of one row"))
+    return checks, violations
+
+
+def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
+    c = r.candidate if r.matched else None
+    return QuantityCheck(
+        text=q.text, span=q.span, matched=r.matched,
+        ref=c.ref if c else None,
+        derived_from=c.derived_from or None if c else None,
+        op=c.op if c else None,
+        sign_from_wording=r.sign_from_wording,
+    )
+
+
+def _violation(q: Quantity, r: MatchResult, pool: list[Candidate], kind: ViolationKind, reason: str) -> Violation:
+    if r.unit_mismatch and r.candidate is not None:
+        c = r.candidate
+        return Violation(kind="unit_mismatch", span=q.span, quantity=q.text, candidate=_ref(c), reason=f"the value matches {c.ref} but its unit ({c.dim}) does not fit {q.unit or 'a bare number'}")
+    near = near_value(q, pool)
+    return Violation(kind=kind, span=q.span, quantity=q.text, candidate=_ref(near) if near else None, reason=reason + (f"; nearest: {near.ref} = {near.value:g}" if near else ""))
+
+
+def _ref(c: Candidate) -> CandidateRef:
+    return CandidateRef(ref=c.ref, label=c.label, value=c.value, dim=c.dim)

@@ -1,0 +1,227 @@
+"""Matching a stated quantity against the numbers of a snapshot: candidates, derivations, units.
+
+A :class:`Candidate` is a number something may be backed by: a fact, a number of a source
+passage, or a ONE-operation derivation of two eligible numbers (a+b, a−b, a/b, a/b·100,
+(a−b)/b, (a−b)/b·100). :func:`match` decides whether a :class:`~assay.claims.Quantity` equals a
+candidate "at the precision the answer displays": after unit and scale normalisation,
+``|candidate − stated| ≤ ½·10^−decimals`` in the stated scale (``$30 billion`` ↔
+29,943,000,000; ``25.3%`` ↔ ratio 0.2531).
+
+Unit compatibility (stated → candidate dimensions):
+
+=====================  =============================================================
+stated                 may match
+=====================  =============================================================
+currency C             currency C, C/share, amount (unstated currency), bare scaled
+C/share                C/share, currency C, dimensionless
+``%``                  ``%``, ratio (×100), derived ratios (×100)
+``pp``                 ``pp``, ``%`` differences
+``x``                  ``x``, ratio, dimensionless
+bare, with scale word  amount, any currency, count, dimensionless (scaled values)
+bare, no scale word    count, dimensionless, ratio, and any number *as displayed*
+=====================  =============================================================
+
+The last row follows the issue's rule that answers often copy a table figure without its unit.
+Signs: a stated sign must agree; a magnitude-only match of a negative number (an outflow shown
+as ``(1,577)``) is accepted only when the wording carries the sign (``spent``, ``capex``) or
+states a fall, and is recorded as ``sign_from_wording``. For derivations a stated direction
+("grew", "fell") fixes the sign.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Iterable, Literal
+
+from assay.claims import Quantity
+from assay.facts import Fact
+
+__all__ = ["Candidate", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value"]
+
+Dim = Literal["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A number an answer may be backed by.
+
+    ``value`` is in base units (scale applied; percent in percent, ratio as a fraction);
+    ``displayed`` is the number as its source displays it (``None`` when not applicable);
+    ``ref`` names the fact id or passage location; ``derived_from`` the operand refs and ``op``
+    the operation for a derivation.
+    """
+
+    value: float
+    dim: Dim
+    ref: str
+    label: str = ""
+    currency: str | None = None
+    displayed: float | None = None
+    derived_from: tuple[str, ...] = ()
+    op: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Outcome of matching one quantity: matched candidate, or the reason it failed."""
+
+    matched: bool
+    candidate: Candidate | None = None
+    sign_from_wording: bool = False
+    unit_mismatch: bool = False
+
+
+def fact_candidate(fact: Fact) -> Candidate:
+    """The candidate for a fact (its base value, its dimension and currency)."""
+    spec = fact.unit_spec
+    return Candidate(fact.base_value, spec.dimension, fact.id, fact.label, spec.currency, fact.value)
+
+
+def derive(cands: Iterable[Candidate]) -> list[Candidate]:
+    """All ONE-operation derivations over ordered pairs of ``cands``.
+
+    a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
+    matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
+    yield ``pp``. Division by zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
+    (the facts cited in one sentence, or one table row).
+    """
+    items = list(cands)
+    out: list[Candidate] = []
+    for a, b in permutations(items, 2):
+        refs = (a.ref, b.ref)
+        if _additive(a, b):
+            dim: Dim = a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
+            cur = a.currency or b.currency
+            disp = (a.displayed + b.displayed, a.displayed - b.displayed) if a.displayed is not None and b.displayed is not None else (None, None)
+            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b"))
+            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b"))
+            if a.dim == "percent":
+                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b"))
+        if b.value != 0:
+            out.append(Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b"))
+            out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b"))
+    return out
+
+
+def match(q: Quantity, cands: Iterable[Candidate]) -> MatchResult:
+    """First candidate ``q`` matches, preferring plain values over sign-from-wording matches.
+
+    Returns ``MatchResult(matched=False, unit_mismatch=True, candidate=c)`` when only a
+    unit-incompatible candidate has the stated value.
+    """
+    wording_hit: MatchResult | None = None
+    unit_hit: Candidate | None = None
+    for c in cands:
+        ok, via_wording = _value_matches(q, c)
+        if ok:
+            if not via_wording:
+                return MatchResult(True, c)
+            wording_hit = wording_hit or MatchResult(True, c, sign_from_wording=True)
+        elif unit_hit is None and _same_number_any_unit(q, c):
+            unit_hit = c
+    if wording_hit:
+        return wording_hit
+    if unit_hit is not None:
+        return MatchResult(False, unit_hit, unit_mismatch=True)
+    return MatchResult(False)
+
+
+def best_match(q: Quantity, direct: list[Candidate], derived: Iterable[Candidate]) -> MatchResult:
+    """Match against direct candidates first, then derivations (a derived unit hit never wins)."""
+    r = match(q, direct)
+    if r.matched:
+        return r
+    d = match(q, derived)
+    if d.matched:
+        return d
+    return r if r.unit_mismatch else MatchResult(False)
+
+
+def near_value(q: Quantity, cands: Iterable[Candidate]) -> Candidate | None:
+    """The candidate closest to ``q`` in relative terms among compatible ones (for messages)."""
+    best, best_err = None, float("inf")
+    for c in cands:
+        for target in _targets(q, c):
+            err = abs(abs(target) - abs(_stated(q))) / max(abs(_stated(q)), 1e-12)
+            if err < best_err:
+                best, best_err = c, err
+    return best
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_AMOUNTS = {"currency", "per_share", "amount", "none", "count"}
+
+
+def _additive(a: Candidate, b: Candidate) -> bool:
+    if a.dim in _AMOUNTS and b.dim in _AMOUNTS:
+        return a.currency is None or b.currency is None or a.currency == b.currency
+    return a.dim == b.dim
+
+
+def _stated(q: Quantity) -> float:
+    """The stated number in its own scale, as written (sign included)."""
+    return q.value
+
+
+def _targets(q: Quantity, c: Candidate) -> list[float]:
+    """Candidate values expressed in ``q``'s displayed scale, for every compatible reading."""
+    u, s = q.unit, q.scale
+    out: list[float] = []
+    if u is None:
+        if q.has_scale_word:
+            if c.dim in ("amount", "currency", "count", "none"):
+                out.append(c.value / s)
+        else:
+            if c.dim in ("count", "none", "ratio"):
+                out.append(c.value)
+            if c.displayed is not None:
+                out.append(c.displayed)
+    elif u == "%":
+        if c.dim == "percent":
+            out.append(c.value / s)
+        elif c.dim == "ratio":
+            out.append(c.value * 100 / s)
+    elif u == "pp":
+        if c.dim in ("pp",):
+            out.append(c.value / s)
+    elif u == "x":
+        if c.dim in ("multiple", "ratio", "none"):
+            out.append(c.value / s)
+    elif u.endswith("/share"):
+        cur = u.split("/")[0]
+        if c.dim in ("per_share", "currency") and c.currency in (cur, None) or c.dim in ("none", "amount"):
+            out.append(c.value / s)
+    else:  # an ISO currency
+        if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":
+            out.append(c.value / s)
+    return out
+
+
+def _close(target: float, stated: float, decimals: int) -> bool:
+    tol = 0.5 * 10.0 ** (-decimals)
+    return abs(target - stated) <= tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(target))
+
+
+def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
+    stated = _stated(q)
+    derived = c.op is not None
+    for t in _targets(q, c):
+        if derived and q.direction is not None and not q.explicit_sign:
+            want = -abs(stated) if q.direction < 0 else abs(stated)
+            if _close(t, want, q.decimals):
+                return True, False
+            continue
+        if _close(t, stated, q.decimals):
+            return True, False
+        if t < 0 < stated and not q.explicit_sign and (q.sign_wording or q.direction == -1) and _close(-t, stated, q.decimals):
+            return True, True
+    return False, False
+
+
+def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:
+    if c.op is not None:
+        return False
+    vals = [c.value, c.displayed] if c.displayed is not None else [c.value]
+    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals)

@@ -1,0 +1,94 @@
+"""Source passages as candidates: numbers with their scale context, grouped by table row.
+
+A header such as ``(Millions)``, ``in thousands``, ``($ in millions)`` or ``(in millions, except
+per share)`` sets the scale of the numbers under it in that passage (until another header);
+numbers on a line that mentions "per share" are not scaled. A number keeps its value *as
+displayed* as well, since answers often copy a table figure without its unit.
+
+Rows: derivations are allowed only within one row (otherwise almost any number "derives"). A
+row is one text line with numbers, or, for pages flattened one cell per line (FinanceBench),
+a label line plus the number-only lines that follow it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assay.claims import extract_quantities
+from assay.facts import SCALE_WORDS
+from assay.grounding.match import Candidate, Dim
+
+__all__ = ["PassageNumbers", "parse_passages"]
+
+_HEADER = re.compile(
+    r"(?:\(|\bin\s|\bamounts\s+in\s|\$\s*in\s|dollars\s+in\s|^)\s*\$?\s*(?:in\s+)?(thousands|millions|billions)\b",
+    re.I,
+)
+_PER_SHARE = re.compile(r"per\s+(?:diluted\s+|basic\s+)?(?:common\s+)?share|\bEPS\b", re.I)
+_NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
+
+
+@dataclass(frozen=True)
+class PassageNumbers:
+    """Candidates of a list of passages: every number (``direct``) and its row (``rows``)."""
+
+    direct: tuple[Candidate, ...]
+    rows: tuple[tuple[Candidate, ...], ...]
+
+
+def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
+    """Parse passages into candidates with scale context and row groups.
+
+    ``ref`` is ``S{passage}:L{line}`` (1-based line). Amounts under a scale header get dimension
+    ``amount`` (currency unstated) or the written currency; percents ``percent``; other numbers
+    ``none`` with their displayed value.
+    """
+    direct: list[Candidate] = []
+    rows: list[tuple[Candidate, ...]] = []
+    for pi, passage in enumerate(sources):
+        scale = 1.0
+        row: list[Candidate] = []
+        row_label = ""
+        for li, line in enumerate(passage.splitlines(), start=1):
+            h = _HEADER.search(line)
+            if h and len(line) < 160:
+                scale = SCALE_WORDS[h.group(1).lower()]
+            stripped = line.strip()
+            if not stripped:
+                continue
+            qs = extract_quantities(line)
+            number_only = bool(_NUMBER_ONLY.match(stripped))
+            if not number_only:
+                if row:
+                    rows.append(tuple(row))
+                row, row_label = [], stripped[:80]
+            line_scale = 1.0 if _PER_SHARE.search(row_label if number_only else line) else scale
+            for q in qs:
+                c = _candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label)
+                direct.append(c)
+                row.append(c)
+        if row:
+            rows.append(tuple(row))
+    return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _candidate(q, header_scale: float, ref: str, label: str) -> Candidate:
+    dim: Dim
+    currency = None
+    if q.unit == "%":
+        dim, value = "percent", q.value * q.scale
+    elif q.unit == "pp":
+        dim, value = "pp", q.value * q.scale
+    elif q.unit == "x":
+        dim, value = "multiple", q.value
+    elif q.unit and q.unit.endswith("/share"):
+        dim, value, currency = "per_share", q.value, q.unit.split("/")[0]
+    elif q.unit:
+        dim, currency = "currency", q.unit
+        value = q.value * (q.scale if q.has_scale_word else header_scale)
+    else:
+        scale = q.scale if q.has_scale_word else header_scale
+        dim = "amount" if scale != 1.0 else "none"
+        value = q.value * scale
+    return Candidate(value, dim, ref, label, currency, q.value)
