@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/assay eval examples/acme_memos.jsonl --out out/demo --name demo --baseline single_pass
+	$(BIN)/assay eval examples/apple_fy2023_memos.jsonl --out out/demo --name demo --baseline single_pass
 
 test: $(STAMP)
 	$(BIN)/pytest -q

@@ -83,7 +83,7 @@ def _make_data(n: int, seed: int) -> np.ndarray:
 def _median_ms(
     fn: Callable[[], tuple[float, float]], runs: int, warmup: int
 ) -> tuple[float, tuple[float, float]]:
-    """Median wall time of ``fn`` in ms over ``runs`` calls after ``warmup`` calls, and its result."""
+    """Median wall time of ``fn`` in ms over ``runs`` calls after ``warmup`` calls; its result."""
     result = fn()
     for _ in range(max(0, warmup - 1)):
         fn()

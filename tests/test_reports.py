@@ -108,7 +108,7 @@ def test_markdown_has_title_tables_and_ranks_by_composite():
     assert first.startswith("# demo") and "backend stub" in first and "gate-1" in first and "n=41" in first
     rows = _table_lines(md, "Variants")
     assert rows[0].split("|")[1].strip() == "variant"
-    assert [r.split("|")[1].strip() for r in rows[2:]] == ["debate", "single\\_pass".replace("\\", ""), "mini_model"]
+    assert [r.split("|")[1].strip() for r in rows[2:]] == ["debate", "single_pass", "mini_model"]
     assert "0.810 [0.750, 0.860]" in rows[2]
     assert "0.761 [0.708, 0.811] (n=18)" in rows[3]
     mini = rows[4]
@@ -192,6 +192,15 @@ def test_html_is_deterministic_and_leaves_matplotlib_settings_alone():
     assert render_html(make_aggregate()) == render_html(make_aggregate())
     assert dict(matplotlib.rcParams) == before
     assert matplotlib.get_backend() == backend
+
+
+def test_html_survives_odd_statistics():
+    agg = make_aggregate()
+    agg["variants"]["debate"]["dims"]["composite"]["ci"] = [0.85, 0.9]  # a CI that excludes the mean
+    agg["variants"]["single_pass"]["hist"]["sourcing"] = {"edges": [0.0, 1.0], "counts": []}  # malformed
+    agg["lift"]["debate"]["composite"] = {"diff": None, "ci": None, "n_pairs": 0}
+    html = render_html(agg)
+    assert html.count("<svg") >= 3 and "Not plotted (no pairs): debate." in html
 
 
 # --- atomic writes -------------------------------------------------------------------------

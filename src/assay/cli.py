@@ -1,0 +1,278 @@
+"""The ``assay`` command line: thin — parses, calls the library, prints.
+
+Errors the user can fix (bad input files, an unusable output directory, unknown options) exit 2
+with one readable line on stderr; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Iterator, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from assay.cases import CaseFileError, load_cases
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs.")
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class GateMode(str, Enum):
+    auto = "auto"
+    cited = "cited"
+    uncited = "uncited"
+
+
+class JudgeBackend(str, Enum):
+    none = "none"
+    stub = "stub"
+    openai_compatible = "openai_compatible"
+
+
+class ImportSource(str, Enum):
+    tatqa = "tatqa"
+    financebench = "financebench"
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit 2."""
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    db: Optional[str] = typer.Option(None, "--db", help="Database URL (sqlite:///… or postgresql+psycopg://…); overrides ASSAY_DB_URL."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+) -> None:
+    ctx.obj = {"db": db, "debug": debug}
+
+
+@contextmanager
+def _errors(ctx: typer.Context) -> Iterator[None]:
+    """Turn user-fixable errors into one stderr line and exit 2 (traceback with --debug)."""
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except KeyboardInterrupt:
+        err.print("interrupted: nothing was written")
+        raise typer.Exit(130) from None
+    except (CaseFileError, UsageError, ValueError, OSError, ModuleNotFoundError) as e:
+        if ctx.obj and ctx.obj.get("debug"):
+            raise
+        msg = str(e).strip() or type(e).__name__
+        if isinstance(e, FileNotFoundError):
+            msg = f"{e.filename}: no such file"
+        err.print(f"error: {msg}", markup=False)
+        raise typer.Exit(2) from None
+
+
+@app.command("init-db")
+def init_db_cmd(ctx: typer.Context) -> None:
+    """Create every assay table (idempotent) in the configured database."""
+    from assay.storage import init_db, make_engine, resolve_db_url
+
+    with _errors(ctx):
+        url = resolve_db_url(ctx.obj["db"])
+        version = init_db(make_engine(url))
+        out.print(f"schema version {version} ready at {_redact(url)}", markup=False)
+
+
+@app.command("gate")
+def gate_cmd(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="Cases JSONL."),
+    mode: GateMode = typer.Option(GateMode.auto, "--mode", help="auto: cited when the answer has citation markers."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
+) -> None:
+    """Run the sourcing gate on every case; exit 1 when any case fails, 2 on bad input."""
+    from assay.grounding.completeness import completeness
+    from assay.grounding.gate import SnapshotIndex, check_answer
+    from assay.grounding.impersonal import check_impersonal
+
+    with _errors(ctx):
+        cases = load_cases(file)
+    counts = {"pass": 0, "fail": 0, "no_claims": 0}
+    indexes: dict[str, SnapshotIndex] = {}
+    for case in cases:
+        snap = case.snapshot()
+        fp = snap.fingerprint()
+        if fp not in indexes:
+            indexes[fp] = SnapshotIndex.build(snap)
+        idx = indexes[fp]
+        g = check_answer(case.answer, snap, mode=mode.value, index=idx)
+        counts[g.status] += 1
+        if as_json:
+            comp = completeness(case.answer, snap, g, reference=case.reference)
+            imp = check_impersonal(case.answer)
+            rec = {"id": case.id, "variant": case.variant, "status": g.status, "mode": g.mode,
+                   "violations": [v.model_dump() for v in g.violations], "completeness": comp.model_dump(), "impersonal": imp.model_dump()}
+            out.print(json.dumps(rec, ensure_ascii=False), markup=False)
+        else:
+            detail = f"{g.n_matched}/{g.n_checkable} quantities matched" if g.checks else "nothing checkable"
+            line = f"{g.status.upper():9} {case.id} [{case.variant}] {g.mode}: {detail}"
+            if g.violations:
+                v = g.violations[0]
+                line += f" — {v.kind} {v.quantity!r}: {v.reason}" + (f" (+{len(g.violations) - 1} more)" if len(g.violations) > 1 else "")
+            out.print(line, markup=False)
+    if not as_json:
+        out.print(f"{len(cases)} case(s): {counts['pass']} pass, {counts['fail']} fail, {counts['no_claims']} no_claims", markup=False)
+    raise typer.Exit(1 if counts["fail"] else 0)
+
+
+@app.command("eval")
+def eval_cmd(
+    ctx: typer.Context,
+    cases_file: Path = typer.Argument(..., help="Cases JSONL."),
+    out_dir: Path = typer.Option(..., "--out", help="Report directory (created with parents)."),
+    name: str = typer.Option("eval", "--name", help="Report file stem."),
+    mode: GateMode = typer.Option(GateMode.auto, "--mode"),
+    judge: JudgeBackend = typer.Option(JudgeBackend.none, "--judge", help="Faithfulness judge backend."),
+    high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Variant the others are compared against (paired lift)."),
+    label_field: Optional[str] = typer.Option(None, "--label-field", help="Dotted case field holding a binary label, e.g. meta.human_label."),
+    positive: Optional[str] = typer.Option(None, "--positive", help="Label value that means the answer is bad."),
+    exclude_label: list[str] = typer.Option([], "--exclude-label", help="Label values left out of the agreement (repeatable)."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+) -> None:
+    """Score every case (gate, completeness, impersonal, judge, rubric) and write the four reports."""
+    from assay.atomic import check_writable_dir
+    from assay.evaluate import EvalConfig, run_eval
+    from assay.reports import report_paths, write_reports
+
+    with _errors(ctx):
+        if (label_field is None) != (positive is None):
+            raise UsageError("--label-field and --positive go together")
+        report_paths(out_dir, name)  # validates the name before any work
+        check_writable_dir(out_dir)
+        cases = load_cases(cases_file)
+        variants = {c.variant for c in cases}
+        if baseline is not None and baseline not in variants:
+            raise UsageError(f"--baseline {baseline!r} is not a variant of {cases_file} (variants: {', '.join(sorted(variants))})")
+        config = EvalConfig(name=name, mode=mode.value, judge=judge.value, high_stakes=high_stakes, baseline=baseline,
+                            label_field=label_field, positive=positive, exclude_labels=tuple(exclude_label), seed=seed)
+        with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("cases", total=len(cases))
+            local, aggregate = run_eval(cases, config, on_case=lambda _i: bar.advance(task))
+        paths = write_reports(out_dir, name, local, aggregate)
+    _print_summary(aggregate)
+    for p in paths:
+        out.print(str(p), markup=False)
+
+
+@app.command("compare")
+def compare_cmd(
+    ctx: typer.Context,
+    a: Path = typer.Argument(..., help="Run A (*.local.json), e.g. before."),
+    b: Path = typer.Argument(..., help="Run B (*.local.json), e.g. after."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Paired lift of run B over run A per dimension, over the cases both runs scored."""
+    from assay.evaluate import compare_runs
+
+    with _errors(ctx):
+        runs = [_load_local(p) for p in (a, b)]
+        result = compare_runs(*runs)
+    if as_json:
+        out.print(json.dumps(result, indent=2), markup=False)
+        return
+    t = Table(title=f"B − A ({b.name} vs {a.name})")
+    for col in ("dimension", "diff", "95% CI", "n_pairs"):
+        t.add_column(col)
+    for d, r in result["lift"].items():
+        t.add_row(d, _fmt(r["diff"], signed=True), _fmt_ci(r["ci"]), str(r["n_pairs"]))
+    out.print(t)
+
+
+@app.command("import")
+def import_cmd(
+    ctx: typer.Context,
+    source: ImportSource = typer.Argument(..., help="Dataset format."),
+    src: Path = typer.Argument(..., help="Dataset folder or file."),
+    out_file: Path = typer.Option(..., "--out", help="Cases JSONL to write."),
+) -> None:
+    """Convert a public dataset into assay cases JSONL."""
+    from assay.importers import write_cases_jsonl
+
+    with _errors(ctx):
+        if not src.exists():
+            raise UsageError(f"{src}: no such file or directory")
+        if source is ImportSource.tatqa:
+            from assay.importers.tatqa import import_tatqa
+
+            cases = import_tatqa(src)
+        else:
+            from assay.importers.financebench import import_financebench
+
+            cases = import_financebench(src)
+        write_cases_jsonl(cases, out_file)
+    out.print(f"{len(cases)} cases, {len({c.variant for c in cases})} variant(s)", markup=False)
+    out.print(str(out_file.resolve()), markup=False)
+
+
+#: Modules that add commands of other capabilities: each has ``register(app: typer.Typer)``.
+_COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    import importlib
+
+    for mod in _COMMAND_MODULES:
+        importlib.import_module(mod).register(app)
+    app()
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _load_local(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise UsageError(f"{path}: cases: not an assay *.local.json (no 'cases' list)")
+    for i, r in enumerate(data["cases"]):
+        if not isinstance(r, dict) or not {"id", "variant", "scores"} <= set(r):
+            raise UsageError(f"{path}: cases[{i}]: needs id, variant and scores")
+    return data
+
+
+def _fmt(v: float | None, signed: bool = False) -> str:
+    return "—" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
+
+
+def _fmt_ci(ci: list | None) -> str:
+    return "—" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _print_summary(agg: dict) -> None:
+    t = Table(title=f"{agg['name']}: {agg['n']} cases, judge {agg['backend']}, {agg['gate_version']}")
+    for col in ("variant", "n", "composite", "95% CI", "sourcing", "no_claims", "gate fail"):
+        t.add_column(col, no_wrap=True)
+    rows = sorted(agg["variants"].items(), key=lambda kv: -(kv[1]["dims"]["composite"]["mean"] if kv[1]["dims"]["composite"]["mean"] is not None else -1))
+    for v, s in rows:
+        c = s["dims"]["composite"]
+        t.add_row(v, str(s["n"]), _fmt(c["mean"]), _fmt_ci(c["ci"]), _fmt(s["dims"]["sourcing"]["mean"]), f"{s['no_claims_rate']:.0%}", f"{s['gate_fail_rate']:.0%}")
+    out.print(t)
+    for note in agg.get("notes", []):
+        out.print(f"note: {note}", markup=False)
+
+
+def _redact(url: str) -> str:
+    """Hide a password in a database URL."""
+    import re
+
+    return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", url)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

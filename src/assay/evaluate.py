@@ -1,0 +1,244 @@
+"""The eval runner: cases in, per-case records and a per-variant aggregate out.
+
+For each case: sourcing gate → completeness → impersonal → faithfulness judge (when chosen) →
+rubric. Then per variant and dimension: mean, std, 95% bootstrap CI, effective_n; the no_claims
+and gate-fail rates; the paired lift of every variant against the baseline over shared ``id``s;
+optionally the agreement of "gate failed" with a binary label. The aggregate never holds a case
+id (bottom-k rows are ranks + variant + slice + score).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from assay.cases import Case
+from assay.grounding.completeness import completeness
+from assay.grounding.gate import GATE_VERSION, SnapshotIndex, check_answer
+from assay.grounding.impersonal import check_impersonal
+from assay.grounding.rubric import DEFAULT_WEIGHTS, DIMENSIONS, compose
+from assay.judges.claims import JudgeVerdict, make_faithfulness_judge
+from assay.stats import agreement, paired_bootstrap, summarize
+
+__all__ = ["EvalConfig", "evaluate_case", "run_eval", "aggregate_records", "compare_runs", "REPORT_DIMS"]
+
+#: Dimensions reported, composite first.
+REPORT_DIMS: tuple[str, ...] = ("composite", *DIMENSIONS)
+_HIST_EDGES = [round(i / 10, 1) for i in range(11)]
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Options of one eval run (the CLI flags of ``assay eval``)."""
+
+    name: str = "eval"
+    mode: str = "auto"
+    judge: str = "none"
+    high_stakes: bool = False
+    baseline: str | None = None
+    label_field: str | None = None
+    positive: str | None = None
+    exclude_labels: tuple[str, ...] = ()
+    n_resamples: int = 10_000
+    seed: int = 0
+    bottom_k: int = 3
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+
+def evaluate_case(case: Case, config: EvalConfig, *, index: SnapshotIndex | None = None, verdict: JudgeVerdict | None = None) -> dict[str, Any]:
+    """Score one case; returns its local record (``id``, ``variant``, ``slice``, ``status``,
+    ``scores`` per dimension + composite, ``reasons``, ``weights_used``, details)."""
+    snapshot = case.snapshot()
+    gate = check_answer(case.answer, snapshot, mode=config.mode, index=index)  # type: ignore[arg-type]
+    comp = completeness(case.answer, snapshot, gate, reference=case.reference)
+    imp = check_impersonal(case.answer)
+    faith = verdict.score if verdict is not None and verdict.status == "scored" else None
+    scores: dict[str, float | None] = {
+        "sourcing": None if gate.sourcing is None else round(gate.sourcing, 4),
+        "completeness": comp.score,
+        "impersonal": imp.score,
+        "faithfulness": faith,
+    }
+    rubric = compose(scores, weights=config.weights, faithfulness_backend=verdict.backend if verdict else None)
+    reasons: dict[str, str] = {
+        "sourcing": f"{gate.n_matched}/{gate.n_checkable} quantities matched ({gate.mode} mode)" if gate.checks else "no checkable quantity (no_claims)",
+        "completeness": _completeness_reason(comp),
+        "impersonal": f"{len(imp.flags)} flag(s): " + ", ".join(f.rule for f in imp.flags) if imp.flags else "no personalised advice",
+    }
+    if verdict is not None:
+        reasons["faithfulness"] = verdict.reason or f"{verdict.status} by {verdict.backend}"
+    reasons.update({f"dropped.{k}": v for k, v in rubric.dropped.items()})
+    label = case.get_field(config.label_field) if config.label_field else None
+    return {
+        "id": case.id,
+        "variant": case.variant,
+        "slice": case.slice,
+        "status": gate.status,
+        "mode": gate.mode,
+        "scores": {"composite": rubric.composite, **scores},
+        "reasons": reasons,
+        "weights_used": rubric.weights_used,
+        "violations": [v.model_dump() for v in gate.violations],
+        "checks": [c.model_dump(exclude_defaults=True) for c in gate.checks],
+        "completeness": comp.model_dump(),
+        "impersonal_flags": [f.model_dump() for f in imp.flags],
+        "faithfulness": verdict.model_dump() if verdict is not None else None,
+        "label": None if label is None else str(label),
+    }
+
+
+def run_eval(
+    cases: Sequence[Case],
+    config: EvalConfig,
+    *,
+    on_case: Callable[[int], None] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Evaluate ``cases``; returns ``(local, aggregate)`` dicts (shapes in DESIGN.md).
+
+    Snapshot indexes are reused across cases with the same fingerprint (variants of one
+    question share their data). ``on_case(i)`` is called after each case (progress bars).
+    """
+    judge = make_faithfulness_judge(config.judge, high_stakes=config.high_stakes)
+    verdicts = judge.judge_many(cases) if judge is not None else [None] * len(cases)
+    indexes: dict[str, SnapshotIndex] = {}
+    records = []
+    for i, case in enumerate(cases):
+        snap = case.snapshot()
+        fp = snap.fingerprint()
+        if fp not in indexes:
+            indexes[fp] = SnapshotIndex.build(snap)
+        records.append(evaluate_case(case, config, index=indexes[fp], verdict=verdicts[i]))
+        if on_case:
+            on_case(i)
+    backend = judge.backend if judge else "none"
+    local = {"schema": 1, "kind": "eval", "backend": backend, "gate_version": GATE_VERSION, "cases": records}
+    aggregate = aggregate_records(records, config, backend=backend, model=judge.model if judge else None, judge_notes=judge.notes if judge else ())
+    return local, aggregate
+
+
+def aggregate_records(records: Sequence[dict[str, Any]], config: EvalConfig, *, backend: str = "none", model: str | None = None, judge_notes: Iterable[str] = ()) -> dict[str, Any]:
+    """Per-variant statistics, lift vs baseline, agreement and bottom-k of local ``records``."""
+    by_variant: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_variant[r["variant"]].append(r)
+    stat = dict(n_resamples=config.n_resamples, seed=config.seed)
+    variants: dict[str, Any] = {}
+    for v in sorted(by_variant):
+        rs = by_variant[v]
+        dims = {d: summarize([r["scores"][d] for r in rs], **stat).to_dict() for d in REPORT_DIMS}
+        variants[v] = {
+            "n": len(rs),
+            "no_claims_rate": round(sum(r["status"] == "no_claims" for r in rs) / len(rs), 4),
+            "gate_fail_rate": round(sum(r["status"] == "fail" for r in rs) / len(rs), 4),
+            "dims": dims,
+            "hist": {d: _hist([r["scores"][d] for r in rs]) for d in REPORT_DIMS},
+        }
+    notes = list(judge_notes)
+    baseline = config.baseline
+    lift: dict[str, Any] = {}
+    if baseline is not None:
+        if baseline not in by_variant:
+            raise ValueError(f"baseline variant {baseline!r} not in the cases (variants: {', '.join(sorted(by_variant))})")
+        base = {d: {r["id"]: r["scores"][d] for r in by_variant[baseline]} for d in REPORT_DIMS}
+        for v in sorted(by_variant):
+            if v == baseline:
+                continue
+            lift[v] = {d: paired_bootstrap({r["id"]: r["scores"][d] for r in by_variant[v]}, base[d], **stat).to_dict() for d in REPORT_DIMS}
+    elif len(by_variant) > 1:
+        notes.append("no --baseline given: lift not computed")
+    if backend == "stub":
+        notes.append("faithfulness from the stub backend (a hash, not a quality signal) is shown but not in the composite")
+    return {
+        "schema": 1,
+        "kind": "eval",
+        "name": config.name,
+        "backend": backend,
+        "model": model,
+        "gate_version": GATE_VERSION,
+        "n": len(records),
+        "dims": list(REPORT_DIMS),
+        "baseline": baseline,
+        "weights": dict(config.weights),
+        "notes": notes,
+        "variants": variants,
+        "lift": lift,
+        "agreement": _agreement(records, config),
+        "bottom": _bottom(records, config.bottom_k),
+    }
+
+
+def compare_runs(a: dict[str, Any], b: dict[str, Any], *, n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Paired lift per dimension of run ``b`` over run ``a`` (two ``*.local.json`` dicts).
+
+    Pairs on ``(id, variant)``; pairs with a missing side are dropped and ``n_pairs`` says how
+    many remained. Returns ``{"n_a", "n_b", "lift": {dim: {"diff", "ci", "n_pairs"}}}``.
+    """
+    def keyed(run: dict[str, Any], d: str) -> dict[str, float | None]:
+        return {f"{r['id']}\x00{r['variant']}": r["scores"].get(d) for r in run["cases"]}
+
+    dims = [d for d in REPORT_DIMS if any(d in r["scores"] for r in a["cases"])]
+    return {
+        "schema": 1,
+        "kind": "compare",
+        "n_a": len(a["cases"]),
+        "n_b": len(b["cases"]),
+        "lift": {d: paired_bootstrap(keyed(b, d), keyed(a, d), n_resamples=n_resamples, seed=seed).to_dict() for d in dims},
+    }
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _completeness_reason(comp: Any) -> str:
+    if comp.basis == "reference":
+        return f"states {comp.reference_recall:.0%} of the reference's {comp.n_reference} number(s)"
+    if comp.basis == "material":
+        return f"{len(comp.material_omitted)} of {comp.n_material} material fact(s) omitted"
+    return "no reference and no material facts: not measured"
+
+
+def _hist(values: Iterable[float | None]) -> dict[str, Any]:
+    counts = [0] * (len(_HIST_EDGES) - 1)
+    for v in values:
+        if v is None:
+            continue
+        counts[min(int(v * 10), 9)] += 1
+    return {"edges": _HIST_EDGES, "counts": counts}
+
+
+def _bottom(records: Sequence[dict[str, Any]], k: int) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for d in REPORT_DIMS:
+        scored = sorted((r for r in records if r["scores"][d] is not None), key=lambda r: (r["scores"][d], r["variant"]))
+        out[d] = [{"rank": i + 1, "variant": r["variant"], "slice": r["slice"], "score": r["scores"][d]} for i, r in enumerate(scored[:k])]
+    return out
+
+
+def _agreement(records: Sequence[dict[str, Any]], config: EvalConfig) -> dict[str, Any] | None:
+    if not config.label_field or config.positive is None:
+        return None
+    excluded: dict[str, int] = defaultdict(int)
+    no_claims = unlabelled = 0
+    predicted: list[bool] = []
+    actual: list[bool] = []
+    for r in records:
+        label = r["label"]
+        if label is None:
+            unlabelled += 1
+        elif label in config.exclude_labels:
+            excluded[label] += 1
+        elif r["status"] == "no_claims":
+            no_claims += 1
+        else:
+            predicted.append(r["status"] == "fail")
+            actual.append(label == config.positive)
+    result = agreement(predicted, actual).to_dict()
+    return {
+        "label_field": config.label_field,
+        "positive": config.positive,
+        "predicted": "gate failed",
+        "excluded": dict(excluded),
+        "no_claims_left_out": no_claims,
+        "unlabelled_left_out": unlabelled,
+        **result,
+    }

@@ -1,0 +1,140 @@
+"""Completeness: which facts the answer left out, which of those are material, and how much of a
+gold reference answer's numbers it states. A signal, never a gate.
+
+- ``cited``: facts cited by a marker or used to back a quantity (directly or as an operand);
+- ``omitted``: the other facts of the snapshot; ``material_omitted``: omitted facts whose label
+  matches a material label (configurable; default: core financial-statement line items and
+  headline ratios, synonyms matched case-insensitively on word boundaries);
+- ``reference_recall``: share of the reference answer's numbers that the answer states (at the
+  coarser of the two displayed precisions, sign-insensitive, with or without the scale word:
+  gold answers often drop the "million" their question asked for).
+
+``score``: ``reference_recall`` when the case has a numeric reference; else the share of
+material facts the answer used; else ``None`` (not measurable, dropped from the rubric).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from assay.claims import Quantity, extract_quantities, find_citations
+from assay.facts import Snapshot
+from assay.grounding.gate import GateResult
+
+__all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "completeness", "is_material"]
+
+#: Material labels for financial statements: each entry is one concept with its synonyms.
+#: Source: the core line items of the income statement, balance sheet and cash-flow statement
+#: plus the headline ratios analysts quote (margins, EPS, ROE); extend per domain.
+DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
+    ("revenue", "revenues", "net sales", "total revenue", "total net sales", "sales", "turnover", "매출", "매출액"),
+    ("gross profit", "gross margin"),
+    ("operating income", "operating profit", "income from operations", "operating margin", "ebit", "ebitda", "영업이익"),
+    ("net income", "net earnings", "net profit", "net loss", "profit attributable", "net margin", "순이익", "당기순이익"),
+    ("earnings per share", "eps", "diluted eps", "basic eps"),
+    ("total assets",),
+    ("total liabilities",),
+    ("total equity", "shareholders' equity", "stockholders' equity", "total shareholders' equity"),
+    ("cash and cash equivalents", "cash"),
+    ("operating cash flow", "cash from operations", "net cash provided by operating activities"),
+    ("capital expenditure", "capital expenditures", "capex", "purchases of property", "purchases of property, plant and equipment"),
+    ("free cash flow",),
+    ("total debt", "long-term debt", "net debt"),
+    ("dividends", "dividend per share"),
+    ("return on equity", "roe", "return on assets", "roa"),
+)
+
+
+class CompletenessResult(BaseModel):
+    """Completeness of one answer (see module docstring)."""
+
+    model_config = ConfigDict(frozen=True)
+    cited: tuple[str, ...] = ()
+    omitted: tuple[str, ...] = ()
+    material_omitted: tuple[str, ...] = ()
+    n_material: int = 0
+    reference_recall: float | None = None
+    n_reference: int = 0
+    score: float | None = None
+    basis: Literal["reference", "material"] | None = None
+
+
+def is_material(label: str, material: Iterable[tuple[str, ...]] = DEFAULT_MATERIAL_LABELS) -> bool:
+    """True when ``label`` mentions a material concept (case-insensitive, word boundaries)."""
+    low = label.lower()
+    for concept in material:
+        for syn in concept:
+            if re.search(r"(?<!\w)" + re.escape(syn) + r"(?!\w)", low):
+                return True
+    return False
+
+
+def completeness(
+    answer: str,
+    snapshot: Snapshot,
+    gate: GateResult | None = None,
+    *,
+    reference: str | float | list[str | float] | None = None,
+    material: Iterable[tuple[str, ...]] = DEFAULT_MATERIAL_LABELS,
+) -> CompletenessResult:
+    """Completeness of ``answer`` against ``snapshot`` (and ``reference`` when given).
+
+    ``gate`` (the answer's :class:`GateResult`) supplies the facts used to back quantities; without
+    it only citation markers count as use.
+    """
+    ids = [f.id for f in snapshot.facts]
+    used = set(find_citations(answer)) | (gate.used_refs if gate else set())
+    cited = tuple(i for i in ids if i in used)
+    omitted = tuple(i for i in ids if i not in used)
+    material = tuple(material)
+    material_ids = [f.id for f in snapshot.facts if is_material(f.label, material)]
+    material_omitted = tuple(i for i in material_ids if i not in used)
+
+    ref_numbers = _reference_numbers(reference)
+    answer_numbers = extract_quantities(answer)
+    recall = None
+    if ref_numbers:
+        stated = sum(any(_states(a, r) for a in answer_numbers) for r in ref_numbers)
+        recall = stated / len(ref_numbers)
+    if recall is not None:
+        score, basis = recall, "reference"
+    elif material_ids:
+        score, basis = 1 - len(material_omitted) / len(material_ids), "material"
+    else:
+        score, basis = None, None
+    return CompletenessResult(
+        cited=cited, omitted=omitted, material_omitted=material_omitted, n_material=len(material_ids),
+        reference_recall=None if recall is None else round(recall, 4), n_reference=len(ref_numbers),
+        score=None if score is None else round(score, 4), basis=basis,
+    )
+
+
+def _reference_numbers(reference: str | float | list[str | float] | None) -> list[Quantity]:
+    if reference is None:
+        return []
+    items = reference if isinstance(reference, list) else [reference]
+    out: list[Quantity] = []
+    for item in items:
+        if isinstance(item, (int, float)) and not isinstance(item, bool):
+            text = repr(float(item)).rstrip("0").rstrip(".") if float(item) != int(item) else str(int(item))
+            out.extend(extract_quantities(text))
+        elif isinstance(item, str):
+            out.extend(extract_quantities(item))
+    return out
+
+
+def _states(a: Quantity, r: Quantity) -> bool:
+    """Does answer quantity ``a`` state reference number ``r``? (lenient: see module docstring)"""
+    decimals = min(a.decimals, r.decimals)
+    tol = 0.5 * 10.0 ** (-decimals) * (1 + 1e-9)
+    pairs = [(abs(a.value), abs(r.value)), (abs(a.base_value), abs(r.base_value))]
+    if a.unit == "%" and r.unit is None and abs(r.value) <= 1:
+        pairs.append((abs(a.value), abs(r.value) * 100))
+    for x, y in pairs:
+        scale = max(a.scale, r.scale) if x > 1e3 and y > 1e3 else 1.0
+        if abs(x / scale - y / scale) <= tol:
+            return True
+    return False
