@@ -13,7 +13,9 @@ per-share amounts, scale words and suffixes (thousand/million/billion/trillion,
 ranges (``5–7%``: both ends become quantities sharing the unit). NOT quantities: years
 (1900–2100 written bare), dates, ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
 start), citation markers (``[F3]``, ``[3]``), codes attached to letters (``FY2019``, ``Q3``,
-``10-K``), and durations (``12 months``). Spans are code-point offsets ``[start, end)``.
+``10-K``, ``COVID-19``), durations (``12 months``), and formula constants next to an operator
+(``× 100``, ``/ 2``). In a formula a minus between numbers is an operator, not a sign, and
+parentheses group (``(0.1652) x 100`` is not negative). Spans are code-point offsets ``[start, end)``.
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PA
 _ABBREVIATIONS = {"inc", "corp", "co", "ltd", "u.s", "vs", "e.g", "i.e", "approx", "no", "mr", "ms", "dr", "st", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "etc"}
 _SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
 
-_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "C$": "CAD", "A$": "AUD"}
+_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "S$": "SGD", "HK$": "HKD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "C$": "CAD", "A$": "AUD"}
 _ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
 _KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -169,22 +171,26 @@ _NUMBER = re.compile(
     r"(?<![\w.,$€£¥₩])"
     r"(?P<open>\()?"
     r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
-    r"(?P<cur>US\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
+    r"(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
     r"(?P<open2>\()?"
     r"(?P<num>" + _NUM + r")"
     r"(?P<kr>(?:\s?[조억만](?:\s?" + _NUM + r"\s?[억만])?(?:\s?" + _NUM + r"(?![\d.]))?))?"
     r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
-    r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppt\b|p\.p\.|percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
-    r"(?P<close>\))?"
+    r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
+    r"(?P<close>\s?\))?"
+    r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
     r"(?P<cur2>\s?(?:원|won\b|dollars?\b|euros?\b|" + _ISO + r"\b))?"
     r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
 )
 
 _MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-_DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$|\d{1,4}[/\-.]$")
-_DATE_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s*,?\s*" + _MONTHS + r"\b|^[/\-]\d{1,4}|^,\s*(?:19|20)\d\d")
+_DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$")
+_DATE_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s*,?\s*" + _MONTHS + r"\b|^,\s*(?:19|20)\d\d")
+#: Numeric dates, masked before numbers are read: 2019-12-31, 12/31/2019, 31.12.2019, 12/31.
+_NUMERIC_DATE = re.compile(r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)")
+_FORMULA_CONSTANTS = {1.0, 2.0, 3.0, 4.0, 12.0, 100.0, 365.0, 1000.0}
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b")
-_DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?|employees?)\b", re.I)
+_DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?)\b", re.I)
 _CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
 _LABEL_BEFORE = re.compile(r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$")
 _UP = r"(?:grew|grow|grows|growing|rose|rise|rises|increased?|increasing|up|gained?|higher|climbed|jumped|expanded|improved)"
@@ -194,7 +200,9 @@ _SIGN_WORDING = re.compile(r"\b(?:spent|spend|spending|paid|pay|payments?|outflo
 
 
 def _mask(text: str, cite_re: re.Pattern[str]) -> str:
-    return cite_re.sub(lambda m: " " * (m.end() - m.start()), text)
+    """Blank citation markers and numeric dates (same length, so spans stay valid)."""
+    blank = lambda m: " " * (m.end() - m.start())  # noqa: E731
+    return _NUMERIC_DATE.sub(blank, cite_re.sub(blank, text))
 
 
 def _parse_num(s: str) -> tuple[float, int]:
@@ -213,11 +221,25 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else (m.start("open2") if g["open2"] else num_start))
     if g["close"] is not None and not paren:
         end = m.start("close")
+        g["scale2"] = None
+    while start < num_start and text[start].isspace():
+        start += 1
+    if g["sign"] and re.search(r"[\d)%]\s*$", text[max(0, start - 8):start]):
+        g["sign"] = None  # a binary minus: "177,866 - 135,987"
+        start = m.start("cur") if g["cur"] else num_start
+    if paren and (re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end:end + 5]) or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4):start])):
+        paren = False  # grouping in a formula: "(0.1652) x 100"
     before, after = text[max(0, start - 24):start], text[end:end + 24]
-    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "suffix", "kr", "share"))
+    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "kr", "share"))
     # --- things that are not quantities
     if _CODE_AFTER.match(after) and not unit_written:
         return None
+    if re.search(r"[A-Za-z]-$", before):
+        return None  # a code: "COVID-19", "Form 10-K"
+    if not unit_written and "." not in g["num"] and value in _FORMULA_CONSTANTS and (
+        re.search(r"(?:[*/×÷]|\bx)\s*$", before) or re.match(r"\s*[*/×÷]", after)
+    ):
+        return None  # a formula constant: "× 100", "/ 2"
     if _ORDINAL_AFTER.match(text[num_end:num_end + 3]):
         return None
     if not unit_written and not paren and not g["sign"]:
@@ -230,7 +252,7 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         if _DURATION_AFTER.match(after):
             return None
         line_start = text.rfind("\n", 0, start) + 1
-        if not text[line_start:start].strip() and re.match(r"^[.)]\s", text[num_end:num_end + 2]) and value < 100:
+        if not text[line_start:start].strip() and not g["open"] and re.match(r"^[.)]\s", text[num_end:num_end + 2]) and value < 100:
             return None  # list number "1. " / "2) "
     if paren and not unit_written and "." not in g["num"] and value < 10:
         line_start = text.rfind("\n", 0, start) + 1
@@ -245,15 +267,15 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
     if g["kr"]:
         value, scale, decimals = _korean(value, decimals, g["kr"])
         unit = unit or None
-    if g["scale"]:
-        w = g["scale"].strip()
+    if g["scale"] or g["scale2"]:
+        w = (g["scale"] or g["scale2"]).strip()
         scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
         if w in ("K", "M", "B") and not cur:
             # a bare "5M" is a magnitude too; "B" alone after a number without a currency is rarer
             pass
     suffix = (g["suffix"] or "").strip().lower()
     if suffix:
-        if suffix in ("pp", "ppt", "p.p.") or suffix.startswith("percentage point"):
+        if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith("percentage point"):
             unit = "pp"
         elif suffix in ("%", "percent", "pct") or suffix.startswith("per"):
             unit = "%"

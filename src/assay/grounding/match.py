@@ -14,14 +14,19 @@ stated                 may match
 =====================  =============================================================
 currency C             currency C, C/share, amount (unstated currency), bare scaled
 C/share                C/share, currency C, dimensionless
-``%``                  ``%``, ratio (×100), derived ratios (×100)
+``%``                  ``%``, ratio (×100), derived ratios (×100), a dimensionless
+                       fact as is (percent columns often drop the sign in cells), and a
+                       derived difference of two percents (written "%" for "pp" in practice)
 ``pp``                 ``pp``, ``%`` differences
 ``x``                  ``x``, ratio, dimensionless
 bare, with scale word  amount, any currency, count, dimensionless (scaled values)
 bare, no scale word    count, dimensionless, ratio, and any number *as displayed*
 =====================  =============================================================
 
-The last row follows the issue's rule that answers often copy a table figure without its unit.
+Answers often copy a table figure without its scale: a number with no scale word (bare or with
+a currency) also matches a fact or passage number *as displayed*; a number with a scale word
+matches a passage number as displayed when that passage states no scale; a percent matches a
+passage number as displayed (percent columns under a "(Millions)" header carry no sign).
 Signs: a stated sign must agree; a magnitude-only match of a negative number (an outflow shown
 as ``(1,577)``) is accepted only when the wording carries the sign (``spent``, ``capex``) or
 states a fall, and is recorded as ``sign_from_wording``. For derivations a stated direction
@@ -37,7 +42,7 @@ from typing import Iterable, Literal
 from assay.claims import Quantity
 from assay.facts import Fact
 
-__all__ = ["Candidate", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value"]
+__all__ = ["Candidate", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value", "relative_precision"]
 
 Dim = Literal["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
 
@@ -60,6 +65,7 @@ class Candidate:
     displayed: float | None = None
     derived_from: tuple[str, ...] = ()
     op: str | None = None
+    origin: Literal["fact", "passage", "derived"] = "fact"
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,8 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
 
     a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
     matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
-    yield ``pp``. Division by zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
+    yield ``pp``. When a and b have opposite signs, |a|/|b| is offered too (a cost shown as
+    ``(59,659)`` as a share of revenue). Division by zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
     (the facts cited in one sentence, or one table row).
     """
     items = list(cands)
@@ -94,13 +101,15 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
             dim: Dim = a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
             cur = a.currency or b.currency
             disp = (a.displayed + b.displayed, a.displayed - b.displayed) if a.displayed is not None and b.displayed is not None else (None, None)
-            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b"))
-            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b"))
-            if a.dim == "percent":
-                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b"))
+            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
+            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived"))
+            if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
+                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b", "derived"))
         if b.value != 0:
-            out.append(Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b"))
-            out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b"))
+            out.append(Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived"))
+            if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
+                out.append(Candidate(abs(a.value / b.value), "ratio", f"|{a.ref}|/|{b.ref}|", "", None, None, refs, "|a|/|b|", "derived"))
+            out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b", "derived"))
     return out
 
 
@@ -149,6 +158,11 @@ def near_value(q: Quantity, cands: Iterable[Candidate]) -> Candidate | None:
     return best
 
 
+def relative_precision(q: Quantity) -> float:
+    """Half a displayed unit relative to the stated value (``7`` → 0.071, ``383.3`` → 0.00013)."""
+    return 0.5 * 10.0 ** (-q.decimals) / max(abs(q.value), 1e-12)
+
+
 # --- helpers -------------------------------------------------------------------------------
 
 _AMOUNTS = {"currency", "per_share", "amount", "none", "count"}
@@ -169,20 +183,25 @@ def _targets(q: Quantity, c: Candidate) -> list[float]:
     """Candidate values expressed in ``q``'s displayed scale, for every compatible reading."""
     u, s = q.unit, q.scale
     out: list[float] = []
+    from_passage = c.origin == "passage"
     if u is None:
         if q.has_scale_word:
             if c.dim in ("amount", "currency", "count", "none"):
                 out.append(c.value / s)
+            if from_passage and c.dim == "none" and c.displayed is not None:
+                out.append(c.displayed)  # the passage states no scale: compare as displayed
         else:
             if c.dim in ("count", "none", "ratio"):
                 out.append(c.value)
             if c.displayed is not None:
                 out.append(c.displayed)
     elif u == "%":
-        if c.dim == "percent":
+        if c.dim == "percent" or (c.dim == "none" and c.op is None) or (c.dim == "pp" and c.op is not None):
             out.append(c.value / s)
         elif c.dim == "ratio":
             out.append(c.value * 100 / s)
+        elif from_passage and c.dim == "amount" and c.displayed is not None:
+            out.append(c.displayed)  # a percent column under a "(Millions)" header
     elif u == "pp":
         if c.dim in ("pp",):
             out.append(c.value / s)
@@ -196,6 +215,9 @@ def _targets(q: Quantity, c: Candidate) -> list[float]:
     else:  # an ISO currency
         if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":
             out.append(c.value / s)
+        if c.displayed is not None and c.currency in (u, None) and c.dim in ("amount", "currency", "none"):
+            if not q.has_scale_word or (from_passage and c.dim == "none"):
+                out.append(c.displayed)  # "$5,802" copied from a table "(in millions)"
     return out
 
 

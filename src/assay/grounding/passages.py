@@ -91,4 +91,4 @@ def _candidate(q, header_scale: float, ref: str, label: str) -> Candidate:
         scale = q.scale if q.has_scale_word else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    return Candidate(value, dim, ref, label, currency, q.value)
+    return Candidate(value, dim, ref, label, currency, q.value, origin="passage")

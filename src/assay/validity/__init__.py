@@ -1,0 +1,1 @@
+"""Validity checks of the deterministic gate on public data (TAT-QA, FinanceBench)."""
