@@ -90,9 +90,8 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     A citation marker right after a sentence's final period (``… $5 billion. [F1]``) belongs to
     that sentence. Spans index into ``text``.
     """
-    cite_re = re.compile(citation_pattern)
-    masked = _mask(text, cite_re)
-    quantities = extract_quantities(text, citation_pattern=citation_pattern)
+    masked = _mask(text, re.compile(citation_pattern))
+    quantities = _extract_masked(masked)
     claims: list[Claim] = []
     for start, end in split_sentences(text, masked):
         sentence = text[start:end]
@@ -120,7 +119,7 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     masked = masked if masked is not None else _mask(text, re.compile(DEFAULT_CITATION_PATTERN))
     cuts = [0]
     for m in _SENT_END.finditer(masked):
-        before = masked[: m.start() + 1]
+        before = masked[max(0, m.start() - 24): m.start() + 1]
         word = re.search(r"([A-Za-z.]+)\.$", before)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
@@ -134,7 +133,7 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
         lead = re.match(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+", seg)
         if lead and spans and lead.end() < len(seg.rstrip()) + 1:
             pa, _ = spans[-1]
-            spans[-1] = (pa, a + lead.end())
+            spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
             a += lead.end()
         s, e = a, b
         while s < e and text[s].isspace():
@@ -146,11 +145,19 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     return spans
 
 
-def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> list[Quantity]:
-    """Every quantity stated in ``text``, in order of appearance (rules in the module docstring)."""
-    masked = _mask(text, re.compile(citation_pattern))
+def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN, space_thousands: bool = True) -> list[Quantity]:
+    """Every quantity stated in ``text``, in order of appearance (rules in the module docstring).
+
+    ``space_thousands=False`` reads a plain space as a separator between numbers, not a
+    thousands separator (source passages: ``"Cost of sales 900 800"`` is 900 and 800; the
+    no-break and narrow no-break spaces still group thousands).
+    """
+    return _extract_masked(_mask(text, re.compile(citation_pattern)), space_thousands)
+
+
+def _extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]:
     out: list[Quantity] = []
-    for m in _NUMBER.finditer(masked):
+    for m in (_NUMBER if space_thousands else _NUMBER_NO_SPACE).finditer(masked):
         q = _to_quantity(masked, m)
         if q is not None:
             out.append(q)
@@ -160,28 +167,42 @@ def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PA
 # --- helpers -------------------------------------------------------------------------------
 
 _ABBREVIATIONS = {"inc", "corp", "co", "ltd", "u.s", "vs", "e.g", "i.e", "approx", "no", "mr", "ms", "dr", "st", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "etc"}
+#: "to"/"from" right before a number: the number is a level ("fell to 44.1%"), not a change.
+_LEVEL_BEFORE = re.compile(r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I)
+_CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n")
 _SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
 
 _CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "S$": "SGD", "HK$": "HKD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "C$": "CAD", "A$": "AUD"}
 _ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
 _KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
-_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+#: The same without the plain-space thousands separator (source passages: there a space
+#: separates table cells, "Cost of sales 900 800" is two numbers, not 900,800).
+_NUM_NO_SPACE = _NUM.replace(r"[ \u202f\u00a0]", r"[\u202f\u00a0]")
 
-_NUMBER = re.compile(
-    r"(?<![\w.,$€£¥₩])"
-    r"(?P<open>\()?"
-    r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
-    r"(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
-    r"(?P<open2>\()?"
-    r"(?P<num>" + _NUM + r")"
-    r"(?P<kr>(?:\s?[조억만](?:\s?" + _NUM + r"\s?[억만])?(?:\s?" + _NUM + r"(?![\d.]))?))?"
-    r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
-    r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
-    r"(?P<close>\s?\))?"
-    r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
-    r"(?P<cur2>\s?(?:원|won\b|dollars?\b|euros?\b|" + _ISO + r"\b))?"
-    r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
-)
+
+def _number_regex(num: str) -> re.Pattern[str]:
+    """The quantity pattern around the number pattern ``num``."""
+    return re.compile(
+        r"(?<![\w.,$€£¥₩])"
+        r"(?P<open>\()?"
+        r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
+        r"(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
+        r"(?P<sign2>[-−](?=\d|\.\d))?"
+        r"(?P<open2>\()?"
+        r"(?P<num>" + num + r")"
+        r"(?P<kr>(?:\s?[조억만](?:\s?" + num + r"\s?[억만])?(?:\s?" + num + r"(?![\d.]))?))?"
+        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
+        r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
+        r"(?P<close>\s?\)(?P<pct2>%)?)?"
+        r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
+        r"(?P<cur2>\s?(?:원|won\b|dollars?\b|euros?\b|" + _ISO + r"\b))?"
+        r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
+    )
+
+
+_NUMBER = _number_regex(_NUM)
+_NUMBER_NO_SPACE = _number_regex(_NUM_NO_SPACE)
 
 _MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 _DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$")
@@ -217,6 +238,8 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
     num_start, num_end = m.start("num"), m.end("num")
     value, decimals = _parse_num(g["num"])
     paren = bool((g["open"] or g["open2"]) and g["close"])
+    if not paren:
+        g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
     if (g["open"] or g["open2"]) and not g["close"]:
         start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else (m.start("open2") if g["open2"] else num_start))
     if g["close"] is not None and not paren:
@@ -224,13 +247,15 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         g["scale2"] = None
     while start < num_start and text[start].isspace():
         start += 1
-    if g["sign"] and re.search(r"[\d)%]\s*$", text[max(0, start - 8):start]):
+    if not g["sign"] and g["sign2"]:
+        g["sign"] = g["sign2"]  # "$-5": a minus after the currency symbol
+    if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8):start]):  # same line only
         g["sign"] = None  # a binary minus: "177,866 - 135,987"
         start = m.start("cur") if g["cur"] else num_start
     if paren and (re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end:end + 5]) or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4):start])):
         paren = False  # grouping in a formula: "(0.1652) x 100"
     before, after = text[max(0, start - 24):start], text[end:end + 24]
-    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "kr", "share"))
+    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "pct2", "kr", "share"))
     # --- things that are not quantities
     if _CODE_AFTER.match(after) and not unit_written:
         return None
@@ -273,7 +298,7 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         if w in ("K", "M", "B") and not cur:
             # a bare "5M" is a magnitude too; "B" alone after a number without a currency is rarer
             pass
-    suffix = (g["suffix"] or "").strip().lower()
+    suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
     if suffix:
         if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith("percentage point"):
             unit = "pp"
@@ -325,14 +350,21 @@ def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
 
 
 def _wording(text: str, start: int) -> tuple[int | None, bool]:
-    clause_start = max(text.rfind(c, 0, start) for c in ".;\n")
-    window = text[max(clause_start + 1, start - 60):start]
+    """Direction (+1/−1) from a verb of change in the number's clause (last 60 characters), and
+    whether its sentence carries an outflow sign word. Looks back at most 300 characters."""
+    seg = text[max(0, start - 300):start]
+    clause_cut = sentence_cut = 0
+    for m in _CLAUSE_END.finditer(seg):
+        clause_cut = m.end()
+        if m.group(0) != ";":
+            sentence_cut = m.end()
+    window = seg[max(clause_cut, len(seg) - 60):]
     direction = None
     for m in _DIRECTION.finditer(window):
         direction = 1 if m.group("up") else -1
-    sentence_start = max(text.rfind(c, 0, start) for c in ".\n")
-    sign_wording = bool(_SIGN_WORDING.search(text[sentence_start + 1:start]))
-    return direction, sign_wording
+    if direction is not None and _LEVEL_BEFORE.search(window):
+        direction = None  # "fell to 44.1%", "from $394.3 billion": a level, not the change
+    return direction, bool(_SIGN_WORDING.search(seg[sentence_cut:]))
 
 
 def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
@@ -354,8 +386,15 @@ def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
             a = Quantity(a.text, a.span, a.value, b.scale, unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
         elif a.unit and b.unit is None and b.scale == 1.0:
             b = Quantity(b.text, b.span, b.value, a.scale, a.unit, b.decimals, b.explicit_sign, b.direction, b.sign_wording)
+        elif a.unit and b.unit is None and a.scale == 1.0 and b.scale != 1.0:
+            # "$1.2-1.5 billion": the currency is written on the first end, the scale on the last
+            a = Quantity(a.text, a.span, a.value, b.scale, a.unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+            b = Quantity(b.text, b.span, b.value, b.scale, a.unit, b.decimals, b.explicit_sign, b.direction, b.sign_wording)
         elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
             a = Quantity(a.text, a.span, a.value, b.scale, a.unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+        if b.direction is None and a.direction is not None:
+            # "fell 5% to 7%": the verb governs both ends
+            b = Quantity(b.text, b.span, b.value, b.scale, b.unit, b.decimals, b.explicit_sign, a.direction, b.sign_wording)
         rid += 1
         out[i] = _with_range(a, rid)
         out[i + 1] = _with_range(b, rid)

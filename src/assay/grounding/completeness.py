@@ -64,12 +64,14 @@ class CompletenessResult(BaseModel):
 
 def is_material(label: str, material: Iterable[tuple[str, ...]] = DEFAULT_MATERIAL_LABELS) -> bool:
     """True when ``label`` mentions a material concept (case-insensitive, word boundaries)."""
-    low = label.lower()
-    for concept in material:
-        for syn in concept:
-            if re.search(r"(?<!\w)" + re.escape(syn) + r"(?!\w)", low):
-                return True
-    return False
+    pattern = _DEFAULT_MATERIAL_RE if material is DEFAULT_MATERIAL_LABELS else material_pattern(material)
+    return pattern.search(label) is not None
+
+
+def material_pattern(material: Iterable[tuple[str, ...]]) -> re.Pattern[str]:
+    """One case-insensitive regex matching any synonym of any material concept on word boundaries."""
+    synonyms = sorted({syn.lower() for concept in material for syn in concept}, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)", re.IGNORECASE)
 
 
 def completeness(
@@ -89,14 +91,14 @@ def completeness(
     used = set(find_citations(answer)) | (gate.used_refs if gate else set())
     cited = tuple(i for i in ids if i in used)
     omitted = tuple(i for i in ids if i not in used)
-    material = tuple(material)
-    material_ids = [f.id for f in snapshot.facts if is_material(f.label, material)]
+    pattern = _DEFAULT_MATERIAL_RE if material is DEFAULT_MATERIAL_LABELS else material_pattern(material)
+    material_ids = [f.id for f in snapshot.facts if pattern.search(f.label)]
     material_omitted = tuple(i for i in material_ids if i not in used)
 
     ref_numbers = _reference_numbers(reference)
-    answer_numbers = extract_quantities(answer)
     recall = None
     if ref_numbers:
+        answer_numbers = (gate.quantities if gate is not None else None) or extract_quantities(answer)
         stated = sum(any(_states(a, r) for a in answer_numbers) for r in ref_numbers)
         recall = stated / len(ref_numbers)
     if recall is not None:
@@ -138,3 +140,6 @@ def _states(a: Quantity, r: Quantity) -> bool:
         if abs(x / scale - y / scale) <= tol:
             return True
     return False
+
+
+_DEFAULT_MATERIAL_RE = material_pattern(DEFAULT_MATERIAL_LABELS)

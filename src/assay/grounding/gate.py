@@ -18,20 +18,19 @@ whenever a rule changes (the memo cache re-gates on a version change).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
-from assay.grounding.match import Candidate, MatchResult, best_match, derive, fact_candidate, near_value, relative_precision
+from assay.grounding.match import Candidate, CandidateSet, MatchResult, best_match, derive, fact_candidate, near_value, relative_precision
 from assay.grounding.passages import PassageNumbers, parse_passages
 
 __all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "SnapshotIndex", "check_answer", "resolve_mode"]
 
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
-GATE_VERSION = "gate-1"
+GATE_VERSION = "gate-2"  # gate-2: "$-5", "(5)%", "$1.2-1.5 billion", "fell to X" is a level, passage cells split at spaces
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -87,6 +86,13 @@ class GateResult(BaseModel):
     checks: tuple[QuantityCheck, ...] = ()
     violations: tuple[Violation, ...] = ()
 
+    _quantities: tuple[Quantity, ...] | None = PrivateAttr(default=None)
+
+    @property
+    def quantities(self) -> tuple[Quantity, ...] | None:
+        """The quantities read from the answer (None when built outside :func:`check_answer`)."""
+        return self._quantities
+
     @property
     def n_checkable(self) -> int:
         return len(self.checks)
@@ -109,17 +115,22 @@ class GateResult(BaseModel):
         return out
 
 
-@dataclass(frozen=True)
 class SnapshotIndex:
-    """Candidates of one snapshot, built once and reused across answers (key: fingerprint)."""
+    """Candidates of one snapshot, built once and reused across answers (key: fingerprint).
 
-    facts: dict[str, Candidate]
-    fact_rows: tuple[tuple[Candidate, ...], ...]
-    passages: PassageNumbers
+    The uncited candidate sets (direct numbers, one-row derivations) are built on first use.
+    """
+
+    def __init__(self, facts: dict[str, Candidate], fact_rows: tuple[tuple[Candidate, ...], ...], passages: PassageNumbers):
+        self.facts = facts
+        self.fact_rows = fact_rows
+        self.passages = passages
+        self._direct: CandidateSet | None = None
+        self._derived: CandidateSet | None = None
 
     @classmethod
     def build(cls, snapshot: Snapshot) -> "SnapshotIndex":
-        """Index ``snapshot``: fact candidates, fact groups (period / row label), passage numbers."""
+        """Index ``snapshot``: fact candidates, fact rows, passage numbers."""
         facts = {f.id: fact_candidate(f) for f in snapshot.facts}
         groups: list[list[Candidate]] = []
         last_row = None
@@ -132,14 +143,20 @@ class SnapshotIndex:
         rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
         return cls(facts, rows, parse_passages(snapshot.sources))
 
-    def uncited_direct(self) -> list[Candidate]:
-        return [*self.facts.values(), *self.passages.direct]
+    def uncited_direct(self) -> CandidateSet:
+        """Every fact and passage number."""
+        if self._direct is None:
+            self._direct = CandidateSet([*self.facts.values(), *self.passages.direct])
+        return self._direct
 
-    def uncited_derived(self) -> list[Candidate]:
-        out: list[Candidate] = []
-        for row in (*self.fact_rows, *self.passages.rows):
-            out.extend(derive(row))
-        return out
+    def uncited_derived(self) -> CandidateSet:
+        """One-operation derivations within each fact row and passage row."""
+        if self._derived is None:
+            out: list[Candidate] = []
+            for row in (*self.fact_rows, *self.passages.rows):
+                out.extend(derive(row))
+            self._derived = CandidateSet(out)
+        return self._derived
 
 
 def resolve_mode(answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> Literal["cited", "uncited"]:
@@ -175,7 +192,9 @@ def check_answer(
         status = "no_claims"
     else:
         status = "pass"
-    return GateResult(status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations))
+    result = GateResult(status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations))
+    result._quantities = tuple(q for c in claims for q in c.numbers)
+    return result
 
 
 # --- modes ---------------------------------------------------------------------------------
@@ -207,7 +226,7 @@ def _uncited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityChec
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     direct = idx.uncited_direct()
-    derived: list[Candidate] | None = None
+    derived: CandidateSet | None = None
     for claim in claims:
         for q in claim.numbers:
             r = best_match(q, direct, ())
@@ -234,7 +253,7 @@ def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
     )
 
 
-def _violation(q: Quantity, r: MatchResult, pool: list[Candidate], kind: ViolationKind, reason: str) -> Violation:
+def _violation(q: Quantity, r: MatchResult, pool: list[Candidate] | CandidateSet, kind: ViolationKind, reason: str) -> Violation:
     if r.unit_mismatch and r.candidate is not None:
         c = r.candidate
         return Violation(kind="unit_mismatch", span=q.span, quantity=q.text, candidate=_ref(c), reason=f"the value matches {c.ref} but its unit ({c.dim}) does not fit {q.unit or 'a bare number'}")

@@ -39,10 +39,14 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Iterable, Literal
 
+from bisect import bisect_left, bisect_right
+
+import numpy as np
+
 from assay.claims import Quantity
 from assay.facts import Fact
 
-__all__ = ["Candidate", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value", "relative_precision"]
+__all__ = ["Candidate", "CandidateSet", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value", "relative_precision"]
 
 Dim = Literal["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
 
@@ -113,15 +117,63 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     return out
 
 
-def match(q: Quantity, cands: Iterable[Candidate]) -> MatchResult:
+class CandidateSet:
+    """Candidates with a numpy prefilter: :func:`match` looks only at candidates whose magnitude
+    is within half a displayed unit of the stated number under some reading (value ÷ scale,
+    ×100, as displayed, or the raw value). The prefilter is a superset of every reading
+    :func:`_targets` and the unit-mismatch check use, so results equal a full scan in order.
+    """
+
+    def __init__(self, cands: Iterable[Candidate]):
+        self.items: list[Candidate] = list(cands)
+        self._vals = np.abs(np.array([c.value for c in self.items], dtype=float))
+        self._disp = np.abs(np.array([np.nan if c.displayed is None else c.displayed for c in self.items], dtype=float))
+        self._by_val = _sorted_keys(self._vals)
+        self._by_disp = _sorted_keys(self._disp)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def near(self, q: Quantity) -> list[Candidate]:
+        """Candidates that may match ``q`` (in their original order); O(log n) per reading."""
+        if not self.items:
+            return []
+        tol = 0.5 * 10.0 ** (-q.decimals) * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
+        stated, base, s = abs(q.value), abs(q.base_value), q.scale
+        hits: set[int] = set()
+        for keys, idx, lo, hi in (
+            (*self._by_val, (stated - tol) * s, (stated + tol) * s),
+            (*self._by_val, (stated - tol) * s / 100, (stated + tol) * s / 100),
+            (*self._by_val, stated - tol, stated + tol),
+            (*self._by_val, base - tol, base + tol),
+            (*self._by_disp, stated - tol, stated + tol),
+            (*self._by_disp, base - tol, base + tol),
+        ):
+            a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
+            hits.update(idx[a:b])
+        return [self.items[i] for i in sorted(hits)]
+
+    def nearest(self, q: Quantity, k: int = 8) -> list[Candidate]:
+        """Up to ``k`` candidates closest to ``q`` in magnitude under any reading (for messages)."""
+        if not self.items:
+            return []
+        stated, s = max(abs(q.value), 1e-12), q.scale
+        with np.errstate(invalid="ignore"):
+            errs = np.fmin(np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)), np.abs(self._disp - stated))
+        order = np.argsort(errs, kind="stable")[:k]
+        return [self.items[i] for i in order]
+
+
+def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> MatchResult:
     """First candidate ``q`` matches, preferring plain values over sign-from-wording matches.
 
     Returns ``MatchResult(matched=False, unit_mismatch=True, candidate=c)`` when only a
     unit-incompatible candidate has the stated value.
     """
+    pool = cands.near(q) if isinstance(cands, CandidateSet) else cands
     wording_hit: MatchResult | None = None
     unit_hit: Candidate | None = None
-    for c in cands:
+    for c in pool:
         ok, via_wording = _value_matches(q, c)
         if ok:
             if not via_wording:
@@ -136,7 +188,7 @@ def match(q: Quantity, cands: Iterable[Candidate]) -> MatchResult:
     return MatchResult(False)
 
 
-def best_match(q: Quantity, direct: list[Candidate], derived: Iterable[Candidate]) -> MatchResult:
+def best_match(q: Quantity, direct: Iterable[Candidate] | CandidateSet, derived: Iterable[Candidate] | CandidateSet) -> MatchResult:
     """Match against direct candidates first, then derivations (a derived unit hit never wins)."""
     r = match(q, direct)
     if r.matched:
@@ -147,12 +199,16 @@ def best_match(q: Quantity, direct: list[Candidate], derived: Iterable[Candidate
     return r if r.unit_mismatch else MatchResult(False)
 
 
-def near_value(q: Quantity, cands: Iterable[Candidate]) -> Candidate | None:
+def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candidate | None:
     """The candidate closest to ``q`` in relative terms among compatible ones (for messages)."""
+    if isinstance(cands, CandidateSet):
+        cands = cands.nearest(q, k=8)
+    items = cands
     best, best_err = None, float("inf")
-    for c in cands:
+    stated = abs(_stated(q))
+    for c in items:
         for target in _targets(q, c):
-            err = abs(abs(target) - abs(_stated(q))) / max(abs(_stated(q)), 1e-12)
+            err = abs(abs(target) - stated) / max(stated, 1e-12)
             if err < best_err:
                 best, best_err = c, err
     return best
@@ -164,6 +220,12 @@ def relative_precision(q: Quantity) -> float:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+def _sorted_keys(arr: np.ndarray) -> tuple[list[float], list[int]]:
+    """Non-NaN values of ``arr`` sorted ascending, with their original indices."""
+    order = [i for i in np.argsort(arr, kind="stable").tolist() if not np.isnan(arr[i])]
+    return [float(arr[i]) for i in order], order
+
 
 _AMOUNTS = {"currency", "per_share", "amount", "none", "count"}
 

@@ -50,6 +50,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         scale = 1.0
         row: list[Candidate] = []
         row_label = ""
+        by_line = _quantities_by_line(passage)
         for li, line in enumerate(passage.splitlines(), start=1):
             h = _HEADER.search(line)
             if h and len(line) < 160:
@@ -57,7 +58,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             stripped = line.strip()
             if not stripped:
                 continue
-            qs = extract_quantities(line)
+            qs = by_line.get(li, [])
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if not number_only:
                 if row:
@@ -71,6 +72,20 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if row:
             rows.append(tuple(row))
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _quantities_by_line(passage: str) -> dict[int, list]:
+    """Quantities of ``passage`` (parsed once) grouped by 1-based line number."""
+    starts = [0]
+    for line in passage.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    out: dict[int, list] = {}
+    li = 0
+    for q in extract_quantities(passage, space_thousands=False):  # a space separates table cells
+        while li + 1 < len(starts) and starts[li + 1] <= q.span[0]:
+            li += 1
+        out.setdefault(li + 1, []).append(q)
+    return out
 
 
 def _candidate(q, header_scale: float, ref: str, label: str) -> Candidate:
