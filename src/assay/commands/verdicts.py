@@ -1,0 +1,156 @@
+"""``assay verdicts …``: add verdicts to a store, search it by structural similarity, describe it.
+
+Thin: parses options, calls :mod:`assay.verdicts`, prints. The database is the global
+``assay --db URL`` (then ``ASSAY_DB_URL``, then ``$ASSAY_HOME/assay.db``). A store is named with
+``--store`` (default ``default``); its similarity spec is fixed when it is created (``--spec
+spec.json`` on the first ``add``, else the reference spec). Bad input exits 2 with one
+``file:line: field: problem`` line per problem and inserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Optional
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["register", "verdicts_app"]
+
+verdicts_app = typer.Typer(no_args_is_help=True, help="Past verdicts: add, search by structural similarity, stats.")
+
+_STORE_OPT = typer.Option("default", "--store", help="Store name (several stores can share one database).")
+_SPEC_OPT = typer.Option(None, "--spec", help="Similarity spec JSON; fixed when the store is created, must match after.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``verdicts`` command group to ``app`` (idempotent)."""
+    if not any(g.name == "verdicts" for g in app.registered_groups):
+        app.add_typer(verdicts_app, name="verdicts")
+
+
+@verdicts_app.command("add")
+def add_cmd(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="Verdicts JSONL: {id, fields, decision, rationale, description, created_at?, source?} a line."),
+    store: str = _STORE_OPT,
+    spec: Optional[Path] = _SPEC_OPT,
+) -> None:
+    """Insert every verdict of FILE in one transaction (nothing is inserted if any line is bad)."""
+    from assay.cli import _errors, out
+
+    with _errors(ctx), _db_errors():
+        vs = _open(ctx, store, spec)
+        n = vs.add_file(file)
+        total = vs.count()
+    out.print(f"added {n} verdict(s) to store {store!r} ({total} in all)", markup=False)
+
+
+@verdicts_app.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: Path = typer.Option(..., "--query", help='Query JSON: {"fields": {...}, "description": "..." (for an embedding term)}.'),
+    k: int = typer.Option(5, "-k", "--k", min=1, help="How many verdicts to return."),
+    as_json: bool = typer.Option(False, "--json", help='Print a JSON array, best first, of {"id", "score", "components", "decision"}.'),
+    store: str = _STORE_OPT,
+    spec: Optional[Path] = _SPEC_OPT,
+) -> None:
+    """The K verdicts most similar to the query's structured fields (ties by id ascending)."""
+    from assay.cli import _errors, err, out
+    from assay.verdicts.models import load_query
+
+    with _errors(ctx), _db_errors():
+        vs = _open(ctx, store, spec)
+        q = load_query(query, vs.spec)
+        hits = vs.retrieve(q, k)
+    if as_json:
+        out.print(json.dumps([h.summary() for h in hits], indent=2, ensure_ascii=False), markup=False)
+        return
+    if not hits:
+        err.print(f"store {store!r} is empty: nothing to search", markup=False)
+        return
+    names = list(hits[0].components)
+    t = Table(title=f"top {len(hits)} of store {store!r}")
+    for col in ("#", "id", "score", *names, "decision"):
+        t.add_column(col, no_wrap=col in ("#", "id", "score"))
+    for h in hits:
+        t.add_row(str(h.rank), Text(h.verdict.id), f"{h.score:.3f}", *(f"{h.components[n]:.3f}" for n in names), Text(h.verdict.decision))
+    out.print(t)
+
+
+@verdicts_app.command("stats")
+def stats_cmd(
+    ctx: typer.Context,
+    store: str = _STORE_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
+) -> None:
+    """How many verdicts, decisions, sources and field distributions a store holds (no ids)."""
+    from assay.cli import _errors, out
+
+    with _errors(ctx), _db_errors():
+        s = _open(ctx, store, None).stats()
+    if as_json:
+        out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
+        return
+    out.print(f"store {s['store']!r}: {s['n']} verdict(s)", markup=False)
+    if not s["n"]:
+        return
+    span = s["created_at"]
+    if span["min"]:
+        out.print(f"created_at: {span['min']} … {span['max']}", markup=False)
+    t = Table(title="decisions")
+    t.add_column("decision")
+    t.add_column("n", justify="right")
+    for d, n in s["decisions"].items():
+        t.add_row(Text(d), str(n))
+    out.print(t)
+    f = Table(title="fields (spec)")
+    for col in ("field", "kind", "weight", "distribution"):
+        f.add_column(col)
+    for name, summary in s["fields"].items():
+        weight = s["spec"]["fields"][name]["weight"]
+        f.add_row(Text(name), summary["kind"], f"{weight:g}", Text(_describe(summary)))
+    if s["spec"]["embedding"]["weight"]:
+        f.add_row("embedding", "cosine", f"{s['spec']['embedding']['weight']:g}", "description embeddings")
+    out.print(f)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _open(ctx: typer.Context, store: str, spec_path: Optional[Path]):
+    from assay.storage import resolve_db_url
+    from assay.verdicts.spec import load_spec
+    from assay.verdicts.store import VerdictStore
+
+    spec = load_spec(spec_path) if spec_path is not None else None
+    if spec is not None and spec.embedding.weight > 0:
+        raise ValueError(f"{spec_path}: embedding.weight: the CLI has no embedder; use weight 0 here, "
+                         "or the library API VerdictStore(..., embedder=...) for a hybrid score")
+    db = (ctx.obj or {}).get("db")
+    return VerdictStore(resolve_db_url(db), name=store, spec=spec)
+
+
+@contextmanager
+def _db_errors() -> Iterator[None]:
+    """Database failures (unreachable server, bad URL, locked file) → one readable line, exit 2."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from assay.cli import UsageError
+
+    try:
+        yield
+    except SQLAlchemyError as e:
+        detail = str(getattr(e, "orig", None) or e).splitlines()[0]
+        raise UsageError(f"database: {type(e).__name__}: {detail}") from e
+
+
+def _describe(summary: dict) -> str:
+    if summary["kind"] == "set":
+        mean = summary["mean_items"]
+        return f"{summary['distinct']} distinct codes, {mean:.1f} per verdict ({summary['min_items']}–{summary['max_items']})"
+    items = list(summary["counts"].items())
+    shown = ", ".join(f"{k}: {v}" for k, v in items[:8])
+    return shown + (f", … (+{len(items) - 8})" if len(items) > 8 else "")

@@ -1,0 +1,353 @@
+"""VerdictStore: verdicts persisted on assay's storage, retrieved by structural similarity.
+
+Tables (on :data:`assay.storage.metadata`, created idempotently on first use):
+
+- ``verdict_stores``: one row per named store — its similarity spec (fixed at creation), a
+  ``revision`` bumped by every insert transaction and the verdict count.
+- ``verdicts``: one row per verdict (``seq`` surrogate key, ``(store, id)`` unique), the
+  canonical fields as JSON, the texts, and the description embedding (float32 bytes) when the
+  spec has an embedding term.
+
+Retrieval scores in process with :class:`~assay.verdicts.similarity.SimilarityIndex`, loaded
+once and kept current by the store's ``revision``: new rows (``seq`` above the last seen) are
+appended; a count mismatch (rows committed out of ``seq`` order, or deleted) triggers a full
+reload. Only portable SQLAlchemy Core is used here; dialect specifics live in
+:mod:`assay.storage`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from sqlalchemy import JSON, Column, DateTime, Engine, ForeignKey, Index, Integer, LargeBinary, String, Table, Text, UniqueConstraint, func, select, type_coerce, update
+from sqlalchemy.exc import IntegrityError
+
+from assay.cases import InputProblem
+from assay.storage import init_db, make_engine, metadata, upsert
+from assay.verdicts.models import ScoredVerdict, Verdict, VerdictFileError, VerdictQuery, load_verdicts, parse_query
+from assay.verdicts.similarity import SimilarityIndex
+from assay.verdicts.spec import DEFAULT_SPEC, SimilaritySpec, SpecError, bucket_label, bucket_of
+
+__all__ = ["VerdictStore", "Embedder", "DuplicateVerdictError", "verdict_stores", "verdicts_table"]
+
+#: Rows per ``IN (...)`` list and per embedding batch: below SQLite's 999-parameter floor.
+_CHUNK = 500
+
+verdict_stores = Table(
+    "verdict_stores",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("spec", JSON, nullable=False),
+    Column("revision", Integer, nullable=False, default=0),
+    Column("n", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), server_default=func.now()),
+)
+
+verdicts_table = Table(
+    "verdicts",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("store", String(200), ForeignKey("verdict_stores.name"), nullable=False),
+    Column("id", String(512), nullable=False),
+    Column("fields", JSON, nullable=False),
+    Column("decision", Text, nullable=False),
+    Column("rationale", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True)),
+    Column("source", Text),
+    Column("embedding", LargeBinary),
+    Column("embedding_model", String(200)),
+    Column("added_at", DateTime(timezone=True), server_default=func.now()),
+    UniqueConstraint("store", "id", name="uq_verdicts_store_id"),
+    Index("ix_verdicts_store_seq", "store", "seq"),
+)
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors for the optional embedding term: ``embed(texts) -> (len(texts), d)``.
+
+    ``model`` names the model; stored embeddings of another model are recomputed.
+    """
+
+    model: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class DuplicateVerdictError(VerdictFileError):
+    """Verdict ids already in the store; nothing was inserted."""
+
+
+class VerdictStore:
+    """A named, persistent collection of verdicts with structural retrieval.
+
+    ``url`` is a database URL or an :class:`~sqlalchemy.Engine` (``None``: resolved by
+    :func:`assay.storage.resolve_db_url`). ``spec`` is used when the store is created (on first
+    :meth:`add`; default :data:`DEFAULT_SPEC`); for an existing store it must equal the stored
+    spec, else :class:`SpecError`. A spec with an embedding term needs an ``embedder`` to add
+    and retrieve (``ValueError`` naming the store otherwise; :meth:`stats` works without).
+    Not thread-safe; one instance per thread or task.
+    """
+
+    def __init__(self, url: str | Engine | None = None, *, name: str = "default", spec: SimilaritySpec | None = None,
+                 embedder: Embedder | None = None):
+        if not name.strip() or len(name) > 200:
+            raise ValueError(f"store name must be 1–200 characters, got {len(name)}")
+        self.engine = url if isinstance(url, Engine) else make_engine(url)
+        init_db(self.engine)
+        self.name = name
+        self.embedder = embedder
+        with self.engine.connect() as conn:
+            row = conn.execute(select(verdict_stores.c.spec).where(verdict_stores.c.name == name)).first()
+        stored = SimilaritySpec.model_validate(row.spec) if row is not None else None
+        if stored is not None and spec is not None and spec != stored:
+            raise SpecError(f"store {name!r} was created with another spec ({_spec_diff(stored, spec)}); "
+                            "use a new store name for a different spec")
+        self.spec: SimilaritySpec = stored or spec or DEFAULT_SPEC
+        self._index: SimilarityIndex | None = None
+        self._revision: int | None = None
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def add(self, verdicts: Iterable[Verdict | Mapping[str, Any]]) -> int:
+        """Insert verdicts in one transaction; returns how many. All or nothing.
+
+        Fields are validated against the spec (``FieldValueError`` naming the field). Raises
+        :class:`DuplicateVerdictError` when an id repeats or is already stored.
+        """
+        numbered = []
+        for i, v in enumerate(verdicts, start=1):
+            if isinstance(v, Verdict):
+                v = v.model_copy(update={"fields": self.spec.validate_fields(v.fields)})
+            else:
+                v = Verdict.model_validate({**v, "fields": self.spec.validate_fields(v.get("fields"))})
+            numbered.append((i, v))
+        return self._insert(numbered, where="<verdicts>")
+
+    def add_file(self, path: str | Path) -> int:
+        """Insert every verdict of a JSONL file in one transaction; returns how many.
+
+        Raises :class:`VerdictFileError` (``file:line: field: problem`` for every bad line, and
+        for ids already in the store); nothing from the file is inserted then.
+        """
+        return self._insert(load_verdicts(path, self.spec), where=str(path))
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def retrieve(self, query: VerdictQuery | Mapping[str, Any], k: int = 5) -> list[ScoredVerdict]:
+        """The ``k`` most similar verdicts, best first; ties by verdict id ascending.
+
+        ``query`` is ``{"fields": {...}, "description": ...}`` (fields a subset of the spec's;
+        :class:`~assay.verdicts.models.QueryError` naming the field otherwise). Returns fewer
+        than ``k`` when the store is smaller, ``[]`` when it is empty. Scores in [0, 1].
+        """
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        q = parse_query(query, self.spec)
+        self._check_embedder()
+        index = self._sync()
+        q_emb = None
+        if self.spec.embedding.weight > 0 and len(index):
+            q_emb = np.asarray(self.embedder.embed([q.description]))[0]  # type: ignore[union-attr]
+        hits = index.top_k(q.fields, k, query_embedding=q_emb)
+        if not hits:
+            return []
+        by_seq = self._fetch([h.key for h in hits])
+        return [ScoredVerdict(verdict=by_seq[h.key], score=h.score, components=h.components, rank=i)
+                for i, h in enumerate(hits, start=1)]
+
+    def get(self, verdict_id: str) -> Verdict | None:
+        """The stored verdict with this id, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(verdicts_table).where(verdicts_table.c.store == self.name,
+                                                            verdicts_table.c.id == verdict_id)).first()
+        return _to_verdict(row) if row is not None else None
+
+    def count(self) -> int:
+        """How many verdicts the store holds (0 for a store never written)."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(verdicts_table)
+                                    .where(verdicts_table.c.store == self.name)).scalar_one())
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def stats(self) -> dict[str, Any]:
+        """Aggregate description of the store (no verdict ids): ``{"store", "n", "spec",
+        "decisions": {decision: count}, "sources": {source: count}, "created_at": {"min", "max"},
+        "fields": {field: per-kind summary}}``. Set fields: distinct codes, mean/min/max items;
+        category: counts per value; bucket: counts per :func:`~assay.verdicts.spec.bucket_label`."""
+        c = verdicts_table.c
+        with self.engine.connect() as conn:
+            decisions = dict(conn.execute(select(c.decision, func.count()).where(c.store == self.name).group_by(c.decision).order_by(c.decision)).all())
+            sources = dict(conn.execute(select(c.source, func.count()).where(c.store == self.name).group_by(c.source).order_by(c.source)).all())
+            lo, hi = conn.execute(select(func.min(c.created_at), func.max(c.created_at)).where(c.store == self.name)).one()
+            rows = _decode_json(conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all())
+        return {
+            "store": self.name, "n": len(rows), "spec": self.spec.to_json(),
+            "decisions": decisions, "sources": {("(none)" if k is None else k): v for k, v in sources.items()},
+            "created_at": {"min": _iso(lo), "max": _iso(hi)},
+            "fields": {name: _field_summary(name, fs, rows) for name, fs in self.spec.fields.items()},
+        }
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _insert(self, numbered: list[tuple[int, Verdict]], *, where: str) -> int:
+        if not numbered:
+            return 0
+        self._check_embedder()
+        seen: dict[str, int] = {}
+        dupes = []
+        for line, v in numbered:
+            if v.id in seen:
+                dupes.append(InputProblem(file=where, line=line, field="id", problem=f"duplicate id {v.id!r}; first at line {seen[v.id]}"))
+            seen.setdefault(v.id, line)
+        if dupes:
+            raise DuplicateVerdictError(dupes)
+        embeddings = self._embed([v.description for _, v in numbered]) if self.spec.embedding.weight > 0 else None
+        rows = [self._row(v, None if embeddings is None else embeddings[i]) for i, (_, v) in enumerate(numbered)]
+        for attempt in (1, 2):  # a concurrent writer may insert one of these ids first
+            try:
+                with self.engine.begin() as conn:
+                    self._claim_store(conn, len(rows))
+                    stored = self._existing_ids(conn, list(seen))
+                    if stored:
+                        raise DuplicateVerdictError([InputProblem(file=where, line=seen[i], field="id", problem=f"{i!r} is already in store {self.name!r}")
+                                                     for i in sorted(stored, key=seen.__getitem__)])
+                    conn.execute(verdicts_table.insert(), rows)
+                return len(rows)
+            except IntegrityError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check_embedder(self) -> None:
+        if self.spec.embedding.weight > 0 and self.embedder is None:
+            raise ValueError(f"store {self.name!r}: the spec's embedding term has weight {self.spec.embedding.weight:g}; "
+                             "pass an embedder (VerdictStore(..., embedder=...))")
+
+    def _claim_store(self, conn: Any, n_new: int) -> None:
+        """Create the store row or bump its revision — the transaction's first statement is a
+        write, so it holds the write lock before reading anything — then check its spec."""
+        t = verdict_stores.c
+        upsert(conn, verdict_stores, {"name": self.name, "spec": self.spec.to_json(), "revision": 1, "n": n_new}, ["name"],
+               update={"revision": t.revision + 1, "n": t.n + n_new})
+        stored = conn.execute(select(t.spec).where(t.name == self.name)).scalar_one()
+        if SimilaritySpec.model_validate(stored) != self.spec:
+            raise SpecError(f"store {self.name!r} was created by another process with another spec; reopen it")
+
+    def _existing_ids(self, conn: Any, ids: list[str]) -> set[str]:
+        c = verdicts_table.c
+        found: set[str] = set()
+        for i in range(0, len(ids), _CHUNK):
+            found.update(conn.execute(select(c.id).where(c.store == self.name, c.id.in_(ids[i:i + _CHUNK]))).scalars())
+        return found
+
+    def _row(self, v: Verdict, emb: np.ndarray | None) -> dict[str, Any]:
+        return {"store": self.name, "id": v.id, "fields": v.fields, "decision": v.decision, "rationale": v.rationale,
+                "description": v.description, "created_at": v.created_at, "source": v.source,
+                "embedding": None if emb is None else np.asarray(emb, dtype="<f4").tobytes(),
+                "embedding_model": None if emb is None else self.embedder.model}  # type: ignore[union-attr]
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), _CHUNK):
+            batch = np.asarray(self.embedder.embed(texts[i:i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
+            if batch.ndim != 2 or batch.shape[0] != len(texts[i:i + _CHUNK]):
+                raise ValueError(f"embedder {self.embedder.model!r} returned shape {batch.shape} for {len(texts[i:i + _CHUNK])} texts")  # type: ignore[union-attr]
+            out.extend(batch)
+        return out
+
+    def _sync(self) -> SimilarityIndex:
+        """Bring the in-memory index up to the store's revision (append new rows or reload)."""
+        c = verdicts_table.c
+        cols = [c.seq, c.id, type_coerce(c.fields, Text).label("fields_json")]
+        if self.spec.embedding.weight > 0:
+            cols += [c.embedding, c.embedding_model, c.description]
+        with self.engine.connect() as conn:
+            rev = conn.execute(select(verdict_stores.c.revision).where(verdict_stores.c.name == self.name)).scalar()
+            if self._index is not None and rev == self._revision:
+                return self._index
+            index = self._index if self._index is not None else SimilarityIndex(self.spec)
+            last = index.keys[-1] if len(index) else 0
+            rows = conn.execute(select(*cols).where(c.store == self.name, c.seq > last).order_by(c.seq)).all()
+            total = conn.execute(select(func.count()).select_from(verdicts_table).where(c.store == self.name)).scalar_one()
+            if len(index) + len(rows) != total:
+                index = SimilarityIndex(self.spec)
+                rows = conn.execute(select(*cols).where(c.store == self.name).order_by(c.seq)).all()
+        vectors = self._vectors(rows) if self.spec.embedding.weight > 0 else None
+        index.extend([r.seq for r in rows], [r.id for r in rows], _decode_json([r.fields_json for r in rows]), vectors)
+        self._index, self._revision = index, rev
+        return index
+
+    def _vectors(self, rows: Sequence[Any]) -> list[np.ndarray]:
+        """Stored embeddings of ``rows``; missing or other-model ones are computed and saved."""
+        model = self.embedder.model  # type: ignore[union-attr]
+        stale = [i for i, r in enumerate(rows) if r.embedding is None or r.embedding_model != model]
+        stale_set = set(stale)
+        vecs: list[Any] = [None if i in stale_set else np.frombuffer(r.embedding, dtype="<f4") for i, r in enumerate(rows)]
+        if stale:
+            fresh = self._embed([rows[i].description for i in stale])
+            with self.engine.begin() as conn:
+                for i, v in zip(stale, fresh):
+                    vecs[i] = v
+                    conn.execute(update(verdicts_table).where(verdicts_table.c.seq == rows[i].seq)
+                                 .values(embedding=np.asarray(v, dtype="<f4").tobytes(), embedding_model=model))
+        return vecs
+
+    def _fetch(self, seqs: list[int]) -> dict[int, Verdict]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(verdicts_table).where(verdicts_table.c.seq.in_(seqs))).all()
+        return {r.seq: _to_verdict(r) for r in rows}
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _decode_json(values: list[Any]) -> list[Any]:
+    """JSON texts → objects in one parse (a driver may already have decoded some: kept as is)."""
+    texts = [v for v in values if isinstance(v, str)]
+    if not texts:
+        return values
+    decoded = iter(json.loads("[" + ",".join(texts) + "]"))
+    return [next(decoded) if isinstance(v, str) else v for v in values]
+
+
+def _to_verdict(row: Any) -> Verdict:
+    created = row.created_at
+    if created is not None and created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)  # SQLite keeps no offset; stored as UTC
+    return Verdict(id=row.id, fields=row.fields, decision=row.decision, rationale=row.rationale,
+                   description=row.description, created_at=created, source=row.source)
+
+
+def _iso(v: datetime | None) -> str | None:
+    if v is None:
+        return None
+    return (v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v).isoformat()
+
+
+def _field_summary(name: str, fs: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    values = [r.get(name) for r in rows if r.get(name) is not None]
+    if fs.kind == "set":
+        sizes = [len(v) for v in values]
+        return {"kind": "set", "distinct": len({x for v in values for x in v}),
+                "mean_items": (sum(sizes) / len(sizes)) if sizes else None,
+                "min_items": min(sizes, default=None), "max_items": max(sizes, default=None)}
+    if fs.kind == "category":
+        return {"kind": "category", "counts": dict(sorted(Counter(values).items()))}
+    counts = Counter(bucket_of(v, fs) for v in values)
+    return {"kind": "bucket", "counts": {bucket_label(b, fs): counts[b] for b in sorted(counts)}}
+
+
+def _spec_diff(a: SimilaritySpec, b: SimilaritySpec) -> str:
+    da, db = a.to_json(), b.to_json()
+    for key in sorted(set(da["fields"]) | set(db["fields"])):
+        if da["fields"].get(key) != db["fields"].get(key):
+            return f"fields.{key}: stored {da['fields'].get(key)} ≠ given {db['fields'].get(key)}"
+    return f"embedding: stored {da['embedding']} ≠ given {db['embedding']}"
