@@ -1,0 +1,182 @@
+"""Storage: DB location precedence, idempotent schema creation with its version, ``assay init-db``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, select
+from typer.testing import CliRunner
+
+from assay.cli import _redact, app
+from assay.storage import SCHEMA_VERSION, SchemaVersionError, StorageError, init_db, make_engine, resolve_db_url, schema_info
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(tmp_path, monkeypatch):
+    monkeypatch.delenv("ASSAY_DB_URL", raising=False)
+    monkeypatch.delenv("ASSAY_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
+
+
+def _versions(url: str) -> list[int]:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return [r.version for r in conn.execute(select(schema_info.c.version).order_by(schema_info.c.id))]
+    finally:
+        engine.dispose()
+
+
+# --- resolve_db_url ------------------------------------------------------------------------
+
+
+def test_precedence_cli_over_env_over_home(tmp_path, monkeypatch):
+    home = tmp_path / "ah"
+    monkeypatch.setenv("ASSAY_HOME", str(home))
+    assert resolve_db_url() == f"sqlite:///{home / 'assay.db'}"
+    monkeypatch.setenv("ASSAY_DB_URL", "sqlite:///from-env.db")
+    assert resolve_db_url() == "sqlite:///from-env.db"
+    assert resolve_db_url(None) == "sqlite:///from-env.db"
+    assert resolve_db_url("sqlite:///from-cli.db") == "sqlite:///from-cli.db"
+
+
+def test_default_home_is_dot_assay_in_the_user_home(tmp_path):
+    assert resolve_db_url() == f"sqlite:///{tmp_path / 'userhome' / '.assay' / 'assay.db'}"
+
+
+def test_empty_env_values_fall_through(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSAY_DB_URL", "")
+    monkeypatch.setenv("ASSAY_HOME", "")
+    assert resolve_db_url("") == f"sqlite:///{tmp_path / 'userhome' / '.assay' / 'assay.db'}"
+
+
+def test_assay_home_expands_tilde(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSAY_HOME", "~/custom")
+    assert resolve_db_url() == f"sqlite:///{tmp_path / 'userhome' / 'custom' / 'assay.db'}"
+
+
+# --- init_db -------------------------------------------------------------------------------
+
+
+def test_init_db_is_idempotent_and_records_the_schema_version(tmp_path):
+    url = f"sqlite:///{tmp_path / 'deep' / 'dir' / 'a.db'}"  # the SQLite folder is created
+    engine = make_engine(url)
+    try:
+        assert init_db(engine) == SCHEMA_VERSION
+        tables = set(inspect(engine).get_table_names())
+        assert init_db(engine) == SCHEMA_VERSION
+        assert set(inspect(engine).get_table_names()) == tables
+    finally:
+        engine.dispose()
+    assert {"schema_info", "verdicts", "llm_cache"} <= tables
+    assert _versions(url) == [SCHEMA_VERSION]  # one row, not one per call
+
+
+def test_older_schema_is_upgraded_and_newer_is_refused(tmp_path):
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    engine = make_engine(url)
+    try:
+        init_db(engine)
+        with engine.begin() as conn:
+            conn.execute(schema_info.update().values(version=SCHEMA_VERSION - 1))
+        assert init_db(engine) == SCHEMA_VERSION
+        assert _versions(url) == [SCHEMA_VERSION - 1, SCHEMA_VERSION]
+        with engine.begin() as conn:
+            conn.execute(schema_info.insert().values(version=SCHEMA_VERSION + 1))
+        with pytest.raises(SchemaVersionError, match="newer than this assay") as err:
+            init_db(engine)
+    finally:
+        engine.dispose()
+    assert isinstance(err.value, RuntimeError) and isinstance(err.value, StorageError)
+
+
+def test_unusable_databases_raise_storage_error(tmp_path):
+    with pytest.raises(StorageError, match="not a URL"):
+        make_engine("definitely not a url")
+    notdb = tmp_path / "notdb.db"
+    notdb.write_text("this is not a database, just text " * 100)
+    for url in (f"sqlite:///{notdb}", f"sqlite:///{tmp_path}"):
+        engine = make_engine(url)
+        try:
+            with pytest.raises(StorageError, match=f"database {url}: "):
+                init_db(engine)
+        finally:
+            engine.dispose()
+
+
+# --- the CLI -------------------------------------------------------------------------------
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, [str(a) for a in args], env=env)
+
+
+def test_cli_init_db_with_global_db_option(tmp_path):
+    db = tmp_path / "cli.db"
+    for _ in range(2):  # idempotent
+        res = run("--db", f"sqlite:///{db}", "init-db")
+        assert res.exit_code == 0, res.output
+        assert res.stdout.strip() == f"schema version {SCHEMA_VERSION} ready at sqlite:///{db}"
+    assert _versions(f"sqlite:///{db}") == [SCHEMA_VERSION]
+
+
+def test_cli_precedence_db_option_over_env_over_home(tmp_path):
+    home, env_db, cli_db = tmp_path / "home", tmp_path / "env.db", tmp_path / "cli.db"
+    res = run("init-db", env={"ASSAY_HOME": str(home)})
+    assert res.exit_code == 0, res.output
+    assert (home / "assay.db").exists()
+    res = run("init-db", env={"ASSAY_HOME": str(tmp_path / "unused"), "ASSAY_DB_URL": f"sqlite:///{env_db}"})
+    assert res.exit_code == 0 and env_db.exists() and not (tmp_path / "unused").exists()
+    res = run("--db", f"sqlite:///{cli_db}", "init-db", env={"ASSAY_DB_URL": f"sqlite:///{tmp_path / 'not-this.db'}"})
+    assert res.exit_code == 0 and cli_db.exists() and not (tmp_path / "not-this.db").exists()
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("not a url", "is not a URL"),  # was a traceback with exit 1
+    ("sqlite:///{tmp}", "unable to open database file"),  # a directory
+    ("sqlite:///{tmp}/notdb.db", "file is not a database"),
+    ("sqlite:///{tmp}/blocker/x.db", "blocker"),  # parent is a file
+])
+def test_cli_init_db_bad_database_exit_2_with_one_line(tmp_path, url, message):
+    (tmp_path / "notdb.db").write_text("plain text, not SQLite " * 100)
+    (tmp_path / "blocker").write_text("a file")
+    res = run("--db", url.format(tmp=tmp_path), "init-db")
+    assert res.exit_code == 2, res.output
+    assert message in res.stderr
+    assert "Traceback" not in res.output and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_password_is_hidden_in_printed_urls():
+    assert _redact("postgresql+psycopg://alice:s3cret@db.example:5432/assay") == "postgresql+psycopg://alice:***@db.example:5432/assay"
+    assert _redact("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
+
+
+def test_storage_errors_hide_the_password(tmp_path):
+    (tmp_path / "nd.db").write_text("plain text, not SQLite " * 100)
+    with pytest.raises(StorageError) as err:
+        make_engine(f"sqlite://bob:s3cret@/{tmp_path / 'nd.db'}")  # was an uncaught ArgumentError
+    assert "s3cret" not in str(err.value) and "bob:***" in str(err.value)
+    with pytest.raises(StorageError, match="^database nosuchdialect://host/db: "):
+        make_engine("nosuchdialect://host/db")
+
+
+def test_unreachable_postgresql_is_one_line_without_the_password():
+    """With the ``postgres`` extra: a refused connection is a one-line StorageError; without it:
+    ModuleNotFoundError naming the extra. Port 1 on localhost refuses at once."""
+    url = "postgresql+psycopg://alice:hunter2@127.0.0.1:1/assay"
+    try:
+        import psycopg  # noqa: F401
+    except ModuleNotFoundError:
+        with pytest.raises(ModuleNotFoundError, match=r"assay\[postgres\]"):
+            make_engine(url)
+        return
+    engine = make_engine(url)
+    try:
+        with pytest.raises(StorageError) as err:
+            init_db(engine)
+    finally:
+        engine.dispose()
+    msg = str(err.value)
+    assert "database postgresql+psycopg://alice:***@127.0.0.1:1/assay: " in msg
+    assert "hunter2" not in msg and "\n" not in msg
