@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -17,6 +17,8 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/assay eval examples/apple_fy2023_memos.jsonl --out out/demo --name demo --baseline single_pass
 
+# The PostgreSQL leg runs in a throwaway cluster that the test run starts and removes itself
+# (tests/conftest.py); without a PostgreSQL server installed it is skipped, said in one line.
 test: $(STAMP)
 	$(BIN)/pytest -q
 

@@ -144,7 +144,9 @@ def load_cases(path: str | Path) -> list[Case]:
     cases: list[Case] = []
     problems: list[InputProblem] = []
     first_line: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines are separated by "\n" only: str.splitlines() would also cut at U+2028, U+2029
+    # and U+0085, which JSON allows raw inside strings (json.dumps(ensure_ascii=False) writes them).
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         case, probs = parse_case_line(line, file=name, line=lineno)

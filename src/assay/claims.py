@@ -4,14 +4,15 @@
 its citation ids and the :class:`Quantity` objects it states. ``extract_quantities(text)`` is
 the number parser on its own (also used on source passages).
 
-What counts as a quantity: a number with its sign (leading ``-``/``−``, or ``(3.1)``
-parentheses), thousands separators (``1,577``, ``1 577``), decimals, currency (``$``, ``€``,
+What counts as a quantity: a number with its sign (leading ``-``/``−``, after a currency symbol
+``$-5``, or ``(3.1)``, ``(5)%``, ``($0.25 per share)`` parentheses), thousands separators (``1,577``, ``1 577``), decimals, currency (``$``, ``€``,
 ``£``, ``¥``, ``₩``, ``원``, ISO codes before or after), percent (``%``, ``percent``), percentage
 points (``pp``, ``percentage points``; basis points as pp/100), multiples (``1.5x``, ``times``),
 per-share amounts, scale words and suffixes (thousand/million/billion/trillion,
 ``K``/``M``/``B``/``bn``/``mn``; Korean ``만``/``억``/``조``, combinable as ``5조 3,000억``) and
-ranges (``5–7%``: both ends become quantities sharing the unit). NOT quantities: years
-(1900–2100 written bare), dates, ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
+ranges (``5–7%``, ``$1.2-1.5 billion``: both ends become quantities sharing the unit). NOT
+quantities: years (1900–2100 written bare or as a label in parentheses, ``(2021)``), dates,
+Korean dates, periods and ordinals (``3월``, ``3분기``, ``12개월``, ``2위``), ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
 start), citation markers (``[F3]``, ``[3]``), codes attached to letters (``FY2019``, ``Q3``,
 ``10-K``, ``COVID-19``), durations (``12 months``), and formula constants next to an operator
 (``× 100``, ``/ 2``). In a formula a minus between numbers is an operator, not a sign, and
@@ -187,8 +188,7 @@ def _number_regex(num: str) -> re.Pattern[str]:
         r"(?<![\w.,$€£¥₩])"
         r"(?P<open>\()?"
         r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
-        r"(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)?\s?"
-        r"(?P<sign2>[-−](?=\d|\.\d))?"
+        r"(?:(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + _ISO + r"\s)(?P<sign2>\s?[-−](?=\d|\.\d))?)?\s?"
         r"(?P<open2>\()?"
         r"(?P<num>" + num + r")"
         r"(?P<kr>(?:\s?[조억만](?:\s?" + num + r"\s?[억만])?(?:\s?" + num + r"(?![\d.]))?))?"
@@ -212,11 +212,18 @@ _NUMERIC_DATE = re.compile(r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d
 _FORMULA_CONSTANTS = {1.0, 2.0, 3.0, 4.0, 12.0, 100.0, 365.0, 1000.0}
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b")
 _DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?)\b", re.I)
+#: Korean dates, periods and ordinals written right after the number: 2023년 3월 31일, 3분기,
+#: 상반기, 12개월, 2위, 3번째, 2차, 제5호.
+_KOREAN_LABEL_AFTER = re.compile(r"^(?:년|월|일|분기|반기|개월|위|번째|차|호)")
 _CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
 _LABEL_BEFORE = re.compile(r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$")
 _UP = r"(?:grew|grow|grows|growing|rose|rise|rises|increased?|increasing|up|gained?|higher|climbed|jumped|expanded|improved)"
 _DOWN = r"(?:fell|fall|falls|declined?|declining|decreased?|decreasing|down|dropped|drop|lower|shrank|contracted|slipped|lost|reduced|reduction|decline)"
 _DIRECTION = re.compile(r"\b(?P<up>" + _UP + r")\b|\b(?P<down>" + _DOWN + r")\b", re.I)
+#: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower".
+_DIRECTION_AFTER = re.compile(
+    r"\s*(?:(?P<up>increases?|growth|rise|gains?|higher|jump)|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b", re.I
+)
 _SIGN_WORDING = re.compile(r"\b(?:spent|spend|spending|paid|pay|payments?|outflows?|used in|capex|capital expenditures?|purchases? of|repurchased?|repurchases|buybacks?|dividends? paid|loss(?:es)?|deficit|expenses?|costs?|impairment|write-?downs?|deficit)\b", re.I)
 
 
@@ -238,17 +245,21 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
     num_start, num_end = m.start("num"), m.end("num")
     value, decimals = _parse_num(g["num"])
     paren = bool((g["open"] or g["open2"]) and g["close"])
+    if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
+        close_after = re.match(r"\s?\)", text[end:end + 2])
+        if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
+            paren, end = True, end + close_after.end()
     if not paren:
         g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
-    if (g["open"] or g["open2"]) and not g["close"]:
-        start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else (m.start("open2") if g["open2"] else num_start))
+    if (g["open"] or g["open2"]) and not paren:
+        start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)  # an unclosed "(" is not part of it
     if g["close"] is not None and not paren:
         end = m.start("close")
         g["scale2"] = None
     while start < num_start and text[start].isspace():
         start += 1
     if not g["sign"] and g["sign2"]:
-        g["sign"] = g["sign2"]  # "$-5": a minus after the currency symbol
+        g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
     if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8):start]):  # same line only
         g["sign"] = None  # a binary minus: "177,866 - 135,987"
         start = m.start("cur") if g["cur"] else num_start
@@ -267,8 +278,11 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         return None  # a formula constant: "× 100", "/ 2"
     if _ORDINAL_AFTER.match(text[num_end:num_end + 3]):
         return None
+    is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
+    if not unit_written and not g["sign"] and paren and is_year:
+        return None  # a year label in parentheses: "Total current assets (2021): $19,815 million"
     if not unit_written and not paren and not g["sign"]:
-        if "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100:
+        if is_year:
             return None  # a year
         if _DATE_BEFORE.search(before) or _DATE_AFTER.match(after):
             return None
@@ -276,6 +290,8 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
             return None
         if _DURATION_AFTER.match(after):
             return None
+        if _KOREAN_LABEL_AFTER.match(text[num_end:num_end + 2]):
+            return None  # a Korean date, period or ordinal: "3월", "3분기"
         line_start = text.rfind("\n", 0, start) + 1
         if not text[line_start:start].strip() and not g["open"] and re.match(r"^[.)]\s", text[num_end:num_end + 2]) and value < 100:
             return None  # list number "1. " / "2) "
@@ -322,31 +338,29 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
     while q_end > q_start and text[q_end - 1].isspace():
         q_end -= 1
     direction, sign_wording = _wording(text, q_start)
+    if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
+        after_q = _DIRECTION_AFTER.match(text, q_end, min(len(text), q_end + 24))
+        direction = None if after_q is None else (1 if after_q.group("up") else -1)
     return Quantity(text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording)
 
 
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
     """``1,234억`` → (1234, 1e8, 0); ``5조 3,000억`` → (53000, 1e8, 0)."""
     parts = re.findall(r"(" + _NUM + r")?\s?([조억만])?", tail)
-    total = 0.0
-    first_scale = None
-    smallest = 1.0
+    terms: list[tuple[float, float]] = []
     pending = value
     for num, unit in parts:
         if num:
             pending, decimals = _parse_num(num)
         if unit:
-            sc = _KOREAN_SCALE[unit]
-            first_scale = first_scale or sc
-            total += pending * sc
-            smallest = sc
+            terms.append((pending, _KOREAN_SCALE[unit]))
             pending = 0.0
-    if pending and smallest == 1.0:
-        total += pending
-    elif pending:
-        total += pending  # trailing units ("1억 5000") are ones
-        smallest = 1.0
-    return total / smallest, smallest, decimals
+    if pending:
+        terms.append((pending, 1.0))  # trailing units ("1억 5000") are ones
+    smallest = min((sc for _, sc in terms), default=1.0)
+    # summed in units of the smallest scale: one term (the usual case) keeps its value exactly
+    # (1.2억 stays 1.2, not 1.2e8 / 1e8 = 1.2000000000000002)
+    return sum(v * (sc / smallest) for v, sc in terms), smallest, decimals
 
 
 def _wording(text: str, start: int) -> tuple[int | None, bool]:
@@ -395,6 +409,9 @@ def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
         if b.direction is None and a.direction is not None:
             # "fell 5% to 7%": the verb governs both ends
             b = Quantity(b.text, b.span, b.value, b.scale, b.unit, b.decimals, b.explicit_sign, a.direction, b.sign_wording)
+        elif a.direction is None and b.direction is not None:
+            # "a 5–7% decline"
+            a = Quantity(a.text, a.span, a.value, a.scale, a.unit, a.decimals, a.explicit_sign, b.direction, a.sign_wording)
         rid += 1
         out[i] = _with_range(a, rid)
         out[i + 1] = _with_range(b, rid)

@@ -21,8 +21,8 @@ from rich.table import Table
 from assay.cases import CaseFileError, load_cases
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs.")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, emoji=False)  # emoji=False: ":smile:" in an id stays as written
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 class GateMode(str, Enum):
@@ -40,6 +40,9 @@ class JudgeBackend(str, Enum):
 class ImportSource(str, Enum):
     tatqa = "tatqa"
     financebench = "financebench"
+    taubench = "taubench"
+    whoandwhen = "whoandwhen"
+    locomo = "locomo"
 
 
 class UsageError(Exception):
@@ -69,8 +72,10 @@ def _errors(ctx: typer.Context) -> Iterator[None]:
         if ctx.obj and ctx.obj.get("debug"):
             raise
         msg = str(e).strip() or type(e).__name__
-        if isinstance(e, FileNotFoundError):
+        if isinstance(e, FileNotFoundError) and e.filename:
             msg = f"{e.filename}: no such file"
+        elif isinstance(e, IsADirectoryError) and e.filename:
+            msg = f"{e.filename}: is a directory, expected a file"
         err.print(f"error: {msg}", markup=False)
         raise typer.Exit(2) from None
 
@@ -137,6 +142,9 @@ def eval_cmd(
     mode: GateMode = typer.Option(GateMode.auto, "--mode"),
     judge: JudgeBackend = typer.Option(JudgeBackend.none, "--judge", help="Faithfulness judge backend."),
     high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
+    escalate: bool = typer.Option(False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
+    token_budget: Optional[int] = typer.Option(None, "--token-budget", min=0, help="Judge token budget (default 2,000,000); the rest are skipped: budget."),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Variant the others are compared against (paired lift)."),
     label_field: Optional[str] = typer.Option(None, "--label-field", help="Dotted case field holding a binary label, e.g. meta.human_label."),
     positive: Optional[str] = typer.Option(None, "--positive", help="Label value that means the answer is bad."),
@@ -151,18 +159,26 @@ def eval_cmd(
     with _errors(ctx):
         if (label_field is None) != (positive is None):
             raise UsageError("--label-field and --positive go together")
+        if positive is not None and positive in exclude_label:
+            raise UsageError(f"--positive {positive!r} is also an --exclude-label: no case could count as positive")
         report_paths(out_dir, name)  # validates the name before any work
-        check_writable_dir(out_dir)
+        missing = _check_out_dir_usable(out_dir)  # fails fast, creates nothing
         cases = load_cases(cases_file)
         variants = {c.variant for c in cases}
         if baseline is not None and baseline not in variants:
             raise UsageError(f"--baseline {baseline!r} is not a variant of {cases_file} (variants: {', '.join(sorted(variants))})")
         config = EvalConfig(name=name, mode=mode.value, judge=judge.value, high_stakes=high_stakes, baseline=baseline,
+                            escalate=escalate, cache_dir=str(cache_dir) if cache_dir else None, token_budget=token_budget, db_url=ctx.obj["db"],
                             label_field=label_field, positive=positive, exclude_labels=tuple(exclude_label), seed=seed)
-        with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("cases", total=len(cases))
-            local, aggregate = run_eval(cases, config, on_case=lambda _i: bar.advance(task))
-        paths = write_reports(out_dir, name, local, aggregate)
+        check_writable_dir(out_dir)
+        try:
+            with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+                task = bar.add_task("cases", total=len(cases))
+                local, aggregate = run_eval(cases, config, on_case=lambda _i: bar.advance(task))
+            paths = write_reports(out_dir, name, local, aggregate)
+        except BaseException:
+            _remove_empty_dirs(missing)  # an interrupted or failed run leaves no trace
+            raise
     _print_summary(aggregate)
     for p in paths:
         out.print(str(p), markup=False)
@@ -181,6 +197,9 @@ def compare_cmd(
     with _errors(ctx):
         runs = [_load_local(p) for p in (a, b)]
         result = compare_runs(*runs)
+        if not any(r["n_pairs"] for r in result["lift"].values()):
+            raise UsageError(f"{a} and {b} share no scored (id, variant) pair: compare needs two runs of the same cases "
+                             "under the same variant names")
     if as_json:
         out.print(json.dumps(result, indent=2), markup=False)
         return
@@ -190,6 +209,8 @@ def compare_cmd(
     for d, r in result["lift"].items():
         t.add_row(d, _fmt(r["diff"], signed=True), _fmt_ci(r["ci"]), str(r["n_pairs"]))
     out.print(t)
+    for note in result["notes"]:
+        out.print(f"note: {note}", markup=False)
 
 
 @app.command("import")
@@ -197,14 +218,28 @@ def import_cmd(
     ctx: typer.Context,
     source: ImportSource = typer.Argument(..., help="Dataset format."),
     src: Path = typer.Argument(..., help="Dataset folder or file."),
-    out_file: Path = typer.Option(..., "--out", help="Cases JSONL to write."),
+    out_file: Path = typer.Option(..., "--out", help="Cases JSONL to write (taubench, whoandwhen: a folder for traces/ + summary.json; locomo: a folder for memories.jsonl + queries.jsonl)."),
 ) -> None:
-    """Convert a public dataset into assay cases JSONL."""
+    """Convert a public dataset into assay cases JSONL (agent traces: native traces + an eval summary)."""
     from assay.importers import write_cases_jsonl
 
     with _errors(ctx):
         if not src.exists():
             raise UsageError(f"{src}: no such file or directory")
+        if source in (ImportSource.taubench, ImportSource.whoandwhen):
+            from assay.commands.rationality import import_traces
+
+            n, summary_path = import_traces(source.value, src, out_file)
+            out.print(f"{n} traces", markup=False)
+            out.print(str(summary_path), markup=False)
+            return
+        if source is ImportSource.locomo:
+            from assay.commands.memory import import_locomo_cmd
+
+            return import_locomo_cmd(src, out_file)
+        if out_file.is_dir():
+            raise UsageError(f"--out {out_file}: is a directory; give the path of the cases file to write, e.g. {out_file / 'cases.jsonl'}")
+        _check_out_dir_usable(out_file.parent)
         if source is ImportSource.tatqa:
             from assay.importers.tatqa import import_tatqa
 
@@ -213,13 +248,17 @@ def import_cmd(
             from assay.importers.financebench import import_financebench
 
             cases = import_financebench(src)
+        out_file.parent.mkdir(parents=True, exist_ok=True)
         write_cases_jsonl(cases, out_file)
     out.print(f"{len(cases)} cases, {len({c.variant for c in cases})} variant(s)", markup=False)
+    for reason, count in (getattr(cases, "skipped", None) or {}).items():
+        if count:
+            out.print(f"left out: {count} source record(s): {reason}", markup=False)
     out.print(str(out_file.resolve()), markup=False)
 
 
 #: Modules that add commands of other capabilities: each has ``register(app: typer.Typer)``.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("assay.commands.verdicts", "assay.commands.judge", "assay.commands.cache", "assay.commands.rationality", "assay.commands.memory")
 
 
 def main() -> None:
@@ -240,10 +279,53 @@ def _load_local(path: Path) -> dict:
         raise UsageError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise UsageError(f"{path}: cases: not an assay *.local.json (no 'cases' list)")
+    if not data["cases"]:
+        raise UsageError(f"{path}: cases: no cases to compare")
+    seen: set[tuple[str, str]] = set()
     for i, r in enumerate(data["cases"]):
         if not isinstance(r, dict) or not {"id", "variant", "scores"} <= set(r):
             raise UsageError(f"{path}: cases[{i}]: needs id, variant and scores")
+        if not isinstance(r["scores"], dict):
+            raise UsageError(f"{path}: cases[{i}].scores: expected an object of dimension → score")
+        for d, v in r["scores"].items():
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0):
+                raise UsageError(f"{path}: cases[{i}].scores.{d}: expected a number in [0, 1] or null, got {v!r}")
+        key = (str(r["id"]), str(r["variant"]))
+        if key in seen:
+            raise UsageError(f"{path}: cases[{i}]: duplicate (id, variant) {key!r}")
+        seen.add(key)
     return data
+
+
+def _check_out_dir_usable(path: Path) -> list[Path]:
+    """Raise :class:`UsageError` when ``path`` cannot become a writable directory; create nothing.
+
+    Returns the missing directories (deepest first) that creating ``path`` will add. The real
+    proof (a file written in it) is :func:`assay.atomic.check_writable_dir`, run once the input
+    has loaded, so bad input leaves no new directory behind.
+    """
+    import os
+
+    target = path.expanduser().absolute()
+    missing: list[Path] = []
+    probe = target
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UsageError(f"--out {target}: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {target}: {probe} is not writable")
+    return missing
+
+
+def _remove_empty_dirs(dirs: list[Path]) -> None:
+    """Remove ``dirs`` (deepest first) while they are empty; stop at the first that is not."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:
@@ -256,15 +338,29 @@ def _fmt_ci(ci: list | None) -> str:
 
 def _print_summary(agg: dict) -> None:
     t = Table(title=f"{agg['name']}: {agg['n']} cases, judge {agg['backend']}, {agg['gate_version']}")
-    for col in ("variant", "n", "composite", "95% CI", "sourcing", "no_claims", "gate fail"):
-        t.add_column(col, no_wrap=True)
+    t.add_column("variant", overflow="fold", max_width=40)
+    for col in ("n", "composite", "95% CI", "sourcing", "no_claims", "gate fail"):
+        t.add_column(col, no_wrap=True, justify="right")
     rows = sorted(agg["variants"].items(), key=lambda kv: -(kv[1]["dims"]["composite"]["mean"] if kv[1]["dims"]["composite"]["mean"] is not None else -1))
     for v, s in rows:
         c = s["dims"]["composite"]
         t.add_row(v, str(s["n"]), _fmt(c["mean"]), _fmt_ci(c["ci"]), _fmt(s["dims"]["sourcing"]["mean"]), f"{s['no_claims_rate']:.0%}", f"{s['gate_fail_rate']:.0%}")
-    out.print(t)
+    _print_uncut(t)
     for note in agg.get("notes", []):
         out.print(f"note: {note}", markup=False)
+
+
+def _print_uncut(table: Table) -> None:
+    """Print ``table`` at its natural width when the console is narrower (a pipe reports 80
+    columns), so rich never squeezes a number column to ``…`` or to nothing; long variant names
+    fold within their 40-column cap instead."""
+    from rich.measure import Measurement
+
+    natural = Measurement.get(out, out.options.update_width(200), table).maximum
+    if natural <= out.width:
+        out.print(table)
+    else:
+        Console(highlight=False, soft_wrap=True, width=natural).print(table)
 
 
 def _redact(url: str) -> str:

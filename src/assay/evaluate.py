@@ -9,6 +9,7 @@ id (bottom-k rows are ranks + variant + slice + score).
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -36,6 +37,10 @@ class EvalConfig:
     mode: str = "auto"
     judge: str = "none"
     high_stakes: bool = False
+    escalate: bool = False
+    cache_dir: str | None = None
+    token_budget: int | None = None
+    db_url: str | None = None
     baseline: str | None = None
     label_field: str | None = None
     positive: str | None = None
@@ -84,7 +89,7 @@ def evaluate_case(case: Case, config: EvalConfig, *, index: SnapshotIndex | None
         "completeness": comp.model_dump(),
         "impersonal_flags": [f.model_dump() for f in imp.flags],
         "faithfulness": verdict.model_dump() if verdict is not None else None,
-        "label": None if label is None else str(label),
+        "label": _label_text(label),
     }
 
 
@@ -99,7 +104,10 @@ def run_eval(
     Snapshot indexes are reused across cases with the same fingerprint (variants of one
     question share their data). ``on_case(i)`` is called after each case (progress bars).
     """
-    judge = make_faithfulness_judge(config.judge, high_stakes=config.high_stakes)
+    judge_opts: dict[str, Any] = {"escalate": config.escalate, "cache_dir": config.cache_dir, "db_url": config.db_url}
+    if config.token_budget is not None:
+        judge_opts["token_budget"] = config.token_budget
+    judge = make_faithfulness_judge(config.judge, high_stakes=config.high_stakes, **judge_opts)
     verdicts = judge.judge_many(cases) if judge is not None else [None] * len(cases)
     indexes: dict[str, SnapshotIndex] = {}
     records = []
@@ -114,6 +122,8 @@ def run_eval(
     backend = judge.backend if judge else "none"
     local = {"schema": 1, "kind": "eval", "backend": backend, "gate_version": GATE_VERSION, "cases": records}
     aggregate = aggregate_records(records, config, backend=backend, model=judge.model if judge else None, judge_notes=judge.notes if judge else ())
+    if judge is not None:
+        aggregate["judge"] = judge.summary(verdicts)  # n_unscored, reasons, usage: no case ids
     return local, aggregate
 
 
@@ -149,6 +159,10 @@ def aggregate_records(records: Sequence[dict[str, Any]], config: EvalConfig, *, 
         notes.append("no --baseline given: lift not computed")
     if backend == "stub":
         notes.append("faithfulness from the stub backend (a hash, not a quality signal) is shown but not in the composite")
+    agreement_ = _agreement(records, config)
+    if agreement_ is not None and agreement_["tp"] + agreement_["fn"] == 0:
+        notes.append(f"no compared case has {config.label_field} = {config.positive!r}: recall and κ are undefined "
+                     "(labels are compared as text; JSON true/false/numbers as written in JSON)")
     return {
         "schema": 1,
         "kind": "eval",
@@ -163,7 +177,7 @@ def aggregate_records(records: Sequence[dict[str, Any]], config: EvalConfig, *, 
         "notes": notes,
         "variants": variants,
         "lift": lift,
-        "agreement": _agreement(records, config),
+        "agreement": agreement_,
         "bottom": _bottom(records, config.bottom_k),
     }
 
@@ -172,22 +186,36 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, n_resamples: int = 10_
     """Paired lift per dimension of run ``b`` over run ``a`` (two ``*.local.json`` dicts).
 
     Pairs on ``(id, variant)``; pairs with a missing side are dropped and ``n_pairs`` says how
-    many remained. Returns ``{"n_a", "n_b", "lift": {dim: {"diff", "ci", "n_pairs"}}}``.
+    many remained. Returns ``{"n_a", "n_b", "notes", "lift": {dim: {"diff", "ci", "n_pairs"}}}``;
+    ``notes`` says when the runs differ in kind, gate version or judge backend (their scores may
+    then not be comparable) or when a stub faithfulness is compared.
     """
     def keyed(run: dict[str, Any], d: str) -> dict[str, float | None]:
         return {f"{r['id']}\x00{r['variant']}": r["scores"].get(d) for r in run["cases"]}
 
     dims = [d for d in REPORT_DIMS if any(d in r["scores"] for r in a["cases"])]
+    notes = [f"{key} differs: A {a.get(key)!r}, B {b.get(key)!r}" for key in ("kind", "gate_version", "backend") if a.get(key) != b.get(key)]
+    if "stub" in (a.get("backend"), b.get("backend")) and "faithfulness" in dims:
+        notes.append("faithfulness from the stub backend is a hash, not a quality signal: its lift means nothing")
     return {
         "schema": 1,
         "kind": "compare",
         "n_a": len(a["cases"]),
         "n_b": len(b["cases"]),
+        "notes": notes,
         "lift": {d: paired_bootstrap(keyed(b, d), keyed(a, d), n_resamples=n_resamples, seed=seed).to_dict() for d in dims},
     }
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+def _label_text(label: Any) -> str | None:
+    """A label as the text ``--positive`` is compared with: strings as they are, other JSON values
+    as JSON writes them (``true``, ``3``), so ``--positive true`` matches a JSON ``true``."""
+    if label is None or isinstance(label, str):
+        return label
+    return json.dumps(label, ensure_ascii=False, sort_keys=True)
+
 
 def _completeness_reason(comp: Any) -> str:
     if comp.basis == "reference":

@@ -106,7 +106,10 @@ def canonical_number(value: float) -> str:
         raise ValueError(f"not a finite number: {value!r}")
     if f == 0:
         return "0"
-    d = Decimal(repr(f)).normalize()
+    r = repr(f)
+    if "e" not in r:  # fast path, same text as below: repr without exponent always has one '.'
+        return r[:-2] if r.endswith(".0") else r
+    d = Decimal(r).normalize()
     text = format(d, "f")
     return text
 

@@ -21,7 +21,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict
 
 from assay.claims import Quantity, extract_quantities, find_citations
-from assay.facts import Snapshot
+from assay.facts import Snapshot, canonical_number
 from assay.grounding.gate import GateResult
 
 __all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "completeness", "is_material"]
@@ -70,7 +70,9 @@ def is_material(label: str, material: Iterable[tuple[str, ...]] = DEFAULT_MATERI
 
 def material_pattern(material: Iterable[tuple[str, ...]]) -> re.Pattern[str]:
     """One case-insensitive regex matching any synonym of any material concept on word boundaries."""
-    synonyms = sorted({syn.lower() for concept in material for syn in concept}, key=len, reverse=True)
+    synonyms = sorted({syn.lower() for concept in material for syn in concept if syn.strip()}, key=len, reverse=True)
+    if not synonyms:  # an empty alternation would match between any two non-word characters
+        return re.compile(r"(?!)")
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)", re.IGNORECASE)
 
 
@@ -121,8 +123,11 @@ def _reference_numbers(reference: str | float | list[str | float] | None) -> lis
     out: list[Quantity] = []
     for item in items:
         if isinstance(item, (int, float)) and not isinstance(item, bool):
-            text = repr(float(item)).rstrip("0").rstrip(".") if float(item) != int(item) else str(int(item))
-            out.extend(extract_quantities(text))
+            # a number given as a number is a quantity by construction (parsing its text would
+            # drop 1950 as a year and 1e-05 as an exponent form)
+            text = canonical_number(item)
+            decimals = len(text.split(".")[1]) if "." in text else 0
+            out.append(Quantity(text, (0, len(text)), float(item), decimals=decimals))
         elif isinstance(item, str):
             out.extend(extract_quantities(item))
     return out

@@ -30,7 +30,9 @@ from assay.grounding.passages import PassageNumbers, parse_passages
 __all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "SnapshotIndex", "check_answer", "resolve_mode"]
 
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
-GATE_VERSION = "gate-2"  # gate-2: "$-5", "(5)%", "$1.2-1.5 billion", "fell to X" is a level, passage cells split at spaces
+#: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates,
+#: "fell to X" is a level, "a 2.8% decline"), passage cells split at plain spaces.
+GATE_VERSION = "gate-2"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

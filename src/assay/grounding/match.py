@@ -308,4 +308,5 @@ def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:
     if c.op is not None:
         return False
     vals = [c.value, c.displayed] if c.displayed is not None else [c.value]
-    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals)
+    # also in the stated scale: "€383.3 billion" vs 383,285,000,000 USD is the same number
+    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals) or _close(c.value / q.scale, q.value, q.decimals)

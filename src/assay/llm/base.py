@@ -1,21 +1,48 @@
-"""The backend protocol and its request/response records."""
+"""The backend protocol, its request/response records, errors, and the strict JSON reader.
+
+Every backend — ``stub``, ``openai_compatible``, a test double — implements :class:`LLMBackend`:
+a ``name`` and one async ``complete(request) -> LLMResponse``. A backend returns whatever the
+model said (a judge validates it and fails closed); it raises :class:`LLMError` only when no
+reply came back at all (HTTP errors after the bounded retries, timeouts, refused connections).
+Nothing here is specific to one judge: the claims judge and the rationality judge build their
+own :class:`LLMRequest` and validate their own replies.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["BACKEND_NAMES", "LLMRequest", "LLMResponse", "LLMBackend", "request_key"]
+__all__ = [
+    "BACKEND_NAMES",
+    "LLMRequest",
+    "LLMResponse",
+    "LLMBackend",
+    "LLMError",
+    "BudgetExhausted",
+    "request_key",
+    "estimate_tokens",
+    "parse_json_text",
+]
 
 BACKEND_NAMES: tuple[str, ...] = ("none", "stub", "heuristic", "openai_compatible")
 
+#: Completion cap used by :func:`estimate_tokens` when a request sets no ``max_tokens``.
+DEFAULT_MAX_TOKENS = 1024
+
 
 class LLMRequest(BaseModel):
-    """One chat request. ``schema_name``/``json_schema`` describe the JSON the caller expects;
-    ``schema_version`` is part of the cache key so a prompt/schema change never hits old replies."""
+    """One chat request.
+
+    ``messages`` are ``{"role", "content"}`` dicts; ``json_schema`` describes the JSON the caller
+    expects (sent as ``response_format`` where the endpoint supports it, and used by the stub);
+    ``schema_name``/``schema_version`` are part of the cache key, so a prompt or schema change
+    never hits old replies. ``params`` are sampling parameters (``temperature``, ``max_tokens``).
+    """
 
     model_config = ConfigDict(frozen=True)
     model: str
@@ -27,7 +54,9 @@ class LLMRequest(BaseModel):
 
 
 class LLMResponse(BaseModel):
-    """A reply: raw text, the parsed JSON (None when unparseable), finish reason and token usage."""
+    """A reply: raw ``text``, the ``parsed`` JSON (``None`` when not strict JSON, see
+    :func:`parse_json_text`), ``finish_reason``, token usage, the model and backend that answered,
+    and ``cached`` (True when served from the response cache)."""
 
     model_config = ConfigDict(frozen=True)
     text: str
@@ -39,6 +68,12 @@ class LLMResponse(BaseModel):
     backend: str = ""
     cached: bool = False
 
+    @property
+    def tokens(self) -> int:
+        """Prompt + completion tokens reported for the call that produced this reply (a cache
+        hit keeps the original call's usage; :class:`assay.llm.client.LLMClient` counts it as 0 spent)."""
+        return self.prompt_tokens + self.completion_tokens
+
 
 @runtime_checkable
 class LLMBackend(Protocol):
@@ -47,12 +82,28 @@ class LLMBackend(Protocol):
     name: str
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send ``request``; return the reply (never raises on bad model output: the caller validates)."""
+        """Send ``request``; return the reply. Never raises on bad model output (the caller
+        validates); raises :class:`LLMError` when no reply could be obtained."""
         ...
 
 
+class LLMError(RuntimeError):
+    """No reply: HTTP error, timeout or connection failure after the bounded retries.
+
+    The message never holds the API key (backends redact it) and is safe to store as a reason.
+    """
+
+
+class BudgetExhausted(RuntimeError):
+    """The token budget cannot cover this call's estimate; the call was not sent."""
+
+
 def request_key(backend: str, request: LLMRequest) -> str:
-    """SHA-256 cache key over (backend, model, messages, params, schema name + version)."""
+    """SHA-256 hex cache key over (backend, model, messages, params, schema name + version).
+
+    The model is in the key, so the cheap and the high-stakes tier never share an entry.
+    ``json_schema`` itself is not: ``schema_version`` names it.
+    """
     payload = {
         "backend": backend,
         "model": request.model,
@@ -62,3 +113,63 @@ def request_key(backend: str, request: LLMRequest) -> str:
     }
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def estimate_tokens(request: LLMRequest) -> int:
+    """Upper-leaning estimate of the tokens one call of ``request`` uses (prompt + completion).
+
+    Prompt: ``ceil(utf8_bytes / 3) + 8`` per message (BPE tokenizers average ~4 bytes a token on
+    English and fewer on other scripts; /3 leans high on purpose, +8 covers the chat template's
+    role markers). Completion: ``params["max_tokens"]`` (or ``max_completion_tokens``), else
+    :data:`DEFAULT_MAX_TOKENS` — the reply can never be longer than its cap. The token budget
+    reserves this before a call is sent.
+    """
+    prompt = sum(math.ceil(len(m.get("content", "").encode("utf-8")) / 3) + 8 for m in request.messages)
+    cap = request.params.get("max_tokens") or request.params.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
+    return int(prompt + int(cap))
+
+
+def parse_json_text(text: str) -> tuple[Any, str | None]:
+    """Strictly parse a model's reply text as JSON; returns ``(value, None)`` or ``(None, reason)``.
+
+    Accepted: the whole text (surrounding whitespace aside) is one JSON value, or exactly one
+    Markdown code fence (```` ```json … ``` ````) holding one. Rejected with a reason: prose
+    around the JSON, several values, truncated JSON, ``NaN``/``Infinity`` (not JSON), and
+    duplicate object keys (``json.loads`` would silently keep the last one).
+    """
+    body = text.strip()
+    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
+        first_nl = body.find("\n")
+        head = body[3:first_nl].strip().lower() if first_nl != -1 else "?"
+        if head in ("", "json"):
+            body = body[first_nl + 1:-3].strip()
+    if not body:
+        return None, "empty reply: no text"
+    try:
+        return json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys), None
+    except _DuplicateKey as e:
+        return None, f"duplicate JSON key: {str(e)[:40]!r}"
+    except ValueError as e:
+        msg = str(e)
+        if "Extra data" in msg:
+            return None, "text around the JSON: prose or several values"
+        if body[0] not in "{[\"-0123456789tfn":
+            return None, "not JSON: the reply is prose"
+        return None, f"unparseable JSON: {msg[:80]}"
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out

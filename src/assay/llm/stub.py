@@ -34,7 +34,8 @@ def stub_value(schema: dict[str, Any], seed: str, path: str = "") -> Any:
 
     Arrays take their length from ``x-stub-items`` when the caller sets it (e.g. one entry per
     claim), else 1; ``x-stub-values`` lists the values to cycle through for array items' string
-    fields named in it (claim ids).
+    fields named in it (claim ids). A nullable type (``["string", "null"]``) gives ``null``: an
+    optional reference (a citation) can then never point outside the caller's data.
     """
     h = int(hashlib.sha256(f"{seed}:{path}".encode()).hexdigest()[:8], 16)
     t = schema.get("type")
@@ -66,5 +67,5 @@ def stub_value(schema: dict[str, Any], seed: str, path: str = "") -> Any:
     if t == "string" or t is None:
         return f"stub-{h:08x}"
     if isinstance(t, list):  # e.g. ["string", "null"]
-        return stub_value({**schema, "type": t[0]}, seed, path)
+        return None if "null" in t else stub_value({**schema, "type": t[0]}, seed, path)
     return None

@@ -1,0 +1,91 @@
+"""``assay cache stats [--json]`` and ``assay cache clear [--key PREFIX] [--expired]``.
+
+Both use the database of the global ``--db`` option (> ``ASSAY_DB_URL`` > ``$ASSAY_HOME/assay.db``)
+and create the cache tables on first use. Output never shows a key or a memo.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import Iterator, Optional
+
+import typer
+
+__all__ = ["register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``cache`` command group to ``app``."""
+    cache_app = typer.Typer(help="Fingerprinted memo cache: statistics and cleanup.", no_args_is_help=True)
+
+    @cache_app.command("stats")
+    def stats_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+        """Entries, bytes, and requests by status (hit, miss, stale_*, expired, regate_failed, gate_failed, …)."""
+        from assay.cache import MemoCache
+        from assay.cli import _errors, _redact, out
+
+        with _errors(ctx):
+            url = _url(ctx)
+            with _db_errors(url):
+                s = MemoCache(url).stats()
+        if as_json:
+            out.print(json.dumps(s, indent=2), markup=False)
+            return
+        from rich.table import Table
+
+        rate = "—" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
+        out.print(f"memo cache at {_redact(url)}", markup=False)
+        out.print(f"{s['entries']} entries ({s['expired_entries']} expired), {_size(s['bytes'])}; "
+                  f"{s['lookups']} requests: {s['hits']} hits, {s['misses']} not served from cache (hit rate {rate})", markup=False)
+        t = Table(title="requests by status")
+        t.add_column("status")
+        t.add_column("n", justify="right")
+        for status, n in s["by_status"].items():
+            t.add_row(status, str(n))
+        out.print(t)
+
+    @cache_app.command("clear")
+    def clear_cmd(
+        ctx: typer.Context,
+        key: Optional[str] = typer.Option(None, "--key", metavar="PREFIX", help="Only entries whose key starts with PREFIX."),
+        expired: bool = typer.Option(False, "--expired", help="Only entries past their TTL."),
+    ) -> None:
+        """Delete cache entries (all of them, and the request counts, when no filter is given)."""
+        from assay.cache import MemoCache
+        from assay.cli import _errors, out
+
+        with _errors(ctx):
+            url = _url(ctx)
+            with _db_errors(url):
+                r = MemoCache(url).clear(prefix=key, expired=expired)
+        what = " and the request counts" if r["counts_reset"] else ""
+        out.print(f"removed {r['removed']} entr{'y' if r['removed'] == 1 else 'ies'}{what}", markup=False)
+
+    app.add_typer(cache_app, name="cache")
+
+
+def _url(ctx: typer.Context) -> str:
+    from assay.storage import resolve_db_url
+
+    return resolve_db_url((ctx.obj or {}).get("db"))
+
+
+@contextmanager
+def _db_errors(url: str) -> Iterator[None]:
+    """Turn a database error into the CLI's one-line error (a ValueError naming the redacted URL)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        yield
+    except SQLAlchemyError as e:
+        from assay.cli import _redact
+
+        text = str(getattr(e, "orig", None) or e).strip()
+        raise ValueError(f"database {_redact(url)}: {text.splitlines()[0] if text else type(e).__name__}") from e
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.1f} KiB" if n < 1024**2 else f"{n / 1024**2:.1f} MiB"

@@ -1,0 +1,204 @@
+"""``assay judge rationality`` and ``assay judge agreement``; the trace importers behind
+``assay import taubench|whoandwhen``.
+
+Thin: parses options, calls :mod:`assay.judges.rationality` / :mod:`assay.judges.rationality_validity`
+/ the importers, prints tables, writes files atomically. Bad input exits 2 with one line
+(``file: field: problem``); ``--expect-full-trace`` exits 3 when ``answer_reasoning`` was measured
+on no case (the traces were not fully captured), after writing the reports.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+__all__ = ["register", "import_traces", "EXIT_INCOMPLETE"]
+
+#: Exit status of ``--expect-full-trace`` when no case had a synthesis call.
+EXIT_INCOMPLETE = 3
+
+
+class Backend(str, Enum):
+    stub = "stub"
+    heuristic = "heuristic"
+    openai_compatible = "openai_compatible"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rationality`` and ``agreement`` to the ``judge`` group (created if missing; idempotent).
+
+    The group is the one :mod:`assay.commands.judge` registers when that module exists, so the
+    two modules share ``assay judge`` whatever their order in ``_COMMAND_MODULES``.
+    """
+    group = _judge_group(app)
+    have = {c.name for c in group.registered_commands}
+    if "rationality" not in have:
+        group.command("rationality")(rationality_cmd)
+    if "agreement" not in have:
+        group.command("agreement")(agreement_cmd)
+
+
+def rationality_cmd(
+    ctx: typer.Context,
+    eval_summary: Path = typer.Option(..., "--eval-summary", help="Eval summary JSON: case_results [{id, slice, trace_path}]."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Report folder: NAME.local.json, NAME.aggregate.json, NAME.md, NAME.html."),
+    name: str = typer.Option("rationality", "--name", help="Report file stem."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Per-case local JSON path (overrides --out/--name)."),
+    out_aggregate: Optional[Path] = typer.Option(None, "--out-aggregate", help="Aggregate JSON path (overrides --out/--name)."),
+    out_md: Optional[Path] = typer.Option(None, "--out-md", help="Markdown report path (overrides --out/--name)."),
+    backend: Backend = typer.Option(Backend.stub, "--backend", help="stub = hash floor (not a quality signal); heuristic = rules; openai_compatible = LLM."),
+    traces_dir: Optional[Path] = typer.Option(None, "--traces-dir", help="Look trace files up here (by relative path, then by file name)."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
+    token_budget: int = typer.Option(200_000, "--token-budget", min=0, help="LLM token budget; cases past it are skipped: budget."),
+    expect_full_trace: bool = typer.Option(False, "--expect-full-trace", help=f"Exit {EXIT_INCOMPLETE} when answer_reasoning was measured on no case."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+) -> None:
+    """Judge the rationality of agent traces (planner_decomposition, retrieval_recalls, answer_reasoning)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from assay.atomic import atomic_write_text, check_writable_dir, dumps_json
+    from assay.cli import UsageError, _errors, err, out
+    from assay.judges.rationality import judge_rationality
+    from assay.reports import render_html, render_markdown, report_paths
+    from assay.traces import load_summary
+
+    with _errors(ctx):
+        explicit = {"local": output, "aggregate": out_aggregate, "md": out_md}
+        if out_dir is None and None in explicit.values():
+            raise UsageError("give --out DIR, or all three of --output, --out-aggregate and --out-md")
+        defaults = dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
+        targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
+        targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
+        summary = load_summary(eval_summary)
+        with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("traces", total=len(summary.case_results))
+            local, aggregate = judge_rationality(summary, backend=backend.value, traces_dir=traces_dir, cache_dir=cache_dir,
+                                                 token_budget=token_budget, name=name, db_url=ctx.obj["db"] if ctx.obj else None,
+                                                 seed=seed, on_case=lambda _i: bar.advance(task))
+        render = {"local": lambda: dumps_json(local), "aggregate": lambda: dumps_json(aggregate),
+                  "md": lambda: render_markdown(aggregate), "html": lambda: render_html(aggregate)}
+        texts = {k: render[k]() for k in targets}  # everything rendered before any file is touched
+        for p in {p.parent for p in targets.values()}:
+            check_writable_dir(p)
+        for k, p in targets.items():
+            atomic_write_text(p, texts[k])
+    _print_axes(aggregate)
+    for note in aggregate["notes"]:
+        err.print(f"note: {note}", markup=False)
+    for p in targets.values():
+        out.print(str(p), markup=False)
+    if expect_full_trace and aggregate["variants"]["all"]["dims"]["answer_reasoning"]["effective_n"] == 0:
+        err.print(f"error: --expect-full-trace: answer_reasoning measured on 0 of {aggregate['n']} case(s) "
+                  "(no trace has a synthesis_llm_call)", markup=False)
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def agreement_cmd(
+    ctx: typer.Context,
+    a: Path = typer.Argument(..., help="Run A: a rationality *.local.json (e.g. --backend stub)."),
+    b: Path = typer.Argument(..., help="Run B: a rationality *.local.json (e.g. --backend openai_compatible)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Whether two rationality runs agree: per axis Spearman ρ with p, mean and std of both, per slice."""
+    from assay.cli import _errors, out
+    from assay.judges.rationality_validity import backend_agreement
+
+    with _errors(ctx):
+        result = backend_agreement(_read_local(a, "A"), _read_local(b, "B"))
+    if as_json:
+        out.print(json.dumps(result, indent=2), markup=False)
+        return
+    t = Table(title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), {result['n_pairs']} shared case(s)")
+    for col in ("axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
+        t.add_column(col, no_wrap=True)
+    for axis, r in result["axes"].items():
+        t.add_row(axis, *_row(r))
+    out.print(t)
+    s = Table(title="per slice")
+    for col in ("slice", "axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
+        s.add_column(col, no_wrap=True)
+    for sl, axes in result["slices"].items():
+        for i, (axis, r) in enumerate(axes.items()):
+            s.add_row(sl if i == 0 else "", axis, *_row(r))
+    out.print(s)
+
+
+def import_traces(source: str, src: Path, out_dir: Path) -> tuple[int, Path]:
+    """Import ``taubench`` or ``whoandwhen`` data from ``src`` into ``out_dir`` (``traces/`` +
+    ``summary.json``); returns ``(number of traces, summary path)``. Raises ``ValueError``."""
+    if source == "taubench":
+        from assay.importers.taubench import import_taubench
+
+        pairs = import_taubench(src)
+    elif source == "whoandwhen":
+        from assay.importers.whoandwhen import import_whoandwhen
+
+        pairs = import_whoandwhen(src)
+    else:
+        raise ValueError(f"unknown trace source {source!r}: use taubench or whoandwhen")
+    from assay.traces import write_trace_set
+
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir}: not a directory (trace imports write a folder: traces/ + summary.json)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return len(pairs), write_trace_set(out_dir, pairs, extra={"source": source})
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _judge_group(app: typer.Typer) -> typer.Typer:
+    try:  # the judge group of the faithfulness-validity commands, when present
+        from assay.commands import judge as judge_mod
+
+        judge_mod.register(app)
+    except ModuleNotFoundError:
+        pass
+    for g in app.registered_groups:
+        if g.name == "judge" and g.typer_instance is not None:
+            return g.typer_instance
+    group = typer.Typer(no_args_is_help=True, help="Judges: trajectory rationality and backend agreement.")
+    app.add_typer(group, name="judge")
+    return group
+
+
+def _read_local(path: Path, side: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise ValueError(f"{path}: cases: not a *.local.json (no 'cases' list)")
+    if data.get("kind") not in (None, "rationality"):
+        raise ValueError(f"{path}: kind: {data.get('kind')!r} is not a rationality run")
+    return data
+
+
+def _row(r: dict[str, Any]) -> tuple[str, ...]:
+    return (_f(r["rho"], signed=True), _p(r["p"]), str(r["n_pairs"]), _f(r["mean_a"]), _f(r["std_a"]), _f(r["mean_b"]), _f(r["std_b"]))
+
+
+def _print_axes(agg: dict[str, Any]) -> None:
+    from assay.cli import out
+
+    t = Table(title=f"{agg['name']}: {agg['n']} traces, backend {agg['backend']}"
+                    + (f" ({agg['model']})" if agg.get("model") else ""))
+    for col in ("axis", "mean", "95% CI", "std", "effective_n"):
+        t.add_column(col, no_wrap=True)
+    for d, s in agg["variants"]["all"]["dims"].items():
+        t.add_row(d, _f(s["mean"]), "—" if not s["ci"] else f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]", _f(s["std"]), str(s["effective_n"]))
+    out.print(t)
+    out.print(f"with synthesis_llm_call: {agg['cases_with_synthesis_llm_call']} · missing trace: {agg['n_missing_trace']} · "
+              f"rejected: {agg['n_rejected']} · skipped: {agg['n_skipped']}", markup=False)
+
+
+def _f(v: float | None, signed: bool = False) -> str:
+    return "—" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
+
+
+def _p(v: float | None) -> str:
+    return "—" if v is None else (f"{v:.2g}" if v < 0.001 else f"{v:.3f}")

@@ -1,0 +1,144 @@
+"""Memory settings in one place, each default with its rationale.
+
+Everything tunable about assay's agent memory lives here: the composite weights, the embedder
+choice, the prefilter switch, the engagement thresholds, the recency half-life, the reranker
+seam. Library code takes a :class:`MemorySettings` (default: :func:`default_settings`), so two
+stores in one process can differ and nothing is global.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+__all__ = ["Weights", "WEIGHTS", "RANKER_VERSION", "MemorySettings", "default_settings", "EMBEDDERS"]
+
+#: Names of the embedders :func:`assay.memory.embeddings.make_embedder` builds.
+EMBEDDERS = ("minilm", "hashing")
+
+#: Names the composite scorer's rules; recorded in every delivery (``version``). Bump it when a
+#: component's definition or a default weight changes, so deliveries of two rankers never pool.
+RANKER_VERSION = "composite-v1"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights of the composite score's components, each component in [0, 1].
+
+    The weights need not sum to 1: only the order they induce matters (the score is compared
+    between memories of one search, never across searches or against a fixed threshold).
+
+    - ``similarity`` 0.50 — cosine of query and memory embeddings (clipped at 0): the main
+      topical signal, robust to paraphrase.
+    - ``keywords`` 0.15 — IDF-weighted share of the query's terms found among the memory's
+      keywords: rewards exact names, numbers and rare terms that a 384-d sentence embedding
+      blurs. Below similarity so a keyword hit refines, but does not override, topical order.
+    - ``scope`` 0.05 — 1 when the memory's scope equals the query's: a tie-breaker towards the
+      current project/conversation when the search is not restricted to it.
+    - ``confidence`` 0.0 — reliability is reported, never ranked on: "veracity is not a ranking
+      signal" — a doubtful memory that is on topic should still be shown (and graded), since
+      being shown is how it gets corroborated or contradicted.
+    - ``recency`` 0.0 — the decay is reported, never ranked on: "age is not a usefulness signal;
+      obsolescence is handled by supersession" (a superseded memory is excluded outright).
+    """
+
+    similarity: float = 0.50
+    keywords: float = 0.15
+    scope: float = 0.05
+    confidence: float = 0.0
+    recency: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name, w in self.as_dict().items():
+            if not (isinstance(w, (int, float)) and w >= 0 and w == w and w != float("inf")):
+                raise ValueError(f"weight {name} must be a finite number >= 0, got {w!r}")
+
+    def as_dict(self) -> dict[str, float]:
+        """``{component: weight}`` in the fixed component order."""
+        return {"similarity": self.similarity, "keywords": self.keywords, "scope": self.scope,
+                "confidence": self.confidence, "recency": self.recency}
+
+
+#: The reference weights (see :class:`Weights` for the rationale of each).
+WEIGHTS = Weights()
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """How a :class:`~assay.memory.store.MemoryStore` embeds, ranks, filters and labels.
+
+    - ``embedder``: ``"minilm"`` (the packaged all-MiniLM-L6-v2, needs the ``ml`` extra) or
+      ``"hashing"`` (dependency-free feature hashing — for fast tests; its cosine is lexical,
+      not semantic). Default ``"minilm"``; the environment variable ``ASSAY_MEMORY_EMBEDDER``
+      overrides it (:func:`default_settings`).
+    - ``weights``: :data:`WEIGHTS`.
+    - ``prefilter``: drop self-referential meta-memories before ranking (corrections exempt);
+      on by default because such notes ("remember to save memories") match every query about
+      memory and crowd out content.
+    - ``semantic_engagement`` / ``semantic_threshold``: the semantic second chance of
+      engagement and its cosine floor, 0.55 (the issue's value; for all-MiniLM-L6-v2 cosine
+      ≥ 0.55 is roughly "same topic and claim", paraphrase pairs typically score 0.6–0.9).
+    - ``lexical_min_overlap`` / ``lexical_min_terms``: lexical engagement fires when the
+      overlap coefficient of the memory's distinctive terms with the response's new terms is
+      ≥ 0.5 (half of the smaller set), or when ≥ 2 distinctive terms recur (a long response
+      using a long memory: two content terms of the memory that the prompt did not contain are
+      rarely a coincidence). On LoCoMo QA (answer as the response; relevant vs. random
+      same-conversation memories) 2 terms raised recall from 0.40 to 0.44 at equal precision
+      (0.92) compared with 3; see :mod:`assay.memory.engagement`.
+    - ``recency_half_life_days``: 30 days — a month-old note counts half as recent; reported
+      only (weight 0).
+    - ``confidence_prior_strength``: 2 pseudo-observations behind the writer's confidence
+      (a Beta prior; Laplace's rule of succession when the prior is 0.5).
+    - ``reranker``: name of a registered reranker (:mod:`assay.memory.rerank`) applied to the
+      composite top ``rerank_depth``; ``None`` (default) = no reranking.
+    - ``arm``: the A/B arm label recorded with every delivery (default ``"default"``).
+    - ``context_max_chars``: the cleaned recent-context window keeps its last 2,000
+      characters (≈ 400 words: the last turn or two, which is what the memory should match).
+    - ``encode_batch_size``: texts per embedding batch on insert (64: sentence-transformers'
+      default 32 doubled, measured faster on CPU for short notes).
+    """
+
+    embedder: Literal["minilm", "hashing"] = "minilm"
+    weights: Weights = field(default_factory=Weights)
+    prefilter: bool = True
+    semantic_engagement: bool = True
+    semantic_threshold: float = 0.55
+    lexical_min_overlap: float = 0.5
+    lexical_min_terms: int = 2
+    recency_half_life_days: float = 30.0
+    confidence_prior_strength: float = 2.0
+    reranker: str | None = None
+    rerank_depth: int = 50
+    arm: str = "default"
+    context_max_chars: int = 2000
+    encode_batch_size: int = 64
+
+    def __post_init__(self) -> None:
+        if self.embedder not in EMBEDDERS:
+            raise ValueError(f"embedder must be one of {', '.join(EMBEDDERS)}, got {self.embedder!r}")
+        if not 0.0 <= self.semantic_threshold <= 1.0:
+            raise ValueError(f"semantic_threshold must be in [0, 1], got {self.semantic_threshold}")
+        if not 0.0 < self.lexical_min_overlap <= 1.0:
+            raise ValueError(f"lexical_min_overlap must be in (0, 1], got {self.lexical_min_overlap}")
+        if self.lexical_min_terms < 1:
+            raise ValueError(f"lexical_min_terms must be >= 1, got {self.lexical_min_terms}")
+        if not self.recency_half_life_days > 0:
+            raise ValueError(f"recency_half_life_days must be > 0, got {self.recency_half_life_days}")
+        if not self.confidence_prior_strength > 0:
+            raise ValueError(f"confidence_prior_strength must be > 0, got {self.confidence_prior_strength}")
+        if self.rerank_depth < 1 or self.context_max_chars < 1 or self.encode_batch_size < 1:
+            raise ValueError("rerank_depth, context_max_chars and encode_batch_size must be >= 1")
+        if not self.arm.strip():
+            raise ValueError("arm must be a non-empty string")
+
+    def with_(self, **changes: object) -> "MemorySettings":
+        """A copy with ``changes`` applied (validated again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def default_settings(**changes: object) -> MemorySettings:
+    """:class:`MemorySettings` defaults, the embedder from ``ASSAY_MEMORY_EMBEDDER`` when set, then ``changes``."""
+    env = os.environ.get("ASSAY_MEMORY_EMBEDDER")
+    base = MemorySettings(embedder=env) if env else MemorySettings()  # type: ignore[arg-type]
+    return base.with_(**changes) if changes else base

@@ -1,0 +1,77 @@
+"""The delivery log: writing delivered memories (retrying when the database is busy) and reading them back.
+
+Every memory a search returns is one row of ``memory_deliveries`` under the search's
+``search_id`` (see :mod:`assay.memory.tables` for the columns). Rows are written in one
+transaction per search. On SQLite several processes share the file through WAL; a writer that
+finds the database locked past the busy timeout — or, on PostgreSQL, a serialisation failure or
+deadlock — retries the whole transaction with exponential backoff and jitter, so concurrent
+agents lose no delivery.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import OperationalError
+
+from assay.memory.tables import memory_deliveries
+
+__all__ = ["log_deliveries", "write_with_retry", "deliveries_of", "is_busy_error", "UnknownSearchError"]
+
+T = TypeVar("T")
+
+#: Attempts of a write transaction and the first backoff (doubling, ×[0.5, 1.5) jitter): 8
+#: attempts wait up to ~13 s in all on top of SQLite's own 30 s busy timeout per attempt.
+RETRY_ATTEMPTS = 8
+RETRY_BASE_DELAY_S = 0.05
+
+
+class UnknownSearchError(ValueError, LookupError):
+    """No delivery was logged under the given search id."""
+
+
+def log_deliveries(engine: Engine, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Insert delivery rows in one transaction (retried when busy); returns how many."""
+    if not rows:
+        return 0
+    write_with_retry(engine, lambda conn: conn.execute(memory_deliveries.insert(), [dict(r) for r in rows]))
+    return len(rows)
+
+
+def write_with_retry(engine: Engine, fn: Callable[[Any], T], *, attempts: int = RETRY_ATTEMPTS,
+                     base_delay_s: float = RETRY_BASE_DELAY_S) -> T:
+    """Run ``fn(conn)`` in a transaction; on a busy/locked database retry the whole transaction.
+
+    Raises the last ``OperationalError`` after ``attempts`` tries, and any other error at once.
+    """
+    rng = random.Random()
+    for attempt in range(attempts):
+        try:
+            with engine.begin() as conn:
+                return fn(conn)
+        except OperationalError as e:
+            if attempt == attempts - 1 or not is_busy_error(e):
+                raise
+            time.sleep(base_delay_s * (2 ** attempt) * (0.5 + rng.random()))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def is_busy_error(e: OperationalError) -> bool:
+    """True for errors a retry can cure: SQLite ``database is locked``/``busy``, PostgreSQL
+    serialisation failure (40001) or deadlock (40P01)."""
+    code = getattr(e.orig, "sqlstate", None) or getattr(e.orig, "pgcode", None)
+    if code in ("40001", "40P01"):
+        return True
+    msg = str(e.orig).lower()
+    return "locked" in msg or "busy" in msg
+
+
+def deliveries_of(engine: Engine, search_id: str) -> list[Any]:
+    """The delivery rows of one search, by rank (``[]`` for an unknown search id)."""
+    with engine.connect() as conn:
+        return list(conn.execute(select(memory_deliveries).where(memory_deliveries.c.search_id == search_id)
+                                 .order_by(memory_deliveries.c.rank)))

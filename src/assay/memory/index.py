@@ -1,0 +1,285 @@
+"""MemoryIndex: the in-memory columns of a store, scored for one query at once with numpy.
+
+Scores are those of :mod:`assay.memory.scoring` (same IEEE operations in the same order, in
+float64; the cosine is a float32 dot product of unit vectors): similarity from one
+matrix–vector product, keywords from an inverted index (term → rows) with BM25 IDF over the
+indexed memories, scope by integer codes, confidence and recency from columns. Candidates
+exclude superseded memories, and meta-memories when the prefilter is on (corrections exempt),
+and, for a restricted search, memories of other scopes. Order: score descending, ties by
+memory id ascending (code-point order); the top k is selected in O(n) with ``np.partition``.
+
+Rows are upserted by the store's row key (``seq``): new rows append, changed rows (keyword
+union, supersession, confidence) are updated in place. Memory: ``n × dim`` float32 plus the
+texts and keyword postings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from assay.memory.config import Weights
+from assay.memory.prefilter import is_meta_memory
+from assay.memory.scoring import bm25_idf
+from assay.memory.text import keyword_terms, terms
+
+__all__ = ["MemoryIndex", "IndexRow", "Ranked"]
+
+#: Above this share of rows being candidates, the full matrix–vector product is cheaper than
+#: gathering the candidate rows first (a gather copies ``m × dim`` floats).
+_GATHER_SHARE = 0.25
+
+
+class IndexRow(NamedTuple):
+    """One memory as the index needs it (``vector``: unit-length float32, or ``None``)."""
+
+    seq: int
+    id: str
+    text: str
+    keywords: Sequence[str]
+    scope: str | None
+    confidence: float
+    created_at: datetime | None
+    superseded: bool
+    is_correction: bool
+    vector: np.ndarray | None
+
+
+class Ranked(NamedTuple):
+    """A ranked row: its index position, score and components (``{name: value in [0, 1]}``)."""
+
+    row: int
+    score: float
+    components: dict[str, float]
+
+
+class MemoryIndex:
+    """Append/update-in-place columns of memories for vectorised scoring (not thread-safe)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.texts: list[str] = []
+        self.seqs: list[int] = []
+        self._pos: dict[int, int] = {}
+        self._scope_of: list[str | None] = []
+        self._scope_codes: dict[str | None, int] = {}
+        self._scope = _Grow(np.int32)
+        self._conf = _Grow(np.float64)
+        self._created = _Grow(np.float64)  # epoch seconds, NaN when unknown
+        self._superseded = _Grow(np.bool_)
+        self._meta = _Grow(np.bool_)  # a meta-memory that is not a correction
+        self._vec: np.ndarray | None = None
+        self._has_vec = _Grow(np.bool_)
+        self._kw: list[frozenset[str]] = []
+        self._postings: dict[str, set[int]] = {}
+        self._posting_arrays: dict[str, np.ndarray] = {}
+        self._id_rank: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def dim(self) -> int | None:
+        """Vector dimension, ``None`` before the first vector."""
+        return None if self._vec is None else int(self._vec.shape[1])
+
+    def position(self, seq: int) -> int | None:
+        """The row position of store key ``seq``, or ``None``."""
+        return self._pos.get(seq)
+
+    def vector(self, row: int) -> np.ndarray | None:
+        """The unit vector of ``row`` (a view), or ``None`` when it has none."""
+        return self._vec[row] if self._vec is not None and self._has_vec.a[row] else None
+
+    def upsert(self, rows: Sequence[IndexRow]) -> None:
+        """Add new rows and update known ones (by ``seq``). ``ValueError`` on a vector of another dimension."""
+        for r in rows:
+            if r.vector is not None and self._vec is not None and r.vector.shape[-1] != self._vec.shape[1]:
+                raise ValueError(f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}")
+        for r in rows:
+            i = self._pos.get(r.seq)
+            if i is None:
+                i = len(self.ids)
+                self._pos[r.seq] = i
+                self.ids.append(r.id)
+                self.texts.append(r.text)
+                self.seqs.append(r.seq)
+                self._scope_of.append(None)
+                self._kw.append(frozenset())
+                for g in (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec):
+                    g.append_zero()
+                self._id_rank = None
+                if self._vec is not None and i >= self._vec.shape[0]:
+                    self._grow_vec(i + 1)
+            self.texts[i] = r.text
+            self._scope_of[i] = r.scope
+            self._scope.a[i] = self._scope_codes.setdefault(r.scope, len(self._scope_codes))
+            self._conf.a[i] = r.confidence
+            self._created.a[i] = r.created_at.timestamp() if r.created_at is not None else math.nan
+            self._superseded.a[i] = r.superseded
+            self._meta.a[i] = (not r.is_correction) and is_meta_memory(r.text)
+            self._set_keywords(i, keyword_terms(r.keywords))
+            if r.vector is not None:
+                self._set_vector(i, r.vector)
+
+    def candidates(self, *, scope: str | None = None, restrict: bool = False, prefilter: bool = True) -> np.ndarray:
+        """Row positions that may be ranked (see the module docstring)."""
+        n = len(self)
+        mask = ~self._superseded.a[:n]
+        if prefilter:
+            mask &= ~self._meta.a[:n]
+        if restrict:
+            code = self._scope_codes.get(scope)
+            if code is None:
+                return np.zeros(0, dtype=np.int64)
+            mask &= self._scope.a[:n] == code
+        return np.flatnonzero(mask)
+
+    def rank(self, query_text: str, query_vector: Callable[[], np.ndarray] | np.ndarray | None, k: int, *,
+             weights: Weights, ranker: str = "composite", scope: str | None = None, restrict: bool = False,
+             prefilter: bool = True, now: float, half_life_days: float, depth: int | None = None) -> list[Ranked]:
+        """The top ``k`` candidates for a query, best first, with their components.
+
+        ``query_vector``: the query's unit vector, or a callable returning it (called only when
+        there is a candidate and a similarity is needed). ``ranker``: ``"composite"`` (the
+        weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
+        ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
+        """
+        if ranker not in ("composite", "dense"):
+            raise ValueError(f"ranker must be composite or dense here, got {ranker!r}")
+        cand = self.candidates(scope=scope, restrict=restrict, prefilter=prefilter)
+        depth = k if depth is None else max(k, depth)
+        if cand.size == 0 or depth <= 0:
+            return []
+        w = weights.as_dict()
+        need_sim = ranker == "dense" or w["similarity"] > 0
+        sim = np.zeros(cand.size)
+        if need_sim:
+            q = query_vector() if callable(query_vector) else query_vector
+            if q is None:
+                raise ValueError("a query vector is needed for the similarity component")
+            sim = self._cosines(cand, np.asarray(q, dtype=np.float32).reshape(-1))
+        if ranker == "dense":
+            score = sim.copy()
+            kw = scope_c = None
+        else:
+            kw = self._keyword_scores(cand, terms(query_text))
+            code = self._scope_codes.get(scope) if scope is not None else None
+            scope_c = (self._scope.a[cand] == code).astype(np.float64) if code is not None else np.zeros(cand.size)
+            score = np.zeros(cand.size)
+            score += w["similarity"] * sim
+            score += w["keywords"] * kw
+            score += w["scope"] * scope_c
+            if w["confidence"]:
+                score += w["confidence"] * self._conf.a[cand]
+            if w["recency"]:
+                score += w["recency"] * self._recency(cand, now, half_life_days)
+        order = self._top(cand, score, depth)
+        rows = cand[order]
+        rec = self._recency(rows, now, half_life_days)
+        out = []
+        for j, (o, r) in enumerate(zip(order, rows)):
+            comps = {"similarity": float(sim[o])}
+            if kw is not None and scope_c is not None:
+                comps.update(keywords=float(kw[o]), scope=float(scope_c[o]), confidence=float(self._conf.a[r]), recency=float(rec[j]))
+            out.append(Ranked(int(r), float(score[o]), comps))
+        return out
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _cosines(self, cand: np.ndarray, q: np.ndarray) -> np.ndarray:
+        n = len(self)
+        if self._vec is None:
+            return np.zeros(cand.size)
+        if q.shape[0] != self._vec.shape[1]:
+            raise ValueError(f"query vector of dimension {q.shape[0]}, the index holds {self._vec.shape[1]}")
+        if cand.size >= _GATHER_SHARE * n:
+            cos = (self._vec[:n] @ q)[cand]
+        else:
+            cos = self._vec[cand] @ q
+        return np.clip(cos.astype(np.float64), 0.0, 1.0)
+
+    def _keyword_scores(self, cand: np.ndarray, q_terms: set[str]) -> np.ndarray:
+        n = len(self)
+        idf = {t: bm25_idf(len(self._postings.get(t, ())), n) for t in q_terms}
+        total = math.fsum(idf.values())
+        if total <= 0.0:
+            return np.zeros(cand.size)
+        acc = np.zeros(n)
+        for t in sorted(q_terms):  # fixed order: the sum is the same on every run
+            rows = self._posting_array(t)
+            if rows.size:
+                acc[rows] += idf[t]
+        return np.minimum(1.0, acc[cand] / total)
+
+    def _recency(self, rows: np.ndarray, now: float, half_life_days: float) -> np.ndarray:
+        age_days = np.maximum(0.0, (now - self._created.a[rows]) / 86400.0)
+        out = np.power(0.5, age_days / half_life_days)
+        return np.where(np.isnan(out), 0.0, out)
+
+    def _top(self, cand: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+        """Positions into ``cand`` of the top ``k`` by score desc, then id asc."""
+        if self._id_rank is None:
+            self._id_rank = np.argsort(np.argsort(np.array(self.ids, dtype=object), kind="stable"), kind="stable")
+        idr = self._id_rank[cand]
+        if k < cand.size:
+            kth = np.partition(score, cand.size - k)[cand.size - k]
+            sel = np.flatnonzero(score >= kth)
+        else:
+            sel = np.arange(cand.size)
+        order = np.lexsort((idr[sel], -score[sel]))
+        return sel[order[:k]]
+
+    def _set_keywords(self, i: int, new: frozenset[str] | set[str]) -> None:
+        new = frozenset(new)
+        old = self._kw[i]
+        if new == old:
+            return
+        for t in old - new:
+            self._postings[t].discard(i)
+            self._posting_arrays.pop(t, None)
+        for t in new - old:
+            self._postings.setdefault(t, set()).add(i)
+            self._posting_arrays.pop(t, None)
+        self._kw[i] = new
+
+    def _posting_array(self, t: str) -> np.ndarray:
+        arr = self._posting_arrays.get(t)
+        if arr is None:
+            arr = np.fromiter(self._postings.get(t, ()), dtype=np.int64)
+            self._posting_arrays[t] = arr
+        return arr
+
+    def _set_vector(self, i: int, v: np.ndarray) -> None:
+        v = np.asarray(v, dtype=np.float32).reshape(-1)
+        if self._vec is None:
+            self._vec = np.zeros((max(1024, 2 * len(self.ids)), v.shape[0]), dtype=np.float32)
+        if i >= self._vec.shape[0]:
+            self._grow_vec(i + 1)
+        self._vec[i] = v
+        self._has_vec.a[i] = True
+
+    def _grow_vec(self, rows: int) -> None:
+        assert self._vec is not None
+        grown = np.zeros((max(rows, 2 * self._vec.shape[0]), self._vec.shape[1]), dtype=np.float32)
+        grown[: self._vec.shape[0]] = self._vec
+        self._vec = grown
+
+
+class _Grow:
+    """A 1-D numpy array with amortised O(1) append; ``a`` is the backing array (use ``a[:n]``)."""
+
+    def __init__(self, dtype: Any):
+        self.a = np.zeros(1024, dtype=dtype)
+        self.n = 0
+
+    def append_zero(self) -> None:
+        if self.n == self.a.shape[0]:
+            grown = np.zeros(2 * self.a.shape[0], dtype=self.a.dtype)
+            grown[: self.n] = self.a
+            self.a = grown
+        self.n += 1

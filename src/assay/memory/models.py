@@ -1,0 +1,235 @@
+"""Memory records: the JSONL input line, the stored memory, a search hit, and the file loader.
+
+A memories file is JSON Lines, one memory a line::
+
+    {"id": str (optional; default "m" + 16 hex of SHA-256 over scope and text),
+     "text": str, "keywords": [str] (optional; derived from the text when absent or empty),
+     "scope": str (optional), "layer": str (optional), "confidence": float in [0, 1] (default 0.5),
+     "created_at": ISO-8601 (optional; default: insertion time), "source_ref": str (optional:
+     the generation prompt version that wrote it), "is_correction": bool (default false),
+     "supersedes": [memory ids] (optional), "embedding": [float] (optional, precomputed),
+     "meta": {...} (optional, kept as is)}
+
+Every problem is reported as ``file:line: field: problem`` (:class:`MemoryFileError`); the
+loader reads the whole file before returning, so nothing is inserted from a file with a bad line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from assay.cases import InputProblem
+
+__all__ = ["MemoryIn", "Memory", "SearchHit", "MemoryFileError", "load_memories", "parse_memory_line", "default_memory_id"]
+
+
+class MemoryIn(BaseModel):
+    """One memory as written by an agent or an importer (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str | None = Field(default=None, max_length=200)
+    text: str
+    keywords: tuple[str, ...] = ()
+    scope: str | None = Field(default=None, max_length=200)
+    layer: str | None = Field(default=None, max_length=64)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    created_at: datetime | None = None
+    source_ref: str | None = Field(default=None, max_length=200)
+    is_correction: bool = False
+    supersedes: tuple[str, ...] = ()
+    embedding: tuple[float, ...] | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must be a non-empty string")
+        return v
+
+    @field_validator("id", "scope", "layer", "source_ref")
+    @classmethod
+    def _nonblank(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("must be a non-empty string when given")
+        return v
+
+    @field_validator("keywords")
+    @classmethod
+    def _keywords(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(k.strip() for k in v if k.strip()))
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("must be a non-empty list of numbers")
+            if not all(math.isfinite(x) for x in v):
+                raise ValueError("must hold finite numbers only")
+        return v
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, v: datetime | None) -> datetime | None:
+        if v is None:
+            return v
+        return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v.astimezone(timezone.utc)
+
+    def memory_id(self) -> str:
+        """The given id, else :func:`default_memory_id` of scope and text."""
+        return self.id if self.id is not None else default_memory_id(self.text, self.scope)
+
+
+class Memory(BaseModel):
+    """A stored memory.
+
+    ``confidence`` is the current value, moved by corroboration and contradiction
+    (:func:`assay.memory.scoring.reliability` of ``confidence_prior`` and the counts) and
+    surfaced as :attr:`reliability`. ``keywords_source`` is ``"writer"`` or ``"derived"``.
+    ``superseded_by`` names the correction that replaced it (excluded from search).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    keywords: tuple[str, ...]
+    keywords_source: str
+    scope: str | None
+    layer: str | None
+    confidence: float
+    confidence_prior: float
+    n_corroborations: int
+    n_contradictions: int
+    created_at: datetime | None
+    source_ref: str | None
+    superseded_by: str | None
+    is_correction: bool
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def reliability(self) -> float:
+        """The memory's current confidence in [0, 1] (reported, weight 0 in ranking)."""
+        return self.confidence
+
+
+class SearchHit(BaseModel):
+    """One delivered (or, in evaluation, ranked) memory.
+
+    ``score``: the composite score (or the reranker's score when a reranker ordered the
+    list). ``components``: the composite's components in [0, 1] — present when the search
+    was called with ``explain=True`` (always logged with the delivery). ``delivery_id`` is
+    ``None`` for rankings that are not logged.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    rank: int
+    score: float
+    components: dict[str, float] | None = None
+    delivery_id: str | None = None
+    search_id: str | None = None
+    reranker_model: str | None = None
+
+
+class MemoryFileError(ValueError):
+    """A memories (or queries) file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
+
+    def __init__(self, problems: list[InputProblem]):
+        self.problems = problems
+        shown = "\n".join(str(p) for p in problems[:50])
+        more = f"\n… and {len(problems) - 50} more" if len(problems) > 50 else ""
+        super().__init__(shown + more)
+
+
+def default_memory_id(text: str, scope: str | None) -> str:
+    """``"m"`` + the first 16 hex digits of SHA-256 over ``scope`` and the text's duplicate key:
+    re-adding the same text without an id is idempotent."""
+    from assay.memory.text import dedupe_key
+
+    return "m" + hashlib.sha256(f"{scope or ''}\x1f{dedupe_key(text)}".encode("utf-8")).hexdigest()[:16]
+
+
+def parse_memory_line(text: str, *, file: str, line: int) -> tuple[MemoryIn | None, list[InputProblem]]:
+    """Parse one JSONL line into a :class:`MemoryIn`, or return the problems found on it."""
+    return _parse_line(MemoryIn, text, file=file, line=line, what="<memory>")
+
+
+def load_memories(path: str | Path) -> list[tuple[int, MemoryIn]]:
+    """``[(line number, memory)]`` of a memories JSONL file; blank lines skipped.
+
+    Raises :class:`MemoryFileError` for every malformed line, a file that is not UTF-8 or has
+    no memory; ``FileNotFoundError`` when missing. Duplicate ids are checked by the store.
+    """
+    return load_jsonl(path, MemoryIn, what="memory")
+
+
+def load_jsonl(path: str | Path, model: type[BaseModel], *, what: str, unique_id: bool = False) -> list[tuple[int, Any]]:
+    """Every line of a JSONL file validated as ``model``: ``[(line, record)]`` (see :func:`load_memories`).
+
+    ``unique_id``: also report a record whose ``id`` repeats an earlier line's.
+    """
+    name = str(path)
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise MemoryFileError([InputProblem(file=name, line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
+    out: list[tuple[int, Any]] = []
+    problems: list[InputProblem] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.split("\n"), start=1):  # "\n" only: JSON allows raw U+2028 in strings
+        if not line.strip():
+            continue
+        rec, probs = _parse_line(model, line, file=name, line=lineno, what=f"<{what}>")
+        problems.extend(probs)
+        if rec is None:
+            continue
+        if unique_id:
+            first = seen.setdefault(rec.id, lineno)
+            if first != lineno:
+                problems.append(InputProblem(file=name, line=lineno, field="id", problem=f"duplicate id {rec.id!r}; first at line {first}"))
+                continue
+        out.append((lineno, rec))
+    if not out and not problems:
+        problems.append(InputProblem(file=name, line=0, field="<file>", problem=f"empty file: no {what}"))
+    if problems:
+        raise MemoryFileError(problems)
+    return out
+
+
+def _parse_line(model: type[BaseModel], text: str, *, file: str, line: int, what: str) -> tuple[Any, list[InputProblem]]:
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        return None, [InputProblem(file=file, line=line, field="<json>", problem=str(e))]
+    if not isinstance(obj, dict):
+        return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
+    try:
+        return model.model_validate(obj), []
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or what
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "missing":
+                msg = "required field is missing"
+            elif err["type"] == "extra_forbidden":
+                msg = "unknown field"
+            problems.append(InputProblem(file=file, line=line, field=loc, problem=msg))
+        return None, problems
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")

@@ -1,0 +1,134 @@
+"""Search: rank memories for a recent-context window, log each delivered memory, and the reranker seam.
+
+:func:`search` cleans the context window (:func:`~assay.memory.text.clean_context`), ranks
+with the composite scorer (or hands the composite top ``rerank_depth`` to the configured
+reranker), and logs every returned memory to ``memory_deliveries`` under one new
+``search_id``: delivery id, memory id, the cleaned window, rank, score, ``score_components``,
+``reranker_model``, the memory's layer, scope and generation version, the search's scope,
+session id, arm and ranker version, timestamp. :func:`rank_hits` ranks without logging.
+
+Reranker seam: a reranker is any object with ``model: str`` and ``rerank(query, memories) ->
+scores`` (one finite float per memory, higher is better); see :mod:`assay.memory.rerank`.
+With one configured, the final order is the reranker's (ties by composite rank), the delivery's
+``score`` is the reranker's score, ``score_components`` keeps the composite's components plus
+``"composite"`` (its score), and ``reranker_model`` names the model. Without one (the
+default), ``reranker_model`` is null.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterator
+
+from assay.memory.config import RANKER_VERSION
+from assay.memory.deliveries import log_deliveries
+from assay.memory.models import SearchHit
+from assay.memory.text import clean_context
+
+__all__ = ["search", "rank_hits", "SearchResult"]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The memories one search delivered: ``search_id`` (give it to grading and engagement),
+    the cleaned ``query`` that was logged and embedded, and the ``hits`` best first."""
+
+    search_id: str
+    query: str
+    hits: list[SearchHit]
+
+    def __iter__(self) -> Iterator[SearchHit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+def search(store: Any, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
+           restrict_to_scope: bool = False, explain: bool = False) -> SearchResult:
+    """Deliver the top ``k`` memories for ``context_window`` and log them under a new ``search_id``.
+
+    ``scope``: the query's scope (scores the scope component); with ``restrict_to_scope`` only
+    memories of that scope are candidates. ``session_id``: recorded with each delivery.
+    ``explain``: return each hit's ``components``. Superseded memories and (prefilter on)
+    meta-memories are never delivered. Raises ``ValueError`` for ``k < 1``, a blank window
+    (after cleaning; the embedder is not called) or ``restrict_to_scope`` without a scope.
+    An empty store gives an empty result and logs nothing.
+    """
+    s = store.settings
+    query = clean_context(context_window, s.context_max_chars)
+    if not query:
+        raise ValueError("blank context window: nothing to search for (after cleaning)")
+    reranker = store.reranker
+    hits = rank_hits(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope,
+                     ranker="reranker" if reranker is not None else "composite")
+    search_id = uuid.uuid4().hex
+    now = _now()
+    rows, out = [], []
+    for h in hits:
+        did = uuid.uuid4().hex
+        m = h.memory
+        rows.append({"id": did, "search_id": search_id, "memory_id": m.id, "query": query, "rank": h.rank, "score": h.score,
+                     "score_components": h.components, "reranker_model": h.reranker_model, "layer": m.layer, "scope": m.scope,
+                     "search_scope": scope, "source_ref": m.source_ref, "session_id": session_id, "arm": s.arm,
+                     "version": RANKER_VERSION, "created_at": now})
+        out.append(h.model_copy(update={"delivery_id": did, "search_id": search_id, "components": h.components if explain else None}))
+    log_deliveries(store.engine, rows)
+    return SearchResult(search_id=search_id, query=query, hits=out)
+
+
+def rank_hits(store: Any, query: str, k: int, *, scope: str | None = None, restrict_to_scope: bool = False,
+              ranker: str = "composite", now: datetime | None = None, depth: int | None = None,
+              query_vector: Any = None) -> list[SearchHit]:
+    """The top ``k`` memories for ``query`` as given (no cleaning, no logging), with components.
+
+    ``ranker``: ``"composite"``, ``"dense"`` (similarity alone) or ``"reranker"`` (the store's
+    reranker over the composite top ``settings.rerank_depth``; ``ValueError`` when none is
+    configured). ``query_vector``: the query's precomputed unit vector (default: embedded here,
+    only when needed). Raises ``ValueError`` for ``k < 1``, a blank query (before any embedding), or
+    ``restrict_to_scope`` without a scope.
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if not query.strip():
+        raise ValueError("blank query: nothing to search for")
+    if restrict_to_scope and scope is None:
+        raise ValueError("restrict_to_scope needs a scope")
+    s = store.settings
+    if ranker == "reranker":
+        return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
+    index = store.index()
+    ts = (now or _now()).timestamp()
+    qv = query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
+    ranked = index.rank(query, qv, k, weights=s.weights, ranker=ranker, scope=scope,
+                        restrict=restrict_to_scope, prefilter=s.prefilter, now=ts, half_life_days=s.recency_half_life_days, depth=depth)
+    mems = store.get_many([index.ids[r.row] for r in ranked])
+    return [SearchHit(memory=mems[index.ids[r.row]], rank=i, score=r.score, components=r.components)
+            for i, r in enumerate(ranked, start=1) if index.ids[r.row] in mems]
+
+
+def _reranked(store: Any, query: str, k: int, *, scope: str | None, restrict_to_scope: bool, now: datetime | None) -> list[SearchHit]:
+    reranker = store.reranker
+    if reranker is None:
+        raise ValueError("ranker 'reranker' needs a reranker: set MemorySettings.reranker to a registered name "
+                         "(see assay.memory.rerank) or pass MemoryStore(..., reranker=...)")
+    pool = rank_hits(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker="composite", now=now,
+                     depth=store.settings.rerank_depth)
+    if not pool:
+        return []
+    scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
+    if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
+        raise ValueError(f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)")
+    order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:k]
+    return [SearchHit(memory=pool[i].memory, rank=j, score=scores[i], reranker_model=str(reranker.model),
+                      components={**(pool[i].components or {}), "composite": pool[i].score})
+            for j, i in enumerate(order, start=1)]
+
+
+def _now() -> datetime:
+    from assay.memory.store import now_utc
+
+    return now_utc()

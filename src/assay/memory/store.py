@@ -1,0 +1,363 @@
+"""MemoryStore: memories persisted on assay's storage, ranked in process, deliveries logged.
+
+Writing (:meth:`MemoryStore.add`): keywords come from the writer, else are derived from the
+memory's own text (:func:`~assay.memory.text.derive_keywords`); a memory whose text duplicates
+one already stored in the same scope (:func:`~assay.memory.text.dedupe_key`) is not added: its
+keywords are unioned into the stored row, and — when it arrives under another id, i.e. as an
+independent observation — it corroborates the stored memory (re-sending the same id is
+idempotent). A memory with ``supersedes`` marks those memories superseded (excluded from
+search) and counts a contradiction against each. Confidence is the posterior
+:func:`~assay.memory.scoring.reliability` of the writer's prior and these counts. Vectors are
+encoded in batches on insert (precomputed ones accepted) and stored with the row.
+
+Reading: the in-process :class:`~assay.memory.index.MemoryIndex` follows the store revision
+(``memory_state``), reloading only rows written since. Searching and delivery logging live in
+:mod:`assay.memory.search`. Only portable SQLAlchemy Core is used.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, Text, func, select, type_coerce, update
+from sqlalchemy.exc import IntegrityError
+
+from assay.cases import InputProblem
+from assay.memory.config import MemorySettings, default_settings
+from assay.memory.embeddings import Embedder, make_embedder
+from assay.memory.index import IndexRow, MemoryIndex
+from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
+from assay.memory.scoring import reliability
+from assay.memory.tables import memories, memory_state
+from assay.storage import init_db, insert_ignore, make_engine
+
+__all__ = ["MemoryStore", "AddResult"]
+
+#: Rows per ``IN (...)`` list: below SQLite's 999-parameter floor.
+_CHUNK = 500
+
+
+@dataclass
+class AddResult:
+    """What :meth:`MemoryStore.add` did: ids ``added``; ``merged`` (incoming id → the stored id
+    whose text it duplicates); ``unchanged`` (same id and text already stored); ids
+    ``superseded``; how many vectors were ``embedded`` (the rest were precomputed)."""
+
+    added: list[str] = field(default_factory=list)
+    merged: dict[str, str] = field(default_factory=dict)
+    unchanged: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    embedded: int = 0
+
+
+class MemoryStore:
+    """A persistent agent memory with composite retrieval and a delivery log.
+
+    ``url``: a database URL or an Engine (``None``: :func:`assay.storage.resolve_db_url`).
+    ``settings``: :class:`~assay.memory.config.MemorySettings` (default
+    :func:`~assay.memory.config.default_settings`). ``embedder``: an object with ``model``,
+    ``dim`` and ``embed(texts)``; default: built from ``settings.embedder`` on first use.
+    ``reranker``: an object with ``model`` and ``rerank(query, memories) -> scores`` (see
+    :mod:`assay.memory.rerank`); default: ``settings.reranker`` resolved by name, or none.
+    One store per thread; several processes may share one database.
+    """
+
+    def __init__(self, url: str | Engine | None = None, *, settings: MemorySettings | None = None,
+                 embedder: Embedder | None = None, reranker: Any = None):
+        self.engine = url if isinstance(url, Engine) else make_engine(url)
+        init_db(self.engine)
+        self.settings = settings or default_settings()
+        self._embedder = embedder
+        self._reranker = reranker
+        self._index: MemoryIndex | None = None
+        self._revision: int | None = None
+        self._ensure_state()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (built from ``settings.embedder`` on first access)."""
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings.embedder, batch_size=self.settings.encode_batch_size) \
+                if self.settings.embedder == "minilm" else make_embedder(self.settings.embedder)
+        return self._embedder
+
+    @property
+    def reranker(self) -> Any:
+        """The reranker object, or ``None`` (resolved from ``settings.reranker`` on first access)."""
+        if self._reranker is None and self.settings.reranker:
+            from assay.memory.rerank import load_reranker
+
+            self._reranker = load_reranker(self.settings.reranker)
+        return self._reranker
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def add(self, items: Iterable[MemoryIn | Mapping[str, Any]], *, embeddings: np.ndarray | None = None,
+            embedding_model: str | None = None) -> AddResult:
+        """Add memories in one transaction (all or nothing); see the module docstring for merging.
+
+        ``embeddings``: optional precomputed vectors ``(len(items), dim)`` (any norm; stored
+        unit-length), instead of per-item ``embedding`` fields; ``embedding_model`` names
+        their model (default: this store's embedder). Raises :class:`MemoryFileError` with
+        every problem (an id repeated with another text, an id stored with another text, an
+        unknown ``supersedes`` id, a vector of the wrong dimension, a pydantic field error).
+        """
+        numbered = [(i, m if isinstance(m, MemoryIn) else _validate(m, i)) for i, m in enumerate(items, start=1)]
+        return self._add(numbered, where="<memories>", embeddings=embeddings, embedding_model=embedding_model)
+
+    def add_file(self, path: str | Path) -> AddResult:
+        """Add every memory of a JSONL file (:func:`~assay.memory.models.load_memories`) in one transaction."""
+        return self._add(load_memories(path), where=str(path), embeddings=None, embedding_model=None)
+
+    def corroborate(self, memory_id: str, n: int = 1) -> Memory:
+        """Count ``n`` corroborations for a memory; returns it updated. ``KeyError`` if unknown."""
+        return self._adjust(memory_id, plus=n, minus=0)
+
+    def contradict(self, memory_id: str, n: int = 1) -> Memory:
+        """Count ``n`` contradictions against a memory; returns it updated. ``KeyError`` if unknown."""
+        return self._adjust(memory_id, plus=0, minus=n)
+
+    def supersede(self, old_id: str, new_id: str) -> None:
+        """Mark ``old_id`` superseded by ``new_id`` (both stored; ``KeyError`` otherwise) and
+        count a contradiction against it. Superseded memories are never delivered."""
+        with self.engine.begin() as conn:
+            rev = self._bump(conn)
+            found = {r.id: r for r in conn.execute(select(memories).where(memories.c.id.in_([old_id, new_id])))}
+            for mid in (old_id, new_id):
+                if mid not in found:
+                    raise KeyError(f"unknown memory id {mid!r}")
+            self._apply_adjust(conn, found[old_id], rev, minus=1, superseded_by=new_id)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory | None:
+        """The stored memory with this id, or ``None``."""
+        return self.get_many([memory_id]).get(memory_id)
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """``{id: Memory}`` for the stored ones among ``ids``."""
+        out: dict[str, Memory] = {}
+        ids = list(dict.fromkeys(ids))
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), _CHUNK):
+                for r in conn.execute(select(*_MEMORY_COLS).where(memories.c.id.in_(ids[i:i + _CHUNK]))):
+                    out[r.id] = _to_memory(r)
+        return out
+
+    def count(self) -> int:
+        """How many memories are stored (superseded ones included)."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(memories)).scalar_one())
+
+    def index(self) -> MemoryIndex:
+        """The in-process index, brought up to the store's revision (vectors of another model re-encoded)."""
+        with self.engine.connect() as conn:
+            rev = int(conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one())
+            if self._index is not None and rev == self._revision:
+                return self._index
+            since = -1 if self._revision is None else self._revision
+            rows = conn.execute(select(*_INDEX_COLS).where(memories.c.revision > since).order_by(memories.c.seq)).all()
+        index = self._index if self._index is not None else MemoryIndex()
+        if rows:
+            keywords = _decode_json([r.keywords_json for r in rows])
+            vectors = self._vectors(rows)
+            index.upsert([IndexRow(r.seq, r.id, r.text, kw, r.scope or None, r.confidence, _utc(r.created_at),
+                                   r.superseded_by is not None, bool(r.is_correction), v)
+                          for r, kw, v in zip(rows, keywords, vectors)])
+        self._index, self._revision = index, rev
+        return index
+
+    def rank(self, query: str, k: int, *, scope: str | None = None, restrict_to_scope: bool = False,
+             ranker: str = "composite", now: datetime | None = None) -> list[SearchHit]:
+        """Rank without logging (evaluation, previews): the top ``k`` hits with components.
+
+        ``ranker``: ``"composite"`` or ``"dense"`` here (BM25 and reranker rankings are in
+        :mod:`assay.memory.evaluate` and :mod:`assay.memory.search`). ``query`` is used as given
+        (no cleaning); blank → ``ValueError`` before any embedding.
+        """
+        from assay.memory.search import rank_hits
+
+        return rank_hits(self, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker=ranker, now=now)
+
+    def search(self, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
+               restrict_to_scope: bool = False, explain: bool = False) -> Any:
+        """Search and log the deliveries; see :func:`assay.memory.search.search`."""
+        from assay.memory.search import search
+
+        return search(self, context_window, k, scope=scope, session_id=session_id,
+                      restrict_to_scope=restrict_to_scope, explain=explain)
+
+    def memory_at(self, row: int) -> str:
+        """The memory id at index position ``row`` (of the last synced index)."""
+        assert self._index is not None
+        return self._index.ids[row]
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _add(self, numbered: list[tuple[int, MemoryIn]], *, where: str, embeddings: np.ndarray | None,
+             embedding_model: str | None) -> AddResult:
+        if embeddings is not None:
+            embeddings = np.asarray(embeddings, dtype=np.float32)
+            if embeddings.ndim != 2 or embeddings.shape[0] != len(numbered):
+                raise ValueError(f"embeddings must have shape ({len(numbered)}, dim), got {embeddings.shape}")
+        for attempt in (1, 2, 3):  # a concurrent writer may add the same id or text between read and write
+            try:
+                return self._add_once(numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
+            except IntegrityError:
+                if attempt == 3:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _add_once(self, numbered, *, where, embeddings, embedding_model) -> AddResult:
+        from assay.memory.ingest import plan_add
+
+        plan = plan_add(self, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
+        result = AddResult(added=[r["id"] for r in plan.inserts], merged=dict(plan.merged), unchanged=list(plan.unchanged),
+                           embedded=plan.embedded)
+        if not plan.inserts and not plan.updates and not plan.supersedes:
+            return result
+        with self.engine.begin() as conn:
+            rev = self._bump(conn)
+            for r in plan.inserts:
+                r["revision"] = rev
+            for i in range(0, len(plan.inserts), _CHUNK):
+                conn.execute(memories.insert(), plan.inserts[i:i + _CHUNK])
+            for mid, (keywords, plus) in plan.updates.items():
+                row = conn.execute(select(memories).where(memories.c.id == mid)).one()
+                merged_kw = list(dict.fromkeys([*row.keywords, *keywords]))
+                self._apply_adjust(conn, row, rev, plus=plus, keywords=merged_kw)
+            for old, new in plan.supersedes:
+                row = conn.execute(select(memories).where(memories.c.id == old)).first()
+                if row is None:
+                    raise MemoryFileError([InputProblem(file=where, line=0, field="supersedes", problem=f"unknown memory id {old!r}")])
+                if row.superseded_by == new:
+                    continue  # the same correction re-sent: counted once
+                self._apply_adjust(conn, row, rev, minus=1, superseded_by=new)
+                result.superseded.append(old)
+        return result
+
+    def _apply_adjust(self, conn: Any, row: Any, rev: int, *, plus: int = 0, minus: int = 0,
+                      keywords: list[str] | None = None, superseded_by: str | None = None) -> None:
+        n_plus, n_minus = row.n_corroborations + plus, row.n_contradictions + minus
+        values: dict[str, Any] = {"n_corroborations": n_plus, "n_contradictions": n_minus, "revision": rev,
+                                  "confidence": reliability(row.confidence_prior, n_plus, n_minus, self.settings.confidence_prior_strength)}
+        if keywords is not None:
+            values["keywords"] = keywords
+        if superseded_by is not None:
+            values["superseded_by"] = superseded_by
+        conn.execute(update(memories).where(memories.c.seq == row.seq).values(**values))
+
+    def _adjust(self, memory_id: str, *, plus: int, minus: int) -> Memory:
+        if plus < 0 or minus < 0:
+            raise ValueError("counts must be >= 0")
+        with self.engine.begin() as conn:
+            rev = self._bump(conn)
+            row = conn.execute(select(memories).where(memories.c.id == memory_id)).first()
+            if row is None:
+                raise KeyError(f"unknown memory id {memory_id!r}")
+            self._apply_adjust(conn, row, rev, plus=plus, minus=minus)
+        got = self.get(memory_id)
+        assert got is not None
+        return got
+
+    def _bump(self, conn: Any) -> int:
+        """Take the memories write lock (first statement of the transaction) and return the new revision."""
+        conn.execute(update(memory_state).where(memory_state.c.name == "memories").values(revision=memory_state.c.revision + 1))
+        return int(conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one())
+
+    def _ensure_state(self) -> None:
+        with self.engine.connect() as conn:
+            if conn.execute(select(memory_state.c.name).where(memory_state.c.name == "memories")).first() is not None:
+                return
+        with self.engine.begin() as conn:  # another process may create it at the same time: kept once
+            insert_ignore(conn, memory_state, {"name": "memories", "revision": 0}, ["name"])
+
+    def _vectors(self, rows: Sequence[Any]) -> list[np.ndarray | None]:
+        """Stored vectors of ``rows``; missing or other-model ones are encoded now and saved."""
+        model = self.embedder.model
+        out: list[np.ndarray | None] = [r.embedding if r.embedding is not None and r.embedding_model == model else None for r in rows]
+        stale = [i for i, v in enumerate(out) if v is None]
+        if stale:
+            fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
+            with self.engine.begin() as conn:
+                for i, v in zip(stale, fresh):
+                    out[i] = v
+                    conn.execute(update(memories).where(memories.c.seq == rows[i].seq)
+                                 .values(embedding=v, embedding_model=model))
+        return out
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np.ndarray:
+    """``embedder.embed`` in batches, checked: float32 ``(len(texts), dim)``, rows unit-length or zero."""
+    parts = []
+    for i in range(0, len(texts), max(1, batch_size) * 16):
+        batch = list(texts[i:i + batch_size * 16])
+        v = np.asarray(embedder.embed(batch), dtype=np.float32)
+        if v.ndim != 2 or v.shape[0] != len(batch):
+            raise ValueError(f"embedder {embedder.model!r} returned shape {v.shape} for {len(batch)} texts")
+        parts.append(v)
+    if not parts:
+        return np.zeros((0, getattr(embedder, "dim", 0)), dtype=np.float32)
+    return unit_rows(np.concatenate(parts))
+
+
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), float32. ``ValueError`` on NaN/inf."""
+    v = np.asarray(v, dtype=np.float32)
+    if not np.isfinite(v).all():
+        raise ValueError("vectors must be finite")
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_MEMORY_COLS = [c for c in memories.c if c.name not in ("embedding", "dedupe_key", "revision", "added_at", "embedding_model")]
+_INDEX_COLS = [memories.c.seq, memories.c.id, memories.c.text, type_coerce(memories.c.keywords, Text).label("keywords_json"),
+               memories.c.scope, memories.c.confidence, memories.c.created_at, memories.c.superseded_by,
+               memories.c.is_correction, memories.c.embedding, memories.c.embedding_model]
+
+
+def _validate(m: Mapping[str, Any], i: int) -> MemoryIn:
+    from pydantic import ValidationError
+
+    try:
+        return MemoryIn.model_validate(dict(m))
+    except ValidationError as e:
+        raise MemoryFileError([InputProblem(file="<memories>", line=i, field=".".join(str(p) for p in err["loc"]) or "<memory>",
+                                            problem=err["msg"].removeprefix("Value error, ")) for err in e.errors()]) from None
+
+
+def _to_memory(r: Any) -> Memory:
+    return Memory(id=r.id, text=r.text, keywords=tuple(r.keywords or ()), keywords_source=r.keywords_source,
+                  scope=r.scope or None, layer=r.layer, confidence=r.confidence, confidence_prior=r.confidence_prior,
+                  n_corroborations=r.n_corroborations, n_contradictions=r.n_contradictions, created_at=_utc(r.created_at),
+                  source_ref=r.source_ref, superseded_by=r.superseded_by, is_correction=bool(r.is_correction), meta=r.meta or {})
+
+
+def _utc(v: datetime | None) -> datetime | None:
+    if v is None:
+        return None
+    return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v  # SQLite keeps no offset; stored as UTC
+
+
+def _decode_json(values: list[Any]) -> list[Any]:
+    """JSON texts → objects in one parse (a driver may already have decoded some: kept as is)."""
+    texts = [v for v in values if isinstance(v, str)]
+    if not texts:
+        return values
+    decoded = iter(json.loads("[" + ",".join(texts) + "]"))
+    return [next(decoded) if isinstance(v, str) else v for v in values]
+
+
+def now_utc() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.fromtimestamp(time.time(), tz=timezone.utc)
+

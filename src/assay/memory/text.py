@@ -1,0 +1,151 @@
+"""Text rules of the memory: Unicode-aware terms, derived keywords, duplicate keys, context cleaning.
+
+Pure functions, no I/O. One tokenizer serves keyword scoring, lexical engagement and the
+hashing embedder, so a term means the same thing everywhere.
+
+Tokenisation (:func:`tokens`): NFKC-normalise and casefold, split into Unicode word runs
+(``\\w`` without ``_``), then split each run by script. Hangul, CJK ideographs and kana have no
+spaces between words and glue particles onto nouns (``매출은`` = ``매출`` + ``은``), so those
+segments become overlapping character bigrams (``매출은`` → ``매출``, ``출은``; a one-character
+segment stays a unigram) — the standard segmentation-free indexing for CJK (Lucene's
+``CJKBigramFilter``; Kwok, "Comparing representations in Chinese information retrieval",
+SIGIR 1997). Every other segment (Latin, digits, Cyrillic, …) is one token. No stemming.
+
+:func:`terms` is the set of tokens minus :data:`STOPWORDS` and one-letter Latin tokens: the
+content terms the scorer and engagement compare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+__all__ = ["tokens", "terms", "keyword_terms", "derive_keywords", "distinctive_terms", "dedupe_key",
+           "clean_context", "STOPWORDS", "MAX_DERIVED_KEYWORDS"]
+
+#: At most this many keywords are derived from a memory's text (the first distinct content
+#: words in text order): a 1–2 sentence note has 5–15 content words; the cap keeps a long
+#: note's keyword list from matching every query.
+MAX_DERIVED_KEYWORDS = 16
+
+#: English function words and chat filler (after casefolding; apostrophe fragments included,
+#: since ``I'm`` tokenises as ``i`` + ``m``). A short list on purpose: content words such as
+#: numbers, names and verbs are kept.
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each either else ever
+few for from further get gets got had has have having he her here hers herself him himself his how
+i if in into is it its itself just let like me more most my myself no nor not now of off on once
+only or other our ours ourselves out over own really same she should so some such than that the
+their theirs them themselves then there these they this those through to too under until up upon
+us very was we were what when where which while who whom why will with would yes yet you your yours
+yourself yourselves s t d ll m re ve don didn doesn isn wasn aren weren won wouldn shouldn couldn
+hasn haven hadn can't oh ok okay hey hi hello yeah wow thanks thank sure well much many one
+""".split())
+
+#: Korean particles (josa) stripped from the end of a Hangul word when a keyword is derived,
+#: longest first; only when at least two syllables remain (``나이`` keeps its ``이``).
+_JOSA = ("에서는", "으로는", "에게서", "에서", "에게", "으로", "까지", "부터", "보다", "처럼", "하고", "이랑",
+         "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만", "랑")
+
+_WORD = re.compile(r"[^\W_]+")
+_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0002ffff]+")
+_HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
+_MEMORY_BLOCK = re.compile(r"<(memories|memory)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_SECRET = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bBearer\s+[A-Za-z0-9._\-~+/=]{8,}"
+                     r"|\b(?:api[_-]?key|access[_-]?token|token|password|passwd|secret)\b\s*[:=]\s*\S+", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens of ``text`` in order (see the module docstring); ``[]`` for blank text."""
+    out: list[str] = []
+    for run in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        pos = 0
+        for m in _CJK.finditer(run):
+            if m.start() > pos:
+                out.append(run[pos:m.start()])
+            seg = m.group()
+            out.extend([seg] if len(seg) == 1 else [seg[i:i + 2] for i in range(len(seg) - 1)])
+            pos = m.end()
+        if pos < len(run):
+            out.append(run[pos:])
+    return out
+
+
+def terms(text: str) -> set[str]:
+    """Content terms of ``text``: :func:`tokens` minus stopwords and one-letter non-CJK tokens."""
+    return {t for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK.fullmatch(t))}
+
+
+def keyword_terms(keywords: Iterable[str]) -> set[str]:
+    """The terms of a memory's keywords (a multi-word keyword contributes each of its terms)."""
+    out: set[str] = set()
+    for kw in keywords:
+        out |= terms(kw)
+    return out
+
+
+def derive_keywords(text: str, limit: int = MAX_DERIVED_KEYWORDS) -> list[str]:
+    """Keywords of a memory whose writer gave none — derived from the memory's own text only.
+
+    Rule: split the NFKC-casefolded text into word runs; strip one trailing Korean particle
+    (:data:`_JOSA`) from a Hangul word when two or more syllables remain; drop stopwords and
+    one-letter Latin words; keep the first ``limit`` distinct words in text order. Returns
+    ``[]`` when nothing is left. Keywords are never taken from queries.
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if _HANGUL_WORD.fullmatch(word):
+            for j in _JOSA:
+                if word.endswith(j) and len(word) - len(j) >= 2:
+                    word = word[: -len(j)]
+                    break
+        if word in STOPWORDS or word in seen or not terms(word):
+            continue
+        seen.add(word)
+        out.append(word)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def distinctive_terms(text: str, keywords: Sequence[str] = ()) -> set[str]:
+    """The terms that show a memory was used: content terms of its text plus its keywords' terms."""
+    return terms(text) | keyword_terms(keywords)
+
+
+def dedupe_key(text: str) -> str:
+    """SHA-256 hex of the text with NFKC, casefolding and whitespace runs collapsed: two
+    memories are duplicates when their keys are equal (within one scope)."""
+    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()
+
+
+def clean_context(text: str, max_chars: int = 2000) -> str:
+    """The recent-context window as logged with a delivery and embedded as the query.
+
+    Steps, in order: (1) drop blocks of previously injected memories, ``<memories>…</memories>``
+    and ``<memory …>…</memory>`` (case-insensitive), so a search never matches the memories it
+    delivered last turn; (2) replace secrets — ``sk-…``/``pk-…`` keys, ``Bearer`` tokens,
+    ``api_key=…``/``token: …``/``password=…`` values — with ``[redacted]``; (3) drop control
+    characters; (4) collapse whitespace runs to one space and strip; (5) keep the last
+    ``max_chars`` characters, starting after the first space of the cut when one is within 40
+    characters (no half word). Returns ``""`` when nothing is left. NFC-normalised.
+    """
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+    t = unicodedata.normalize("NFC", text)
+    t = _MEMORY_BLOCK.sub(" ", t)
+    t = _SECRET.sub("[redacted]", t)
+    t = _CONTROL.sub(" ", t)
+    t = " ".join(t.split())
+    if len(t) > max_chars:
+        t = t[-max_chars:]
+        cut = t.find(" ", 0, 40)
+        if cut != -1:
+            t = t[cut + 1:]
+    return t

@@ -1,0 +1,204 @@
+"""Facts, units and the snapshot fingerprint (assay.facts), with hypothesis invariance properties."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from assay.cases import parse_case_line
+from assay.facts import Fact, Snapshot, UnitSpec, canonical_number, parse_unit
+
+# --- units ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("unit", "spec"),
+    [
+        (None, UnitSpec("none")),
+        ("", UnitSpec("none")),
+        ("USD", UnitSpec("currency", "USD")),
+        ("KRW", UnitSpec("currency", "KRW")),
+        ("USD millions", UnitSpec("currency", "USD", 1e6)),
+        ("EUR thousand", UnitSpec("currency", "EUR", 1e3)),
+        ("USD/share", UnitSpec("per_share", "USD")),
+        ("%", UnitSpec("percent")),
+        ("pp", UnitSpec("pp")),
+        ("ratio", UnitSpec("ratio")),
+        ("x", UnitSpec("multiple")),
+        ("count", UnitSpec("count")),
+        ("millions", UnitSpec("amount", None, 1e6)),
+        ("Thousands", UnitSpec("amount", None, 1e3)),
+    ],
+)
+def test_unit_vocabulary(unit, spec):
+    assert parse_unit(unit) == spec
+
+
+@pytest.mark.parametrize("unit", ["dollars", "usd", "USD bazillions", "%%", "USD/shares", "US Dollars"])
+def test_unknown_unit_is_rejected_by_name(unit):
+    with pytest.raises(ValueError, match="unknown unit"):
+        parse_unit(unit)
+    with pytest.raises(ValidationError, match="unknown unit"):
+        Fact(id="F1", label="x", value=1, unit=unit)
+
+
+# --- facts ------------------------------------------------------------------------------------
+
+
+def test_base_value_applies_the_unit_scale():
+    assert Fact(id="F1", label="Capex", value=1577, unit="USD millions").base_value == 1.577e9
+    assert Fact(id="F2", label="Margin", value=20, unit="%").base_value == 20
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), "12", None, True, [1]])
+def test_fact_value_must_be_a_finite_number(value):
+    with pytest.raises(ValidationError):
+        Fact(id="F1", label="x", value=value)
+
+
+def test_fact_id_nonempty_extra_fields_forbidden_and_frozen():
+    with pytest.raises(ValidationError):
+        Fact(id="  ", label="x", value=1)
+    with pytest.raises(ValidationError):
+        Fact(id="F1", label="x", value=1, currency="USD")
+    f = Fact(id="F1", label="x", value=1)
+    with pytest.raises(ValidationError):
+        f.value = 2  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1, "1"), (1.0, "1"), (1.00, "1"), (0.0, "0"), (-0.0, "0"), (0.1 + 0.2, "0.30000000000000004"), (1e20, "100000000000000000000"),
+     (1e-7, "0.0000001"), (-1577.5, "-1577.5"), (383285, "383285")],
+)
+def test_canonical_number(value, text):
+    assert canonical_number(value) == text
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_canonical_number_rejects_non_finite(value):
+    with pytest.raises(ValueError):
+        canonical_number(value)
+
+
+# --- fingerprint ----------------------------------------------------------------------------
+
+APPLE = (
+    Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+    Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+    Fact(id="F9", label="Diluted EPS", value=6.13, unit="USD/share", period="FY2023"),
+)
+
+
+def test_fingerprint_is_the_documented_sha256():
+    """The digest is SHA-256 of the canonical JSON the docstring describes (stable across platforms)."""
+    snap = Snapshot(facts=APPLE, sources=("page one", "page two"))
+    payload = {"facts": sorted([f.id, f.label, f.unit or "", canonical_number(f.value), f.period or ""] for f in APPLE),
+               "sources": ["page one", "page two"]}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert snap.fingerprint() == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_fingerprint_order_independent_and_float_formatting():
+    a = Snapshot(facts=APPLE).fingerprint()
+    assert Snapshot(facts=tuple(reversed(APPLE))).fingerprint() == a
+    one = [Fact(id="A", label="x", value=v) for v in (1, 1.0, 1.00)]
+    assert len({Snapshot(facts=(f,)).fingerprint() for f in one}) == 1
+
+
+def test_fingerprint_same_for_json_1_and_1_00():
+    """A case file that writes ``1.00`` and one that writes ``1`` describe the same data."""
+    digests = set()
+    for raw in ("1", "1.0", "1.00", "1e0"):
+        line = '{"id": "q", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": %s}]}' % raw
+        case, problems = parse_case_line(line, file="f", line=1)
+        assert not problems
+        digests.add(case.snapshot().fingerprint())
+    assert len(digests) == 1
+
+
+def test_fingerprint_sources_and_as_of():
+    base = Snapshot(facts=APPLE)
+    assert Snapshot(facts=APPLE, sources=()).fingerprint() == base.fingerprint()
+    assert Snapshot(facts=APPLE, as_of="2024-01-01").fingerprint() == base.fingerprint()  # informational only
+    assert Snapshot(facts=APPLE, sources=("p",)).fingerprint() != base.fingerprint()
+    # a passage list is a document: its order is part of the data
+    assert Snapshot(sources=("a", "b")).fingerprint() != Snapshot(sources=("b", "a")).fingerprint()
+
+
+def test_fingerprint_korean_labels():
+    k1 = Snapshot(facts=(Fact(id="F1", label="매출액", value=1234e8, unit="KRW", period="2023"),))
+    k2 = Snapshot(facts=(Fact(id="F1", label="영업이익", value=1234e8, unit="KRW", period="2023"),))
+    assert k1.fingerprint() != k2.fingerprint()
+    assert len(k1.fingerprint()) == 64 and k1.fingerprint() == Snapshot(facts=k1.facts).fingerprint()
+
+
+# --- properties -----------------------------------------------------------------------------
+
+_UNITS = [None, "USD", "KRW", "USD millions", "USD/share", "%", "pp", "ratio", "x", "count", "thousands"]
+_TEXT = st.text(alphabet=st.sampled_from(list("abcXYZ 0123|&-매출액영업이익순이익😀")), min_size=1, max_size=12)
+_VALUES = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15)
+
+
+@st.composite
+def snapshots(draw):
+    n = draw(st.integers(1, 8))
+    ids = draw(st.lists(_TEXT.filter(lambda s: s.strip() != ""), min_size=n, max_size=n, unique=True))
+    facts = tuple(
+        Fact(id=i, label=draw(_TEXT), value=draw(_VALUES), unit=draw(st.sampled_from(_UNITS)), period=draw(st.none() | _TEXT))
+        for i in ids
+    )
+    sources = tuple(draw(st.lists(_TEXT, max_size=3)))
+    return Snapshot(facts=facts, sources=sources)
+
+
+@settings(max_examples=100, deadline=None)
+@given(snapshots(), st.randoms(use_true_random=False))
+def test_property_fingerprint_order_independent(snap, rnd: random.Random):
+    facts = list(snap.facts)
+    rnd.shuffle(facts)
+    assert Snapshot(facts=tuple(facts), sources=snap.sources).fingerprint() == snap.fingerprint()
+
+
+@settings(max_examples=100, deadline=None)
+@given(snapshots(), st.integers(0, 7))
+def test_property_fingerprint_int_and_float_forms_agree(snap, k):
+    f = snap.facts[k % len(snap.facts)]
+    whole = float(round(f.value))
+    a = [g if g.id != f.id else Fact(**{**g.model_dump(), "value": whole}) for g in snap.facts]
+    b = [g if g.id != f.id else Fact(**{**g.model_dump(), "value": int(whole)}) for g in snap.facts]
+    assert Snapshot(facts=tuple(a)).fingerprint() == Snapshot(facts=tuple(b)).fingerprint()
+
+
+@settings(max_examples=120, deadline=None)
+@given(snapshots(), st.integers(0, 7), st.sampled_from(["id", "label", "unit", "value", "period", "source"]), st.data())
+def test_property_any_single_change_changes_fingerprint(snap, k, field, data):
+    f = snap.facts[k % len(snap.facts)]
+    before = snap.fingerprint()
+    if field == "source":
+        new_sources = list(snap.sources) or [""]
+        i = data.draw(st.integers(0, len(new_sources) - 1))
+        new_sources[i] = new_sources[i] + data.draw(_TEXT)
+        changed = Snapshot(facts=snap.facts, sources=tuple(new_sources))
+    else:
+        old = getattr(f, field)
+        if field == "id":
+            taken = {g.id for g in snap.facts}
+            new = data.draw(_TEXT.filter(lambda s: s.strip() != "" and s not in taken))
+        elif field == "label":
+            new = data.draw(_TEXT.filter(lambda s: s != old))
+        elif field == "unit":
+            new = data.draw(st.sampled_from([u for u in _UNITS if (u or "") != (old or "")]))
+        elif field == "value":
+            new = data.draw(_VALUES.filter(lambda v: v != old))
+        else:
+            new = data.draw((st.none() | _TEXT).filter(lambda p: (p or "") != (old or "")))
+        facts = tuple(g.model_copy(update={field: new}) if g.id == f.id else g for g in snap.facts)
+        changed = Snapshot(facts=facts, sources=snap.sources)
+    assert changed.fingerprint() != before
