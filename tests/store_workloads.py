@@ -10,9 +10,11 @@ per write, and has a check that the database holds exactly what the writers comm
   process (inserts racing on one key), the second half its own; expected:
   ``n/2 + procs × n/2`` rows, every key once, every reply readable.
 
-SLOT for the memory store: add a ``deliveries`` workload here (``WORKLOADS["deliveries"] =
-Workload(write=…, check=…, present=…)``) once ``assay.memory`` exists; the concurrency,
-lost-connection and benchmark runners pick up every entry of :data:`WORKLOADS`.
+- ``deliveries``: :func:`assay.memory.deliveries.log_deliveries` of one delivery per write, ids
+  own to each process; expected: every ``procs × n`` delivery once, under its search id.
+
+A new store adds its workload to :data:`WORKLOADS`; the concurrency, lost-connection and
+benchmark runners pick up every entry.
 
 Run as a script this is a small command (``python tests/store_workloads.py --db URL WORKLOAD
 --proc P --n N [--resume] [--pause-before-commit K --pause-file F]``) whose errors go through
@@ -149,10 +151,61 @@ def _llm_check(url: str, procs: int, n: int) -> list[str]:
     return problems
 
 
+# --- memory deliveries -----------------------------------------------------------------------
+
+def _delivery(proc: int, i: int) -> dict:
+    from datetime import datetime, timezone
+
+    return {"id": f"p{proc}-{i}", "search_id": f"s{proc}-{i // 5}", "memory_id": f"m{i % 50}", "query": f"query {i}",
+            "rank": i % 5 + 1, "score": 1.0 / (i % 5 + 1), "score_components": {"bm25": 0.5}, "arm": "incumbent",
+            "version": "v1", "created_at": datetime.now(timezone.utc)}
+
+
+def _deliveries_write(url: str, proc: int, n: int, skip: set[int]) -> None:
+    from assay.memory.deliveries import log_deliveries
+    from assay.storage import init_db, make_engine
+
+    engine = make_engine(url)
+    init_db(engine)
+    for i in range(n):
+        if i not in skip:
+            log_deliveries(engine, [_delivery(proc, i)])
+    engine.dispose()
+
+
+def _deliveries_present(url: str, proc: int, n: int) -> set[int]:
+    from assay.memory.tables import memory_deliveries
+    from assay.storage import init_db, make_engine
+
+    engine = make_engine(url)
+    init_db(engine)
+    with engine.connect() as conn:
+        ids = conn.execute(select(memory_deliveries.c.id).where(memory_deliveries.c.id.startswith(f"p{proc}-"))).scalars()
+        return {int(x.split("-", 1)[1]) for x in ids}
+
+
+def _deliveries_check(url: str, procs: int, n: int) -> list[str]:
+    from assay.memory.tables import memory_deliveries
+    from assay.storage import make_engine
+
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        rows = conn.execute(select(memory_deliveries.c.id, memory_deliveries.c.search_id, memory_deliveries.c.rank)).all()
+    expected = {f"p{p}-{i}" for p in range(procs) for i in range(n)}
+    ids = [r.id for r in rows]
+    problems = []
+    if len(ids) != len(set(ids)) or set(ids) != expected:
+        problems.append(f"memory_deliveries: {len(ids)} rows ({len(set(ids))} distinct), expected {len(expected)}")
+    wrong = sum(r.search_id != _delivery(*map(int, r.id[1:].split("-")))["search_id"] for r in rows)
+    if wrong:
+        problems.append(f"memory_deliveries: {wrong} rows under another search id")
+    return problems
+
+
 WORKLOADS: dict[str, Workload] = {
     "memo_cache": Workload(_memo_write, _memo_present, _memo_check),
     "llm_cache": Workload(_llm_write, _llm_present, _llm_check),
-    # "deliveries": Workload(...),  ← the memory store's slot (see the module docstring)
+    "deliveries": Workload(_deliveries_write, _deliveries_present, _deliveries_check),
 }
 
 

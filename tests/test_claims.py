@@ -327,10 +327,11 @@ def test_passage_mode_reads_space_as_cell_separator():
     assert [q.value for q in extract_quantities("Total 1\u202f577", space_thousands=False)] == [1577]
 
 
-@pytest.mark.xfail(strict=True, reason="reported, not fixed: a bare K/M/B suffix is read as a scale by design, so the company "
-                   "3M (345 times in FinanceBench answers) and '10K' become quantities")
-def test_known_issue_company_3m_is_not_a_quantity():
+def test_company_3m_and_10k_are_not_quantities():
+    # regression: a bare K/M/B suffix was read as a scale ("3M" appears 345 times in FinanceBench answers)
     assert [q.text for q in extract_quantities("3M's capex was $1,577 million.")] == ["$1,577 million"]
+    assert extract_quantities("See the 10K and Item 1B.") == []
+    assert [(q.value, q.scale) for q in extract_quantities("a $5M charge")] == [(5.0, 1e6)]
 
 
 # --- property: number parsing ----------------------------------------------------------------

@@ -207,3 +207,20 @@ def test_budget_zero_skips_everything_as_budget():
     judge = make_faithfulness_judge("stub", token_budget=0)
     v = judge.judge(CASE)
     assert v.status == "skipped" and v.reason.startswith("budget:") and v.score is None
+
+
+def test_eval_cli_judge_flags(tmp_path):
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(CASE.model_dump_json() + "\n", encoding="utf-8")
+    runner = CliRunner()
+    res = runner.invoke(app, ["eval", str(cases), "--out", str(tmp_path / "out"), "--judge", "stub", "--escalate",
+                              "--cache-dir", str(tmp_path / "cache"), "--token-budget", "0"])
+    assert res.exit_code == 0, res.output
+    agg = json.loads((tmp_path / "out" / "eval.aggregate.json").read_text())
+    assert agg["judge"]["mode"] == "escalate" and agg["judge"]["reasons"] == {"budget": 1}
+    assert agg["judge"]["usage"]["budget"] == {"limit": 0, "spent": 0, "refused": 1}
+    assert (tmp_path / "cache" / "llm_cache.db").exists()

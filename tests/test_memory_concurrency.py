@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 
+import pytest
 from sqlalchemy import func, select
 
 from assay.memory import MemorySettings, MemoryStore
@@ -32,6 +33,7 @@ def _worker(url: str, wid: int, barrier, queue) -> None:
     queue.put((wid, len(sids), problems))
 
 
+@pytest.mark.slow
 def test_four_processes_lose_no_delivery(tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     MemoryStore(url, settings=MemorySettings(embedder="hashing")).add(

@@ -221,3 +221,25 @@ def test_export_keeps_deliveries_of_deleted_memories(store, tmp_path):
     export_labels(store, tmp_path / "l.jsonl")
     rec = json.loads((tmp_path / "l.jsonl").read_text(encoding="utf-8"))
     assert rec["memory_id"] == "gone" and rec["memory_text"] is None
+
+
+def test_write_with_retry_retries_a_locked_database(store):
+    from sqlalchemy.exc import OperationalError
+
+    from assay.memory.deliveries import write_with_retry
+
+    calls = []
+
+    def flaky(conn):
+        calls.append(1)
+        if len(calls) < 3:
+            raise OperationalError("INSERT", {}, Exception("database is locked"))
+        return "ok"
+
+    assert write_with_retry(store.engine, flaky, base_delay_s=0.001) == "ok" and len(calls) == 3
+
+    def broken(conn):
+        raise OperationalError("INSERT", {}, Exception("no such table: x"))
+
+    with pytest.raises(OperationalError, match="no such table"):
+        write_with_retry(store.engine, broken, base_delay_s=0.001)

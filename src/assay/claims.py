@@ -14,7 +14,8 @@ ranges (``5–7%``, ``$1.2-1.5 billion``: both ends become quantities sharing th
 quantities: years (1900–2100 written bare or as a label in parentheses, ``(2021)``), dates,
 Korean dates, periods and ordinals (``3월``, ``3분기``, ``12개월``, ``2위``), ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
 start), citation markers (``[F3]``, ``[3]``), codes attached to letters (``FY2019``, ``Q3``,
-``10-K``, ``COVID-19``), durations (``12 months``), and formula constants next to an operator
+``10-K``, ``COVID-19``; a one-letter K/M/B suffix is a scale only after a currency, so
+``$5M`` is five million but ``3M`` and ``10K`` are names), durations (``12 months``), and formula constants next to an operator
 (``× 100``, ``/ 2``). In a formula a minus between numbers is an operator, not a sign, and
 parentheses group (``(0.1652) x 100`` is not negative). Spans are code-point offsets ``[start, end)``.
 """
@@ -312,8 +313,7 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
         w = (g["scale"] or g["scale2"]).strip()
         scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
         if w in ("K", "M", "B") and not cur:
-            # a bare "5M" is a magnitude too; "B" alone after a number without a currency is rarer
-            pass
+            return None  # a code or name, not a magnitude: "3M" (the company), "10K", "Item 1B"
     suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
     if suffix:
         if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith("percentage point"):

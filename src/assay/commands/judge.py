@@ -105,7 +105,7 @@ def _print_tables(agg: dict[str, Any]) -> None:
     for col in ("reading", "scored", "accuracy [95% CI]", "balanced accuracy [95% CI]", "TPR / TNR"):
         t.add_column(col, no_wrap=True)
     rows = [(r, m) for r, m in agg["readings"].items()]
-    if len(agg["by_origin"]) > 1:
+    if 1 < len(agg["by_origin"]) <= 3:  # per-file rows for HaluEval's two files; FaithBench's 12 batches stay in the JSON
         rows += [(f"{o.split('.')[0]} · {r}", m) for o, ms in agg["by_origin"].items() for r, m in ms.items()]
     for label, m in rows:
         t.add_row(label, f"{m['n_scored']}/{m['n']}", f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",

@@ -93,8 +93,9 @@ def rationality_cmd(
     for p in targets.values():
         out.print(str(p), markup=False)
     if expect_full_trace and aggregate["variants"]["all"]["dims"]["answer_reasoning"]["effective_n"] == 0:
-        err.print(f"error: --expect-full-trace: answer_reasoning measured on 0 of {aggregate['n']} case(s) "
-                  "(no trace has a synthesis_llm_call)", markup=False)
+        why = ("no trace has a synthesis_llm_call" if aggregate["cases_with_synthesis_llm_call"] == 0
+               else f"{aggregate['cases_with_synthesis_llm_call']} trace(s) have one, none was scored")
+        err.print(f"error: --expect-full-trace: answer_reasoning measured on 0 of {aggregate['n']} case(s) ({why})", markup=False)
         raise typer.Exit(EXIT_INCOMPLETE)
 
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Iterable, Literal
 
+import re
 from bisect import bisect_left, bisect_right
 
 import numpy as np
@@ -70,6 +71,8 @@ class Candidate:
     derived_from: tuple[str, ...] = ()
     op: str | None = None
     origin: Literal["fact", "passage", "derived"] = "fact"
+    period: str | None = None
+    chrono: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class MatchResult:
 def fact_candidate(fact: Fact) -> Candidate:
     """The candidate for a fact (its base value, its dimension and currency)."""
     spec = fact.unit_spec
-    return Candidate(fact.base_value, spec.dimension, fact.id, fact.label, spec.currency, fact.value)
+    return Candidate(fact.base_value, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period)
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:
@@ -94,26 +97,32 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
     matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
     yield ``pp``. When a and b have opposite signs, |a|/|b| is offered too (a cost shown as
-    ``(59,659)`` as a share of revenue). Division by zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
+    ``(59,659)`` as a share of revenue). When both periods are known and differ, (a−b)/b is
+    formed only with b the earlier period, and a−b records whether it runs forward in time
+    (``chrono``): a stated direction ("grew", "fell") only matches a forward change. Division by
+    zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
     (the facts cited in one sentence, or one table row).
     """
     items = list(cands)
     out: list[Candidate] = []
     for a, b in permutations(items, 2):
         refs = (a.ref, b.ref)
+        ra, rb = period_rank(a.period), period_rank(b.period)
+        chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
         if _additive(a, b):
             dim: Dim = a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
             cur = a.currency or b.currency
             disp = (a.displayed + b.displayed, a.displayed - b.displayed) if a.displayed is not None and b.displayed is not None else (None, None)
             out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
-            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived"))
+            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono))
             if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
-                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b", "derived"))
+                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b", "derived", chrono=chrono))
         if b.value != 0:
             out.append(Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived"))
             if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
                 out.append(Candidate(abs(a.value / b.value), "ratio", f"|{a.ref}|/|{b.ref}|", "", None, None, refs, "|a|/|b|", "derived"))
-            out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b", "derived"))
+            if chrono is not False:  # a change is relative to the earlier period
+                out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b", "derived", chrono=chrono))
     return out
 
 
@@ -214,6 +223,23 @@ def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candid
     return best
 
 
+def period_rank(period: str | None) -> tuple[int, int] | None:
+    """Sortable (year, quarter) of a period label: ``FY2023`` → (2023, 0), ``Q3 2019`` → (2019, 3),
+    ``FY23`` → (2023, 0), ``December 31, 2019`` → (2019, 0); None when no year is found."""
+    if not period:
+        return None
+    m = re.search(r"(?<!\d)((?:19|20)\d{2})(?!\d)", period)
+    if m:
+        year = int(m.group(1))
+    else:
+        m = re.search(r"(?:FY|CY|'|’)\s?(\d{2})(?!\d)", period, re.I)
+        if not m:
+            return None
+        year = 2000 + int(m.group(1))
+    qm = re.search(r"\b(?:Q([1-4])|([1-4])Q)\b", period, re.I)
+    return year, int(qm.group(1) or qm.group(2)) if qm else 0
+
+
 def relative_precision(q: Quantity) -> float:
     """Half a displayed unit relative to the stated value (``7`` → 0.071, ``383.3`` → 0.00013)."""
     return 0.5 * 10.0 ** (-q.decimals) / max(abs(q.value), 1e-12)
@@ -293,6 +319,8 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
     derived = c.op is not None
     for t in _targets(q, c):
         if derived and q.direction is not None and not q.explicit_sign:
+            if c.chrono is False:
+                continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
             if _close(t, want, q.decimals):
                 return True, False

@@ -200,8 +200,11 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
     notes.append(f"synthesis_llm_call in {sum(bool(r.get('has_synthesis_llm_call')) for r in records)} of {len(records)} trace(s); "
                  f"missing trace {missing}, rejected {sum(r['status'] == 'rejected' for r in records)}, "
                  f"skipped {sum(r['status'] == 'skipped' for r in records)}")
+    with_call = sum(bool(r.get("has_synthesis_llm_call")) for r in records)
     if records and dims["answer_reasoning"]["effective_n"] == 0:
-        notes.append("answer_reasoning not measured on any case: no trace holds a synthesis_llm_call (full capture)")
+        notes.append("answer_reasoning not measured on any case: " + (
+            "no trace holds a synthesis_llm_call (full capture)" if with_call == 0 else
+            f"{with_call} trace(s) hold a synthesis_llm_call but none was scored (rejected or skipped)"))
     return {
         "schema": 1,
         "kind": "rationality",

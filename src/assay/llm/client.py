@@ -21,7 +21,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from assay.llm.base import BudgetExhausted, LLMBackend, LLMError, LLMRequest, LLMResponse, estimate_tokens
+from assay.llm.base import LLMBackend, LLMError, LLMRequest, LLMResponse, estimate_tokens
 from assay.llm.budget import TokenBudget
 from assay.llm.settings import LLMSettings
 from assay.llm.stub import StubBackend

@@ -71,7 +71,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers, offline, loaded lazily on first :meth:`embed`.
 
     ``device``: torch device (default ``"cpu"``: the same numbers on every machine that runs
-    the CPU build). ``batch_size``: texts per forward pass (default 64). Loading takes a few
+    the CPU build). ``batch_size``: texts per forward pass (default 64). ``threads``: torch
+    intra-op threads, set process-wide at load (default: torch's choice). Loading takes a few
     seconds; keep one instance per process. Raises ``ModuleNotFoundError`` naming the ``ml``
     extra when torch, sentence-transformers or the packaged model is missing.
     """
@@ -79,9 +80,10 @@ class MiniLMEmbedder:
     model = "all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, *, device: str = "cpu", batch_size: int = 64):
+    def __init__(self, *, device: str = "cpu", batch_size: int = 64, threads: int | None = None):
         self.device = device
         self.batch_size = batch_size
+        self.threads = threads
         self._st: Any = None
 
     def load(self) -> "MiniLMEmbedder":
@@ -98,6 +100,10 @@ class MiniLMEmbedder:
                 hf_logging.disable_progress_bar()
             except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
                 pass
+            if self.threads is not None:
+                import torch
+
+                torch.set_num_threads(self.threads)
             self._st = SentenceTransformer(str(folder), device=self.device, local_files_only=True)
         return self
 

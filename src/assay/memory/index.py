@@ -100,6 +100,7 @@ class MemoryIndex:
         for r in rows:
             if r.vector is not None and self._vec is not None and r.vector.shape[-1] != self._vec.shape[1]:
                 raise ValueError(f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}")
+        kw_cache: dict[str, frozenset[str]] = {}  # keywords repeat across memories: tokenise each once
         for r in rows:
             i = self._pos.get(r.seq)
             if i is None:
@@ -122,7 +123,13 @@ class MemoryIndex:
             self._created.a[i] = r.created_at.timestamp() if r.created_at is not None else math.nan
             self._superseded.a[i] = r.superseded
             self._meta.a[i] = (not r.is_correction) and is_meta_memory(r.text)
-            self._set_keywords(i, keyword_terms(r.keywords))
+            kw: set[str] = set()
+            for word in r.keywords:
+                t = kw_cache.get(word)
+                if t is None:
+                    t = kw_cache[word] = frozenset(keyword_terms([word]))
+                kw |= t
+            self._set_keywords(i, kw)
             if r.vector is not None:
                 self._set_vector(i, r.vector)
 

@@ -37,11 +37,15 @@ _META_PATTERNS = [
     r"(?:메모리|기억)(?:을|를|에|에다)?\s*(?:저장|기록)(?:하|해|했)",
 ]
 _META = re.compile("|".join(f"(?:{p})" for p in _META_PATTERNS))
+_CUES = ("memor", "note", "메모리", "기억")
 
 
 def is_meta_memory(text: str) -> bool:
     """True when ``text`` is a note about the memory system itself (see the module docstring)."""
-    return _META.search(unicodedata.normalize("NFKC", text).casefold()) is not None
+    t = unicodedata.normalize("NFKC", text).casefold()
+    if not any(cue in t for cue in _CUES):  # every pattern needs one of these: skip the regex
+        return False
+    return _META.search(t) is not None
 
 
 def passes_prefilter(text: str, *, is_correction: bool = False) -> bool:

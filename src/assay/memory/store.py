@@ -84,8 +84,9 @@ class MemoryStore:
     def embedder(self) -> Embedder:
         """The embedder (built from ``settings.embedder`` on first access)."""
         if self._embedder is None:
-            self._embedder = make_embedder(self.settings.embedder, batch_size=self.settings.encode_batch_size) \
-                if self.settings.embedder == "minilm" else make_embedder(self.settings.embedder)
+            s = self.settings
+            self._embedder = make_embedder(s.embedder, batch_size=s.encode_batch_size, threads=s.embed_threads) \
+                if s.embedder == "minilm" else make_embedder(s.embedder)
         return self._embedder
 
     @property

@@ -82,10 +82,7 @@ def terms(text: str) -> set[str]:
 
 def keyword_terms(keywords: Iterable[str]) -> set[str]:
     """The terms of a memory's keywords (a multi-word keyword contributes each of its terms)."""
-    out: set[str] = set()
-    for kw in keywords:
-        out |= terms(kw)
-    return out
+    return terms("\n".join(keywords))  # a newline never joins two words, nor two CJK characters into a bigram
 
 
 def derive_keywords(text: str, limit: int = MAX_DERIVED_KEYWORDS) -> list[str]:

@@ -1,0 +1,210 @@
+"""Benchmark: memory search over 100,000 memories (384-d vectors) — latency, insert time, MiniLM throughput, RSS.
+
+Run as a script::
+
+    python benchmarks/bench_memory_search.py [--n 100000] [--queries 200] [--cores 2]
+
+Builds a SQLite store in a temporary folder with ``n`` generated memories (12–20 words drawn
+Zipf-like from a 20,000-word vocabulary, 50 scopes) and precomputed 384-d unit vectors
+(clustered Gaussian, labelled as all-MiniLM-L6-v2 vectors so the store never re-encodes
+them), on ``--cores`` pinned cores. Targets (issue #8):
+
+- insert 100,000 precomputed ≤ 120 s (``MemoryStore.add(..., embeddings=...)``: keyword
+  derivation, duplicate check, one transaction). Same-run baseline: a bare executemany of
+  the same rows.
+- composite top-10 p50 ≤ 30 ms excluding the query embedding (query vectors precomputed with
+  the real MiniLM): ``MemoryStore.rank`` (ranking + fetching the 10 rows). ``search`` (which
+  also writes the 10 deliveries, one fsync'd transaction) is reported beside it. Same-run
+  baseline: the bare numpy floor — one matrix–vector product and ``argpartition`` over the
+  same vectors.
+- p95 ≤ 60 ms including a MiniLM query embedding: ``search`` end to end with the real model.
+- reported: cold index load, MiniLM encoding throughput (sentences/s on a 512-memory
+  sample), peak RSS.
+
+Needs the ``ml`` extra for the MiniLM parts (exits 1 when missing under CI=true, else skips
+them). Exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _common import report
+
+TARGET_INSERT_S = 120.0
+TARGET_P50_MS = 30.0
+TARGET_P95_MS = 60.0
+
+
+def pin_cores(n: int) -> int:
+    """Pin this process to ``n`` cores (the issue's "2 cores"); returns how many it got."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))[:n]
+        os.sched_setaffinity(0, set(cores))
+        return len(cores)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def make_memories(n: int, seed: int = 5) -> tuple[list[dict], np.ndarray]:
+    """``n`` memories (texts, 50 scopes) and clustered unit vectors ``(n, 384)`` float32."""
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"w{i:05d}" for i in range(20_000)])
+    p = 1.0 / np.arange(1, 20_001) ** 1.05
+    p /= p.sum()
+    sizes = rng.integers(12, 21, size=n)
+    words = vocab[rng.choice(20_000, size=int(sizes.sum()), p=p)]
+    centres = rng.normal(size=(500, 384)).astype(np.float32)
+    vecs = centres[rng.integers(0, 500, size=n)] + 0.6 * rng.normal(size=(n, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    mems, pos = [], 0
+    for i in range(n):
+        text = " ".join(words[pos:pos + sizes[i]])
+        pos += sizes[i]
+        mems.append({"id": f"m{i:07d}", "text": f"item {i}: {text}", "scope": f"s{i % 50:02d}"})
+    return mems, vecs
+
+
+class PrecomputedQueries:
+    """An embedder that returns query vectors computed beforehand with the real model (same name)."""
+
+    def __init__(self, model: str, table: dict[str, np.ndarray]):
+        self.model, self.dim, self._table = model, 384, table
+
+    def embed(self, texts):
+        return np.stack([self._table[t] for t in texts])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads for MiniLM (MemorySettings.embed_threads); default: one per pinned core")
+    args = parser.parse_args(argv)
+    cores = pin_cores(args.cores)
+    os.environ.setdefault("OMP_NUM_THREADS", str(cores))
+
+    from sqlalchemy import create_engine
+
+    from assay.memory import MemorySettings, MemoryStore
+    from assay.memory.embeddings import MiniLMEmbedder
+    from assay.memory.ingest import plan_add  # noqa: F401 - imported so its import time is not timed
+    from assay.memory.tables import memories as memories_table
+
+    try:
+        minilm = MiniLMEmbedder(threads=args.threads or cores).load()
+    except ModuleNotFoundError as e:
+        print(f"SKIP MiniLM parts: {e}")
+        if os.environ.get("CI") == "true":
+            return 1
+        minilm = None
+    model_name = "all-MiniLM-L6-v2"
+    mems, vecs = make_memories(args.n)
+    rng = np.random.default_rng(9)
+    picks = rng.integers(0, args.n, size=args.queries)
+    queries = [" ".join(mems[j]["text"].split()[2:8]) + f" q{k}" for k, j in enumerate(picks)]
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        settings = MemorySettings(embedder="minilm")
+        qvecs = {}
+        if minilm is not None:
+            qv = minilm.embed(queries)
+            qvecs = dict(zip(queries, qv))
+        else:
+            qvecs = dict(zip(queries, vecs[picks]))
+        fast = MemoryStore(url, settings=settings, embedder=PrecomputedQueries(model_name, qvecs))
+
+        t0 = time.perf_counter()
+        r = fast.add(mems, embeddings=vecs, embedding_model=model_name)
+        insert_s = time.perf_counter() - t0
+        assert len(r.added) == args.n, (len(r.added), len(r.merged))
+
+        # same-run baseline for insert: bare executemany of equivalent rows into a fresh table copy
+        base_url = f"sqlite:///{Path(tmp) / 'base.db'}"
+        eng = create_engine(base_url)
+        memories_table.metadata.create_all(eng, tables=[memories_table])
+        rows = [{"id": m["id"], "text": m["text"], "dedupe_key": f"{i:064d}", "keywords": [], "keywords_source": "derived",
+                 "scope": m["scope"], "confidence": 0.5, "confidence_prior": 0.5, "n_corroborations": 0, "n_contradictions": 0,
+                 "is_correction": False, "embedding": vecs[i], "embedding_model": model_name, "revision": 1} for i, m in enumerate(mems)]
+        t0 = time.perf_counter()
+        with eng.begin() as conn:
+            conn.execute(memories_table.insert(), rows)
+        base_insert_s = time.perf_counter() - t0
+        del rows
+
+        store = MemoryStore(url, settings=settings, embedder=PrecomputedQueries(model_name, qvecs))
+        t0 = time.perf_counter()
+        store.index()
+        cold_s = time.perf_counter() - t0
+        for q in queries[:10]:
+            store.rank(q, 10)
+        rank_ms, search_ms = [], []
+        for q in queries:
+            t0 = time.perf_counter()
+            store.rank(q, 10)
+            rank_ms.append((time.perf_counter() - t0) * 1000)
+        for q in queries:
+            t0 = time.perf_counter()
+            store.search(q, 10)
+            search_ms.append((time.perf_counter() - t0) * 1000)
+        mat = store.index()._vec[: args.n]  # the same vectors, for the numpy floor
+        floor_ms = []
+        for q in queries:
+            v = qvecs[q]
+            t0 = time.perf_counter()
+            s = mat @ v
+            top = np.argpartition(-s, 10)[:10]
+            top[np.argsort(-s[top])]
+            floor_ms.append((time.perf_counter() - t0) * 1000)
+        p50_rank, p50_search, p50_floor = statistics.median(rank_ms), statistics.median(search_ms), statistics.median(floor_ms)
+
+        print(f"store: n={args.n:,} memories, 384-d, {cores} core(s); cold index load {cold_s:.1f} s")
+        ok &= report("insert 100k precomputed", insert_s, "s", TARGET_INSERT_S, higher_is_better=False,
+                     baseline=base_insert_s, baseline_name="bare executemany of the same rows")
+        ok &= report("composite top-10 p50 (rank, no embedding)", p50_rank, "ms", TARGET_P50_MS, higher_is_better=False,
+                     baseline=p50_floor, baseline_name="numpy matvec + argpartition floor")
+        print(f"search top-10 incl. delivery logging, no embedding: p50 {p50_search:.2f} ms, p95 {np.percentile(search_ms, 95):.2f} ms")
+
+        if minilm is not None:
+            live = MemoryStore(url, settings=settings, embedder=minilm)
+            live.index()
+            for q in queries[:5]:
+                live.search(q, 10)
+            full_ms = []
+            for q in queries:
+                t0 = time.perf_counter()
+                live.search(q, 10)
+                full_ms.append((time.perf_counter() - t0) * 1000)
+            embed_ms = []
+            for q in queries[:50]:
+                t0 = time.perf_counter()
+                minilm.embed([q])
+                embed_ms.append((time.perf_counter() - t0) * 1000)
+            p95_full = float(np.percentile(full_ms, 95))
+            ok &= report("search top-10 p95 incl. MiniLM query embedding", p95_full, "ms", TARGET_P95_MS, higher_is_better=False,
+                         baseline=float(np.percentile(embed_ms, 95)), baseline_name="MiniLM query embedding alone, p95")
+            sample = [m["text"] for m in mems[:512]]
+            t0 = time.perf_counter()
+            minilm.embed(sample)
+            tput = len(sample) / (time.perf_counter() - t0)
+            print(f"MiniLM encoding throughput: {tput:,.0f} sentences/s (512 memories, batch {minilm.batch_size}, {cores} core(s))")
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS: {rss_mib:,.0f} MiB (includes torch + MiniLM, the generated rows and the baseline copy); "
+          f"torch threads {args.threads or cores}; load average now: {os.getloadavg()[0]:.1f}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
