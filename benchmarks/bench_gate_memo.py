@@ -35,7 +35,7 @@ def build(seed: int = 0) -> tuple[Snapshot, str]:
     sentences = []
     for k in range(30):
         f = rng.choice(facts)
-        filler = " ".join(rng.choice(FILLER) for _ in range(11))
+        filler = " ".join(rng.choice(FILLER) for _ in range(5))
         sentences.append(f"In {f.period} {f.label.lower()} was ${f.value:,.1f} million [{f.id}] and {filler}.")
     return Snapshot(facts=facts), " ".join(sentences)
 

@@ -23,6 +23,7 @@ parentheses group (``(0.1652) x 100`` is not negative). Spans are code-point off
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from assay.facts import SCALE_WORDS
@@ -92,22 +93,24 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     A citation marker right after a sentence's final period (``… $5 billion. [F1]``) belongs to
     that sentence. Spans index into ``text``.
     """
-    masked = _mask(text, re.compile(citation_pattern))
+    cite_re = re.compile(citation_pattern)
+    masked = _mask(text, cite_re)
     quantities = _extract_masked(masked)
+    starts = [q.span[0] for q in quantities]
     claims: list[Claim] = []
     for start, end in split_sentences(text, masked):
         sentence = text[start:end]
-        cites = tuple(dict.fromkeys(find_citations(sentence, citation_pattern)))
-        nums = tuple(q for q in quantities if start <= q.span[0] < end)
+        cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
+        nums = tuple(quantities[bisect_left(starts, start):bisect_left(starts, end)])
         claims.append(Claim(sentence, (start, end), nums, cites))
     return claims
 
 
-def find_citations(text: str, pattern: str = DEFAULT_CITATION_PATTERN) -> list[str]:
+def find_citations(text: str, pattern: str | re.Pattern[str] = DEFAULT_CITATION_PATTERN) -> list[str]:
     """All cited ids in ``text``, in order (``"[F3, F7] … [F1]"`` → ``["F3", "F7", "F1"]``)."""
     ids: list[str] = []
     for m in re.finditer(pattern, text):
-        ids.extend(p.strip() for p in re.split(r"[,;]", m.group(1)) if p.strip())
+        ids.extend(p.strip() for p in _ID_SEP.split(m.group(1)) if p.strip())
     return ids
 
 
@@ -121,18 +124,16 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     masked = masked if masked is not None else _mask(text, re.compile(DEFAULT_CITATION_PATTERN))
     cuts = [0]
     for m in _SENT_END.finditer(masked):
-        before = masked[max(0, m.start() - 24): m.start() + 1]
-        word = re.search(r"([A-Za-z.]+)\.$", before)
+        word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
         cuts.append(m.end())
-    for m in re.finditer(r"\n+", masked):
-        cuts.append(m.end())
+    cuts.extend(m.end() for m in _NEWLINES.finditer(masked))
     cuts = sorted(set(cuts)) + [len(text)]
     spans: list[tuple[int, int]] = []
     for a, b in zip(cuts, cuts[1:]):
         seg = text[a:b]
-        lead = re.match(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+", seg)
+        lead = _LEAD_MARKERS.match(seg) if "[" in seg[:8] or seg[:1].isspace() else None
         if lead and spans and lead.end() < len(seg.rstrip()) + 1:
             pa, _ = spans[-1]
             spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
@@ -159,8 +160,9 @@ def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PA
 
 def _extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]:
     out: list[Quantity] = []
+    words = _WordIndex(masked)
     for m in (_NUMBER if space_thousands else _NUMBER_NO_SPACE).finditer(masked):
-        q = _to_quantity(masked, m)
+        q = _to_quantity(masked, m, words)
         if q is not None:
             out.append(q)
     return _link_ranges(masked, out)
@@ -171,6 +173,10 @@ def _extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]
 _ABBREVIATIONS = {"inc", "corp", "co", "ltd", "u.s", "vs", "e.g", "i.e", "approx", "no", "mr", "ms", "dr", "st", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "etc"}
 #: "to"/"from" right before a number: the number is a level ("fell to 44.1%"), not a change.
 _LEVEL_BEFORE = re.compile(r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I)
+_ID_SEP = re.compile(r"[,;]")
+_ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
+_NEWLINES = re.compile(r"\n+")
+_LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
 _CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n")
 _SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
 
@@ -218,14 +224,18 @@ _DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|h
 _KOREAN_LABEL_AFTER = re.compile(r"^(?:년|월|일|분기|반기|개월|위|번째|차|호)")
 _CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
 _LABEL_BEFORE = re.compile(r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$")
-_UP = r"(?:grew|grow|grows|growing|rose|rise|rises|increased?|increasing|up|gained?|higher|climbed|jumped|expanded|improved)"
-_DOWN = r"(?:fell|fall|falls|declined?|declining|decreased?|decreasing|down|dropped|drop|lower|shrank|contracted|slipped|lost|reduced|reduction|decline)"
-_DIRECTION = re.compile(r"\b(?P<up>" + _UP + r")\b|\b(?P<down>" + _DOWN + r")\b", re.I)
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_UP_WORDS = frozenset("grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped expanded improved".split())
+_DOWN_WORDS = frozenset("fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank contracted slipped lost reduced reduction".split())
+#: Words (and word pairs) whose sentence carries an outflow sign: "capex of $1,577 million".
+_SIGN_WORDS = frozenset(("spent spend spending paid pay payment payments outflow outflows capex repurchase repurchased repurchases "
+                         "buyback buybacks loss losses deficit expense expenses cost costs impairment write-down write-downs writedown writedowns").split())
+_SIGN_BIGRAMS = frozenset({("used", "in"), ("capital", "expenditure"), ("capital", "expenditures"), ("purchase", "of"), ("purchases", "of"),
+                           ("dividend", "paid"), ("dividends", "paid")})
 #: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower".
 _DIRECTION_AFTER = re.compile(
     r"\s*(?:(?P<up>increases?|growth|rise|gains?|higher|jump)|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b", re.I
 )
-_SIGN_WORDING = re.compile(r"\b(?:spent|spend|spending|paid|pay|payments?|outflows?|used in|capex|capital expenditures?|purchases? of|repurchased?|repurchases|buybacks?|dividends? paid|loss(?:es)?|deficit|expenses?|costs?|impairment|write-?downs?|deficit)\b", re.I)
 
 
 def _mask(text: str, cite_re: re.Pattern[str]) -> str:
@@ -234,13 +244,16 @@ def _mask(text: str, cite_re: re.Pattern[str]) -> str:
     return _NUMERIC_DATE.sub(blank, cite_re.sub(blank, text))
 
 
+_GROUPING = re.compile(r"[,\s\u202f\u00a0]")
+
+
 def _parse_num(s: str) -> tuple[float, int]:
-    clean = re.sub(r"[,\s\u202f\u00a0]", "", s)
+    clean = _GROUPING.sub("", s)
     decimals = len(clean.split(".")[1]) if "." in clean else 0
     return float(clean), decimals
 
 
-def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
+def _to_quantity(text: str, m: re.Match[str], words: "_WordIndex | None" = None) -> Quantity | None:
     g = m.groupdict()
     start, end = m.start(), m.end()
     num_start, num_end = m.start("num"), m.end("num")
@@ -337,7 +350,7 @@ def _to_quantity(text: str, m: re.Match[str]) -> Quantity | None:
     q_end = end
     while q_end > q_start and text[q_end - 1].isspace():
         q_end -= 1
-    direction, sign_wording = _wording(text, q_start)
+    direction, sign_wording = (words or _WordIndex(text)).wording(q_start)
     if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
         after_q = _DIRECTION_AFTER.match(text, q_end, min(len(text), q_end + 24))
         direction = None if after_q is None else (1 if after_q.group("up") else -1)
@@ -363,22 +376,57 @@ def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
     return sum(v * (sc / smallest) for v, sc in terms), smallest, decimals
 
 
-def _wording(text: str, start: int) -> tuple[int | None, bool]:
-    """Direction (+1/−1) from a verb of change in the number's clause (last 60 characters), and
-    whether its sentence carries an outflow sign word. Looks back at most 300 characters."""
-    seg = text[max(0, start - 300):start]
-    clause_cut = sentence_cut = 0
-    for m in _CLAUSE_END.finditer(seg):
-        clause_cut = m.end()
-        if m.group(0) != ";":
-            sentence_cut = m.end()
-    window = seg[max(clause_cut, len(seg) - 60):]
-    direction = None
-    for m in _DIRECTION.finditer(window):
-        direction = 1 if m.group("up") else -1
-    if direction is not None and _LEVEL_BEFORE.search(window):
-        direction = None  # "fell to 44.1%", "from $394.3 billion": a level, not the change
-    return direction, bool(_SIGN_WORDING.search(seg[sentence_cut:]))
+class _WordIndex:
+    """Clause ends, verbs of change and sign words of one text, found once (not per number)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        ends = [(m.end(), m.group(0) != ";") for m in _CLAUSE_END.finditer(text)]
+        self.clause_ends = [e for e, _ in ends]
+        self.sentence_ends = [e for e, sentence in ends if sentence]
+        # one pass over the words (word-set look-ups are far cheaper than alternation regexes)
+        dirs: list[tuple[int, int, int]] = []
+        self.sign_starts: list[int] = []
+        self.sign_ends: list[int] = []
+        prev: tuple[int, str] | None = None
+        for m in _WORD.finditer(text):
+            w = m.group(0).lower()
+            if w in _UP_WORDS or w in _DOWN_WORDS:
+                dirs.append((m.start(), m.end(), 1 if w in _UP_WORDS else -1))
+            if w in _SIGN_WORDS:
+                self.sign_starts.append(m.start())
+                self.sign_ends.append(m.end())
+            elif prev is not None and (prev[1], w) in _SIGN_BIGRAMS:
+                self.sign_starts.append(prev[0])
+                self.sign_ends.append(m.end())
+            prev = (m.start(), w)
+        self.dir_starts = [d[0] for d in dirs]
+        self.dirs = dirs
+
+    def wording(self, start: int) -> tuple[int | None, bool]:
+        """Direction (+1/−1) from the last verb of change in the number's clause (within 60
+        characters before it), and whether its sentence (within 300 characters) carries an
+        outflow sign word before it."""
+        lo = max(0, start - 300)
+        clause_cut = _last_before(self.clause_ends, start, lo)
+        sentence_cut = _last_before(self.sentence_ends, start, lo)
+        window_start = max(clause_cut, start - 60)
+        direction = None
+        i = bisect_left(self.dir_starts, window_start)
+        while i < len(self.dirs) and self.dirs[i][1] <= start:
+            direction = self.dirs[i][2]
+            i += 1
+        if direction is not None and _LEVEL_BEFORE.search(self.text, window_start, start):
+            direction = None  # "fell to 44.1%", "from $394.3 billion": a level, not the change
+        j = bisect_left(self.sign_starts, sentence_cut)
+        sign = j < len(self.sign_starts) and self.sign_ends[j] <= start
+        return direction, sign
+
+
+def _last_before(ends: list[int], start: int, lo: int) -> int:
+    """The last position in sorted ``ends`` that is < ``start`` and ≥ ``lo`` (else ``lo``)."""
+    k = bisect_left(ends, start) - 1
+    return ends[k] if k >= 0 and ends[k] >= lo else lo
 
 
 def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:

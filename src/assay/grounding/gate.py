@@ -124,39 +124,72 @@ class GateResult(BaseModel):
 
 
 class SnapshotIndex:
-    """Candidates of one snapshot, built once and reused across answers (key: fingerprint).
+    """Candidates of one snapshot, built on first use and reused across answers (key: fingerprint).
 
-    The uncited candidate sets (direct numbers, one-row derivations) are built on first use.
+    Building is O(1): cited mode only turns the facts an answer cites into candidates, and the
+    uncited sets (every number, one-row derivations, parsed passages) are made when first asked.
     """
 
-    def __init__(self, facts: dict[str, Candidate], fact_rows: tuple[tuple[Candidate, ...], ...], passages: PassageNumbers):
-        self.facts = facts
-        self.fact_rows = fact_rows
-        self.passages = passages
+    def __init__(self, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS):
+        self.snapshot = snapshot
+        self.period_groups = period_groups
+        self._by_id = {f.id: f for f in snapshot.facts}
+        self._cands: dict[str, Candidate] = {}
+        self._rows: tuple[tuple[Candidate, ...], ...] | None = None
+        self._passages: PassageNumbers | None = None
         self._direct: CandidateSet | None = None
         self._derived: CandidateSet | None = None
 
     @classmethod
     def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> "SnapshotIndex":
-        """Index ``snapshot``: fact candidates, fact rows (and, with ``period_groups``, the facts
-        of each period as a group), passage numbers."""
-        facts = {f.id: fact_candidate(f) for f in snapshot.facts}
-        groups: list[list[Candidate]] = []
-        last_row = None
-        for f in snapshot.facts:  # consecutive facts with one row label form a row
-            row = f.label.split(" | ")[0].strip().lower()
-            if row != last_row:
-                groups.append([])
-                last_row = row
-            groups[-1].append(facts[f.id])
-        if period_groups:
-            by_period: dict[str, list[Candidate]] = {}
-            for f in snapshot.facts:
-                if f.period:
-                    by_period.setdefault(f.period, []).append(facts[f.id])
-            groups.extend(by_period.values())
-        rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
-        return cls(facts, rows, parse_passages(snapshot.sources))
+        """Index ``snapshot``; with ``period_groups`` the facts of each period also form a
+        derivation group in uncited mode (see :data:`UNCITED_PERIOD_GROUPS`)."""
+        return cls(snapshot, period_groups=period_groups)
+
+    def has_fact(self, fact_id: str) -> bool:
+        """Whether the snapshot has a fact with this id."""
+        return fact_id in self._by_id
+
+    def fact(self, fact_id: str) -> Candidate:
+        """The candidate of one fact (``KeyError`` when absent)."""
+        c = self._cands.get(fact_id)
+        if c is None:
+            c = self._cands[fact_id] = fact_candidate(self._by_id[fact_id])
+        return c
+
+    @property
+    def facts(self) -> dict[str, Candidate]:
+        """Every fact's candidate, by id."""
+        return {fid: self.fact(fid) for fid in self._by_id}
+
+    @property
+    def fact_rows(self) -> tuple[tuple[Candidate, ...], ...]:
+        """Derivation groups of facts: rows (consecutive facts whose labels share the row part of
+        ``"row | column"``) and, with ``period_groups``, the facts of each period."""
+        if self._rows is None:
+            groups: list[list[Candidate]] = []
+            last_row = None
+            for f in self.snapshot.facts:
+                row = f.label.split(" | ")[0].strip().lower()
+                if row != last_row:
+                    groups.append([])
+                    last_row = row
+                groups[-1].append(self.fact(f.id))
+            if self.period_groups:
+                by_period: dict[str, list[Candidate]] = {}
+                for f in self.snapshot.facts:
+                    if f.period:
+                        by_period.setdefault(f.period, []).append(self.fact(f.id))
+                groups.extend(by_period.values())
+            self._rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
+        return self._rows
+
+    @property
+    def passages(self) -> PassageNumbers:
+        """The snapshot's source passages, parsed."""
+        if self._passages is None:
+            self._passages = parse_passages(self.snapshot.sources)
+        return self._passages
 
     def uncited_direct(self) -> CandidateSet:
         """Every fact and passage number."""
@@ -218,10 +251,10 @@ def _cited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck]
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
-        unknown = [c for c in claim.citations if c not in idx.facts]
+        unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(Violation(kind="unknown_citation", span=claim.span, quantity=f"[{cid}]", reason=f"cites {cid!r}, which is not a fact of the snapshot"))
-        cited = [idx.facts[c] for c in claim.citations if c in idx.facts]
+        cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
         derived: list[Candidate] | None = None
         for q in claim.numbers:
             if not claim.citations:

@@ -88,7 +88,7 @@ class MatchResult:
 def fact_candidate(fact: Fact) -> Candidate:
     """The candidate for a fact (its base value, its dimension and currency)."""
     spec = fact.unit_spec
-    return Candidate(fact.base_value, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period)
+    return Candidate(fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period)
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:
