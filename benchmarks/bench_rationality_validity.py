@@ -26,7 +26,7 @@ from assay.importers.taubench import import_taubench
 from assay.importers.whoandwhen import import_whoandwhen
 from assay.judges.rationality import AXES, composite, stub_scores
 from assay.judges.rationality_rules import DEFAULT_PARAMS, heuristic_scores
-from assay.judges.rationality_validity import fit_rule_params, label_validity, window_localisation
+from assay.judges.rationality_validity import auc_difference, fit_rule_params, label_validity, window_localisation
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TAU = DATA / "tau_bench" / "gpt-4o-airline.tasks00-39.json"
@@ -60,6 +60,11 @@ def main() -> int:
         print(f"  {'score':34s} {'AUC':>6s} {'95% CI':>16s} {'Spearman ρ':>11s} {'95% CI':>17s}")
         for name, r in table.items():
             print(f"  {name:34s} {_f(r['auc']):>6s} {_ci(r['auc_ci']):>16s} {_f(r['rho'], True):>11s} {_ci(r['rho_ci'], True):>17s}")
+    scores = _scores(test)
+    d = auc_difference(scores["heuristic composite"], scores["length (fewer messages)"],
+                       [r.labels["reward"] == 1.0 for r, _, _ in test], [r.labels["task_id"] for r, _, _ in test])
+    print(f"\nheuristic composite − length, AUC on tasks 20–39: {_f(d['diff'], True)} {_ci(d['ci'], True)} "
+          f"(paired, tasks resampled; share of resamples ≤ 0: {_f(d['p_le_zero'])})")
     report = result["tasks 20–39 (report)"]
     h, length = report["heuristic composite"]["auc"], report["length (fewer messages)"]["auc"]
     ok = h is not None and length is not None and h >= TARGET_AUC and h >= length + TARGET_MARGIN
@@ -93,12 +98,12 @@ def _who_and_when() -> None:
     pairs = import_whoandwhen(src)
     print("\nWho&When: lowest-scoring window of the heuristic composite vs the labelled mistake step "
           "(ties share the hit)")
-    print(f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'chance':>7s} {'first':>7s}")
+    print(f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'95% CI':>16s} {'chance':>7s} {'first':>7s}")
     for subset in ("algorithm-generated", "hand-crafted"):
         sel = [(r, t) for r, t in pairs if r.slice == subset]
         for size in (2, 3, 5, 10):
             res = window_localisation([t for _, t in sel], [r.labels["mistake_step"] for r, _ in sel], size=size)
-            print(f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} {_f(res['hit_rate']):>9s} "
+            print(f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} {_f(res['hit_rate']):>9s} {_ci(res['hit_rate_ci']):>16s} "
                   f"{_f(res['chance']):>7s} {_f(res['first_window']):>7s}")
 
 

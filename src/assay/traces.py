@@ -296,7 +296,7 @@ def window_trace(trace: Trace, start: int, stop: int) -> Trace:
 
     ``stage_sequence`` keeps the window's stages (one per step, ``actor`` or tool name);
     ``attempts`` keep those whose ``step`` lies in the window; ``synthesis_llm_call`` becomes the
-    window's last step (completion) written from everything before it (prompt). Used to localise
+    window's text (completion) written from everything before the window (prompt). Used to localise
     the weakest stretch of a long trace (Who&When windows). Requires ``0 <= start < stop``.
     """
     if not 0 <= start < stop:
@@ -306,8 +306,8 @@ def window_trace(trace: Trace, start: int, stop: int) -> Trace:
     planner = trace.planner.model_copy(update={"stage_sequence": tuple(_stage_name(s) for s in steps), "attempts": attempts})
     synthesis = None
     if steps:
-        prior = trace.steps[:start] + steps[:-1]
-        synthesis = LLMCall(user_prompt_text="\n".join(s.content for s in prior), completion_text=steps[-1].content)
+        synthesis = LLMCall(user_prompt_text="\n".join(s.content for s in trace.steps[:start]),
+                            completion_text="\n".join(s.content for s in steps))
     return trace.model_copy(update={"planner": planner, "steps": steps, "synthesis_llm_call": synthesis})
 
 

@@ -21,6 +21,8 @@ __all__ = ["register", "import_traces", "EXIT_INCOMPLETE"]
 
 #: Exit status of ``--expect-full-trace`` when no case had a synthesis call.
 EXIT_INCOMPLETE = 3
+#: Columns the agreement tables need; narrower terminals would cut the numbers.
+_WIDE = 110
 
 
 class Backend(str, Enum):
@@ -119,14 +121,14 @@ def agreement_cmd(
         t.add_column(col, no_wrap=True)
     for axis, r in result["axes"].items():
         t.add_row(axis, *_row(r))
-    out.print(t)
+    _wide(out).print(t)
     s = Table(title="per slice")
     for col in ("slice", "axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
         s.add_column(col, no_wrap=True)
     for sl, axes in result["slices"].items():
         for i, (axis, r) in enumerate(axes.items()):
             s.add_row(sl if i == 0 else "", axis, *_row(r))
-    out.print(s)
+    _wide(out).print(s)
 
 
 def import_traces(source: str, src: Path, out_dir: Path) -> tuple[int, Path]:
@@ -165,6 +167,13 @@ def _judge_group(app: typer.Typer) -> typer.Typer:
     group = typer.Typer(no_args_is_help=True, help="Judges: trajectory rationality and backend agreement.")
     app.add_typer(group, name="judge")
     return group
+
+
+def _wide(console: Any) -> Any:
+    """A console on the same stream at least :data:`_WIDE` columns wide (piped output is 80)."""
+    from rich.console import Console
+
+    return Console(file=console.file, width=max(console.width, _WIDE), highlight=False, soft_wrap=True)
 
 
 def _read_local(path: Path, side: str) -> dict[str, Any]:

@@ -28,9 +28,12 @@ confirmation rule):
   - ``unbacked_claim``: a message claiming a completed action ("has been cancelled") with no
     successful state-changing call of that kind before it (only in traces with tool calls).
 
-Thresholds and weights were fitted on tau-bench airline tasks 0–19 only (:class:`RuleParams`)
-and are reported on tasks 20–39 (``benchmarks/bench_rationality_validity.py``). Rule names and
-counts are in each case's ``details``.
+User, human and system turns and tool outputs are evidence; every other actor's message is a
+claim to check. Thresholds and weights were fitted on tau-bench airline tasks 0–19 only
+(:class:`RuleParams`) and are reported on tasks 20–39 (``benchmarks/bench_rationality_validity.py``):
+composite AUC against ``reward`` 0.766 there, against 0.741 for trajectory length alone — above
+length, but short of the +0.05 margin the issue asks for (paired difference +0.025, 95% CI
+[−0.105, +0.143] over 20 tasks). Rule names and counts are in each case's ``details``.
 """
 
 from __future__ import annotations

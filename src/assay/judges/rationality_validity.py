@@ -27,10 +27,10 @@ import numpy as np
 
 from assay.judges.rationality import REPORT_DIMS, composite
 from assay.judges.rationality_rules import DEFAULT_PARAMS, STAGE_GRID, START_PARAMS, WEIGHT_GRID, RuleParams, findings, heuristic_scores
-from assay.stats import auc, spearman
+from assay.stats import auc, bootstrap_ci, spearman
 from assay.traces import Trace, window_trace
 
-__all__ = ["backend_agreement", "label_validity", "fit_rule_params", "window_localisation"]
+__all__ = ["backend_agreement", "label_validity", "auc_difference", "fit_rule_params", "window_localisation"]
 
 
 def backend_agreement(a: Mapping[str, Any], b: Mapping[str, Any], *, dims: Sequence[str] = REPORT_DIMS) -> dict[str, Any]:
@@ -103,6 +103,27 @@ def label_validity(scores: Mapping[str, Sequence[float | None]], labels: Sequenc
     return out
 
 
+def auc_difference(a: Sequence[float], b: Sequence[float], labels: Sequence[bool], clusters: Sequence[Hashable], *,
+                   n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """AUC(a) − AUC(b) on the same cases, with a paired cluster-bootstrap 95% CI (both AUCs are
+    computed on each resample of whole clusters). Returns ``{"diff", "ci", "p_le_zero"}``
+    (``p_le_zero``: share of resampled differences ≤ 0). No ``None`` scores allowed."""
+    if not len(a) == len(b) == len(labels) == len(clusters):
+        raise ValueError("a, b, labels and clusters must have the same length")
+    rng = np.random.default_rng(seed)
+    keys = list(dict.fromkeys(clusters))
+    members = {k: [i for i, c in enumerate(clusters) if c == k] for k in keys}
+    base_a, base_b = auc(list(a), list(labels)), auc(list(b), list(labels))
+    diffs = []
+    for _ in range(n_resamples if len(keys) >= 2 else 0):
+        idx = [i for j in rng.integers(0, len(keys), len(keys)) for i in members[keys[j]]]
+        ra, rb = auc([a[i] for i in idx], [labels[i] for i in idx]), auc([b[i] for i in idx], [labels[i] for i in idx])
+        if ra is not None and rb is not None:
+            diffs.append(ra - rb)
+    diff = None if base_a is None or base_b is None else base_a - base_b
+    return {"diff": _r(diff), "ci": _pct(diffs), "p_le_zero": _r(sum(d <= 0 for d in diffs) / len(diffs)) if diffs else None}
+
+
 def fit_rule_params(traces: Sequence[Trace], labels: Sequence[bool], *, start: RuleParams = START_PARAMS,
                     rounds: int = 3) -> tuple[RuleParams, float]:
     """Coordinate ascent of the heuristic composite's AUC against ``labels``.
@@ -142,7 +163,8 @@ def window_localisation(traces: Sequence[Trace], mistake_steps: Sequence[int], *
     heuristic (:func:`assay.traces.window_trace`). Ties for the lowest score share the hit
     (credit = 1/ties when the mistake's window is among them: the expected hit rate of breaking
     ties at random). Baselines: chance = mean of 1/windows; first = share of mistakes in window 0.
-    Returns ``{"n", "size", "hit_rate", "chance", "first_window", "mean_windows", "hits": [...]}``.
+    Returns ``{"n", "size", "dim", "hit_rate", "hit_rate_ci" (95% bootstrap over logs), "chance",
+    "first_window", "mean_windows", "hits": [...]}``.
     """
     hits: list[float] = []
     chance: list[float] = []
@@ -166,8 +188,10 @@ def window_localisation(traces: Sequence[Trace], mistake_steps: Sequence[int], *
         first.append(1.0 if target == 0 else 0.0)
         n_windows.append(len(starts))
     k = len(hits)
+    ci = bootstrap_ci(hits, n_resamples=2000, seed=0) if k else None
     return {"n": k, "size": size, "dim": dim,
             "hit_rate": _r(math.fsum(hits) / k) if k else None,
+            "hit_rate_ci": [_r(ci[0]), _r(ci[1])] if ci else None,
             "chance": _r(math.fsum(chance) / k) if k else None,
             "first_window": _r(math.fsum(first) / k) if k else None,
             "mean_windows": _r(sum(n_windows) / k) if k else None,

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import Engine, Text, func, select, type_coerce, update
@@ -37,6 +37,9 @@ from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, lo
 from assay.memory.scoring import reliability
 from assay.memory.tables import memories, memory_state
 from assay.storage import init_db, insert_ignore, make_engine
+
+if TYPE_CHECKING:
+    from assay.memory.search import SearchResult
 
 __all__ = ["MemoryStore", "AddResult"]
 
@@ -188,17 +191,12 @@ class MemoryStore:
         return rank_hits(self, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker=ranker, now=now)
 
     def search(self, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
-               restrict_to_scope: bool = False, explain: bool = False) -> Any:
+               restrict_to_scope: bool = False, explain: bool = False) -> "SearchResult":
         """Search and log the deliveries; see :func:`assay.memory.search.search`."""
         from assay.memory.search import search
 
         return search(self, context_window, k, scope=scope, session_id=session_id,
                       restrict_to_scope=restrict_to_scope, explain=explain)
-
-    def memory_at(self, row: int) -> str:
-        """The memory id at index position ``row`` (of the last synced index)."""
-        assert self._index is not None
-        return self._index.ids[row]
 
     # -- internals ----------------------------------------------------------------------------
 
