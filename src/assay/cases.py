@@ -8,14 +8,14 @@ the loader reads the whole file before returning, so a caller writes nothing on 
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.facts import Fact, Snapshot
+from assay.jsonl import InputFileError, InputProblem, load_jsonl, parse_model_line
 
 __all__ = ["Case", "CaseFileError", "InputProblem", "load_cases", "parse_case_line"]
 
@@ -83,47 +83,13 @@ class Case(BaseModel):
         return obj
 
 
-class InputProblem(BaseModel):
-    """One problem in an input file: where, which field, what is wrong."""
-
-    file: str
-    line: int
-    field: str
-    problem: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.problem}"
-
-
-class CaseFileError(ValueError):
+class CaseFileError(InputFileError):
     """A case file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
-
-    def __init__(self, problems: list[InputProblem]):
-        self.problems = problems
-        shown = "\n".join(str(p) for p in problems[:50])
-        more = f"\n… and {len(problems) - 50} more" if len(problems) > 50 else ""
-        super().__init__(shown + more)
 
 
 def parse_case_line(text: str, *, file: str, line: int) -> tuple[Case | None, list[InputProblem]]:
     """Parse one JSONL line into a :class:`Case`, or return the problems found on it."""
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as e:
-        return None, [InputProblem(file=file, line=line, field="<json>", problem=str(e))]
-    if not isinstance(obj, dict):
-        return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
-    try:
-        return Case.model_validate(obj), []
-    except ValidationError as e:
-        problems = []
-        for err in e.errors():
-            loc = ".".join(str(p) for p in err["loc"]) or "<case>"
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "missing":
-                msg = "required field is missing"
-            problems.append(InputProblem(file=file, line=line, field=loc, problem=msg))
-        return None, problems
+    return parse_model_line(Case, text, file=file, line=line, what="<case>")
 
 
 def load_cases(path: str | Path) -> list[Case]:
@@ -133,38 +99,7 @@ def load_cases(path: str | Path) -> list[Case]:
     that is not UTF-8, an empty file, or a duplicate ``(id, variant)`` (naming both lines);
     ``FileNotFoundError`` when the file is missing.
     """
-    p = Path(path)
-    name = str(path)
-    raw = p.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise CaseFileError([InputProblem(file=name, line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
-    cases: list[Case] = []
-    problems: list[InputProblem] = []
-    first_line: dict[tuple[str, str], int] = {}
-    # JSON Lines are separated by "\n" only: str.splitlines() would also cut at U+2028, U+2029
-    # and U+0085, which JSON allows raw inside strings (json.dumps(ensure_ascii=False) writes them).
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        case, probs = parse_case_line(line, file=name, line=lineno)
-        problems.extend(probs)
-        if case is None:
-            continue
-        key = (case.id, case.variant)
-        if key in first_line:
-            problems.append(InputProblem(file=name, line=lineno, field="id", problem=f"duplicate (id, variant) ({case.id!r}, {case.variant!r}); first at line {first_line[key]}"))
-            continue
-        first_line[key] = lineno
-        cases.append(case)
-    if not cases and not problems:
-        problems.append(InputProblem(file=name, line=0, field="<file>", problem="empty file: no cases"))
-    if problems:
-        raise CaseFileError(problems)
-    return cases
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
+    return [case for _line, case in load_jsonl(
+        path, lambda text, file, line: parse_case_line(text, file=file, line=line), what="cases",
+        key=lambda c: (c.id, c.variant), describe_key=lambda k: f"(id, variant) ({k[0]!r}, {k[1]!r})", error=CaseFileError,
+    )]

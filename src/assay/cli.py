@@ -7,7 +7,6 @@ with one readable line on stderr; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import json
-import sys
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -258,7 +257,7 @@ def import_cmd(
 
 
 #: Modules that add commands of other capabilities: each has ``register(app: typer.Typer)``.
-_COMMAND_MODULES: tuple[str, ...] = ("assay.commands.verdicts", "assay.commands.judge", "assay.commands.cache", "assay.commands.rationality", "assay.commands.memory")
+_COMMAND_MODULES: tuple[str, ...] = ("assay.commands.verdicts", "assay.commands.judge", "assay.commands.cache", "assay.commands.rationality", "assay.commands.memory", "assay.commands.memory_learn")
 
 
 def main() -> None:

@@ -17,15 +17,15 @@ loader reads the whole file before returning, so nothing is inserted from a file
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.cases import InputProblem
+from assay.jsonl import InputFileError, InputProblem, parse_model_line
+from assay.jsonl import load_jsonl as _load_jsonl
 
 __all__ = ["MemoryIn", "Memory", "SearchHit", "MemoryFileError", "load_memories", "parse_memory_line", "default_memory_id"]
 
@@ -142,14 +142,8 @@ class SearchHit(BaseModel):
     reranker_model: str | None = None
 
 
-class MemoryFileError(ValueError):
+class MemoryFileError(InputFileError):
     """A memories (or queries) file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
-
-    def __init__(self, problems: list[InputProblem]):
-        self.problems = problems
-        shown = "\n".join(str(p) for p in problems[:50])
-        more = f"\n… and {len(problems) - 50} more" if len(problems) > 50 else ""
-        super().__init__(shown + more)
 
 
 def default_memory_id(text: str, scope: str | None) -> str:
@@ -179,57 +173,11 @@ def load_jsonl(path: str | Path, model: type[BaseModel], *, what: str, unique_id
 
     ``unique_id``: also report a record whose ``id`` repeats an earlier line's.
     """
-    name = str(path)
-    raw = Path(path).read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise MemoryFileError([InputProblem(file=name, line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
-    out: list[tuple[int, Any]] = []
-    problems: list[InputProblem] = []
-    seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.split("\n"), start=1):  # "\n" only: JSON allows raw U+2028 in strings
-        if not line.strip():
-            continue
-        rec, probs = _parse_line(model, line, file=name, line=lineno, what=f"<{what}>")
-        problems.extend(probs)
-        if rec is None:
-            continue
-        if unique_id:
-            first = seen.setdefault(rec.id, lineno)
-            if first != lineno:
-                problems.append(InputProblem(file=name, line=lineno, field="id", problem=f"duplicate id {rec.id!r}; first at line {first}"))
-                continue
-        out.append((lineno, rec))
-    if not out and not problems:
-        problems.append(InputProblem(file=name, line=0, field="<file>", problem=f"empty file: no {what}"))
-    if problems:
-        raise MemoryFileError(problems)
-    return out
+    return _load_jsonl(
+        path, lambda text, file, line: _parse_line(model, text, file=file, line=line, what=f"<{what}>"), what=what,
+        key=(lambda rec: rec.id) if unique_id else None, describe_key=lambda k: f"id {k!r}", error=MemoryFileError,
+    )
 
 
 def _parse_line(model: type[BaseModel], text: str, *, file: str, line: int, what: str) -> tuple[Any, list[InputProblem]]:
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as e:
-        return None, [InputProblem(file=file, line=line, field="<json>", problem=str(e))]
-    if not isinstance(obj, dict):
-        return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
-    try:
-        return model.model_validate(obj), []
-    except ValidationError as e:
-        problems = []
-        for err in e.errors():
-            loc = ".".join(str(p) for p in err["loc"]) or what
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "missing":
-                msg = "required field is missing"
-            elif err["type"] == "extra_forbidden":
-                msg = "unknown field"
-            problems.append(InputProblem(file=file, line=line, field=loc, problem=msg))
-        return None, problems
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
+    return parse_model_line(model, text, file=file, line=line, what=what)

@@ -14,7 +14,6 @@ caller inserts nothing from a file with any bad line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.cases import InputProblem
+from assay.jsonl import InputFileError, InputProblem, json_object, read_utf8, validation_problems
 from assay.verdicts.spec import FieldValueError, SimilaritySpec
 
 __all__ = [
@@ -107,14 +106,8 @@ class QueryError(ValueError):
         super().__init__(f"{where}: {field}: {problem}")
 
 
-class VerdictFileError(ValueError):
+class VerdictFileError(InputFileError):
     """A verdicts or query file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
-
-    def __init__(self, problems: list[InputProblem]):
-        self.problems = problems
-        shown = "\n".join(str(p) for p in problems[:50])
-        more = f"\n… and {len(problems) - 50} more" if len(problems) > 50 else ""
-        super().__init__(shown + more)
 
 
 def parse_verdict_line(text: str, spec: SimilaritySpec, *, file: str, line: int) -> tuple[Verdict | None, list[InputProblem]]:
@@ -167,7 +160,7 @@ def parse_numbered_verdicts(lines: Iterable[str], spec: SimilaritySpec, *, file:
 def load_verdicts(path: str | Path, spec: SimilaritySpec) -> list[tuple[int, Verdict]]:
     """Load a verdicts JSONL file as ``[(line, verdict)]`` (see :func:`parse_verdicts`);
     ``FileNotFoundError`` if missing, :class:`VerdictFileError` for bytes that are not UTF-8."""
-    return parse_numbered_verdicts(_read_text(path).splitlines(), spec, file=str(path))
+    return parse_numbered_verdicts(_read_text(path).split("\n"), spec, file=str(path))
 
 
 def parse_query(obj: Any, spec: SimilaritySpec, *, where: str = "query") -> VerdictQuery:
@@ -206,41 +199,12 @@ def load_query(path: str | Path, spec: SimilaritySpec) -> VerdictQuery:
 # --- helpers -------------------------------------------------------------------------------
 
 def _read_text(path: str | Path) -> str:
-    raw = Path(path).read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise VerdictFileError([InputProblem(file=str(path), line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
+    return read_utf8(path, VerdictFileError)
 
 
 def _json_object(text: str, *, file: str, line: int) -> tuple[dict | None, list[InputProblem]]:
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as e:
-        # a multi-line JSON document (a query file) reports the line inside it
-        at = line + getattr(e, "lineno", 1) - 1 if isinstance(e, json.JSONDecodeError) else line
-        msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
-        return None, [InputProblem(file=file, line=at, field="<json>", problem=msg)]
-    if not isinstance(obj, dict):
-        return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
-    return obj, []
+    return json_object(text, file=file, line=line)
 
 
 def _problems(e: ValidationError, *, file: str, line: int) -> list[InputProblem]:
-    out = []
-    for err in e.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "<verdict>"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "missing":
-            msg = "required field is missing"
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif err["type"] == "dict_type":
-            msg = "expected an object"
-        out.append(InputProblem(file=file, line=line, field=loc, problem=msg))
-    return out
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
+    return validation_problems(e, file=file, line=line, what="<verdict>")

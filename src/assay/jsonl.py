@@ -1,0 +1,144 @@
+"""Reading JSON Lines input files, with every problem reported as ``file:line: field: problem``.
+
+One home for what every loader of assay needs (cases, memories, verdicts, queries): UTF-8
+decoding that names the line of a bad byte, one JSON object per line (NaN/Infinity rejected:
+they are not JSON), pydantic validation turned into readable problems, and an error that lists
+every bad line at once so a user fixes a file in one pass. JSON Lines are separated by ``"\\n"``
+only: ``str.splitlines()`` would also cut at U+2028, U+2029 and U+0085, which JSON allows raw
+inside strings.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "validation_problems", "parse_model_line", "load_jsonl"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class InputProblem(BaseModel):
+    """One problem in an input file: where, which field, what is wrong."""
+
+    file: str
+    line: int
+    field: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.problem}"
+
+
+class InputFileError(ValueError):
+    """An input file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
+
+    def __init__(self, problems: list[InputProblem]):
+        self.problems = problems
+        shown = "\n".join(str(p) for p in problems[:50])
+        more = f"\n… and {len(problems) - 50} more" if len(problems) > 50 else ""
+        super().__init__(shown + more)
+
+
+def read_utf8(path: str | Path, error: type[InputFileError] = InputFileError) -> str:
+    """The file's text; raises ``error`` naming the line of the first byte that is not UTF-8,
+    ``FileNotFoundError`` when the file is missing."""
+    raw = Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise error([InputProblem(file=str(path), line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
+
+
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(1-based line number, line)`` of every non-blank JSON Lines line (split at ``"\\n"`` only)."""
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield lineno, line
+
+
+def json_object(text: str, *, file: str, line: int) -> tuple[dict[str, Any] | None, list[InputProblem]]:
+    """Parse ``text`` as one JSON object. A multi-line document reports the line inside it."""
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        at = line + e.lineno - 1 if isinstance(e, json.JSONDecodeError) else line
+        msg = f"{e.msg} (column {e.colno})" if isinstance(e, json.JSONDecodeError) else str(e)
+        return None, [InputProblem(file=file, line=at, field="<json>", problem=msg)]
+    if not isinstance(obj, dict):
+        return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
+    return obj, []
+
+
+def validation_problems(e: ValidationError, *, file: str, line: int, what: str = "<record>") -> list[InputProblem]:
+    """pydantic's errors as problems: dotted field path, the message without pydantic's prefix."""
+    out = []
+    for err in e.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or what
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            msg = "required field is missing"
+        elif err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif err["type"] == "dict_type":
+            msg = "expected an object"
+        out.append(InputProblem(file=file, line=line, field=loc, problem=msg))
+    return out
+
+
+def parse_model_line(model: type[M], text: str, *, file: str, line: int, what: str = "<record>") -> tuple[M | None, list[InputProblem]]:
+    """One JSONL line validated as ``model``, or the problems found on it."""
+    obj, problems = json_object(text, file=file, line=line)
+    if obj is None:
+        return None, problems
+    try:
+        return model.model_validate(obj), []
+    except ValidationError as e:
+        return None, validation_problems(e, file=file, line=line, what=what)
+
+
+def load_jsonl(
+    path: str | Path,
+    parse: Callable[[str, str, int], tuple[Any, list[InputProblem]]],
+    *,
+    what: str,
+    key: Callable[[Any], Any] | None = None,
+    describe_key: Callable[[Any], str] = repr,
+    error: type[InputFileError] = InputFileError,
+) -> list[tuple[int, Any]]:
+    """``[(line, record)]`` of a JSONL file, each line parsed by ``parse(text, file, line)``.
+
+    With ``key``, a record whose key repeats an earlier line's is a problem naming both lines.
+    Raises ``error`` listing every problem (and for an empty file), ``FileNotFoundError`` when
+    the file is missing. Nothing is returned unless the whole file is good.
+    """
+    name = str(path)
+    text = read_utf8(path, error)
+    out: list[tuple[int, Any]] = []
+    problems: list[InputProblem] = []
+    first: dict[Any, int] = {}
+    for lineno, line in iter_lines(text):
+        rec, probs = parse(line, name, lineno)
+        problems.extend(probs)
+        if rec is None:
+            continue
+        if key is not None:
+            k = key(rec)
+            if k in first:
+                problems.append(InputProblem(file=name, line=lineno, field="id", problem=f"duplicate {describe_key(k)}; first at line {first[k]}"))
+                continue
+            first[k] = lineno
+        out.append((lineno, rec))
+    if not out and not problems:
+        problems.append(InputProblem(file=name, line=0, field="<file>", problem=f"empty file: no {what}"))
+    if problems:
+        raise error(problems)
+    return out
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
