@@ -79,6 +79,19 @@ def _errors(ctx: typer.Context) -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
+@contextmanager
+def db_errors() -> Iterator[None]:
+    """Database failures (unreachable server, bad URL, locked file) → :class:`UsageError`: one
+    readable line and exit 2 under :func:`_errors`."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        yield
+    except SQLAlchemyError as e:
+        detail = str(getattr(e, "orig", None) or e).splitlines()[0]
+        raise UsageError(f"database: {type(e).__name__}: {detail}") from e
+
+
 @app.command("init-db")
 def init_db_cmd(ctx: typer.Context) -> None:
     """Create every assay table (idempotent) in the configured database."""

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
+
+from assay.cli import db_errors as _db_errors  # noqa: E402
 
 __all__ = ["register", "memory_app", "import_locomo_cmd"]
 
@@ -261,18 +262,6 @@ def _open(ctx: typer.Context, embedder: Optional[EmbedderName], *, reranker: Opt
     return MemoryStore(resolve_db_url((ctx.obj or {}).get("db")), settings=default_settings(**changes))
 
 
-@contextmanager
-def _db_errors() -> Iterator[None]:
-    """Database failures (unreachable server, bad URL, locked file) → one readable line, exit 2."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from assay.cli import UsageError
-
-    try:
-        yield
-    except SQLAlchemyError as e:
-        detail = str(getattr(e, "orig", None) or e).splitlines()[0]
-        raise UsageError(f"database: {type(e).__name__}: {detail}") from e
 
 
 def _print_uncut(table: Table) -> None:

@@ -10,13 +10,14 @@ spec.json`` on the first ``add``, else the reference spec). Bad input exits 2 wi
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
+
+from assay.cli import db_errors as _db_errors  # noqa: E402
 
 __all__ = ["register", "verdicts_app"]
 
@@ -133,18 +134,6 @@ def _open(ctx: typer.Context, store: str, spec_path: Optional[Path]):
     return VerdictStore(resolve_db_url(db), name=store, spec=spec)
 
 
-@contextmanager
-def _db_errors() -> Iterator[None]:
-    """Database failures (unreachable server, bad URL, locked file) → one readable line, exit 2."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from assay.cli import UsageError
-
-    try:
-        yield
-    except SQLAlchemyError as e:
-        detail = str(getattr(e, "orig", None) or e).splitlines()[0]
-        raise UsageError(f"database: {type(e).__name__}: {detail}") from e
 
 
 def _describe(summary: dict) -> str:
