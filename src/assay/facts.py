@@ -117,6 +117,16 @@ def canonical_number(value: float) -> str:
     return text
 
 
+def _canonical_finite(f: float) -> str:
+    """:func:`canonical_number` for a float already known to be finite (a validated fact value)."""
+    if f == 0:
+        return "0"
+    r = repr(f)
+    if "e" in r:
+        return canonical_number(f)
+    return r[:-2] if r.endswith(".0") else r
+
+
 class Fact(BaseModel):
     """One number of a data snapshot.
 
@@ -197,7 +207,8 @@ class Snapshot(BaseModel):
         ``1``/``1.0``/``1.00`` are the same value; any change of id, label, unit, value, period
         or a passage changes the digest.
         """
-        payload: dict[str, object] = {"facts": sorted(f.canonical() for f in self.facts)}
+        # the same tuples as Fact.canonical(), built inline: this sits on the memo cache's hit path
+        payload: dict[str, object] = {"facts": sorted([(f.id, f.label, f.unit or "", _canonical_finite(f.value), f.period or "") for f in self.facts])}
         if self.sources:
             payload["sources"] = list(self.sources)
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -116,16 +116,13 @@ def gate_answer(answer: str, snapshot: Snapshot, gate_mode: GateMode = "auto", *
     ``check_answer(answer, snapshot, mode=gate_mode)``, computed faster.
 
     Cited mode checks each quantity only against the facts cited in its sentence and flags ids
-    that are not facts, so it runs on the sub-snapshot of the facts the answer cites (same
-    result; property-tested in ``tests/test_cache_gate.py``) instead of indexing every fact.
+    that are not facts; the gate's lazy index makes candidates of those facts only.
     Uncited mode needs every fact and passage: its index comes from ``indexes`` (keyed by
     ``fingerprint``) when given. Never raises on answer content.
     """
     mode = resolve_mode(answer, snapshot, gate_mode)
-    if mode == "cited":
-        cited = set(find_citations(answer))
-        sub = Snapshot(facts=tuple(f for f in snapshot.facts if f.id in cited))
-        return check_answer(answer, sub, mode="cited")
+    if mode == "cited":  # the gate's index is lazy: cited mode touches only the cited facts
+        return check_answer(answer, snapshot, mode="cited")
     index = indexes.get(fingerprint or snapshot.fingerprint(), snapshot) if indexes is not None else None
     return check_answer(answer, snapshot, mode="uncited", index=index)
 
