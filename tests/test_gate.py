@@ -455,3 +455,16 @@ def test_property_candidate_set_prefilter_matches_full_scan(cands, stated):
     """``CandidateSet`` (numpy prefilter used by the gate's index) gives exactly the full scan's result."""
     for q in extract_quantities(f"It was {stated} here."):
         assert match(q, CandidateSet(cands)) == match(q, cands)
+
+
+def test_uncited_bare_single_digit_is_not_sourced_by_any_page_number():
+    # regression (FinanceBench): an answer "0" moved to "1" passed by matching some "1" on the page
+    from assay.facts import Snapshot
+    from assay.grounding.gate import check_answer
+
+    page = Snapshot(sources=("Item 1. Business\nNet sales 1,234 1,100\nNote 1 and 3 segments",))
+    assert check_answer("The restructuring costs were 1.", page, mode="uncited").status == "no_claims"
+    assert check_answer("Net sales were 1,234.", page, mode="uncited").status == "pass"
+    with_fact = Snapshot(facts=(F("F1", 3, "count", "Segments"),), sources=page.sources)
+    assert check_answer("There are 3 segments.", with_fact, mode="uncited").status == "pass"
+    assert check_answer("There are 4 segments.", with_fact, mode="uncited").status == "fail"

@@ -33,13 +33,20 @@ __all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "Snapshot
 #: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates,
 #: "fell to X" is a level, "a 2.8% decline"), passage cells split at plain spaces.
 #: gate-3: a bare K/M/B suffix is a name ("3M"), not a scale; stated directions follow period order.
-GATE_VERSION = "gate-3"
+#: gate-4: uncited mode checks a bare single-digit integer against facts only (never a page's "1").
+GATE_VERSION = "gate-4"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
 #: any table row, so such numbers must match a value directly. Measured on TAT-QA (closing
 #: note of issue 2): it cuts the false-accept rate of moved answers without touching cited mode.
 UNCITED_DERIVATION_MAX_REL_TOL = 0.05
+
+#: In uncited mode a bare integer below 10 (no unit, scale, sign or decimals: "1", "3") is checked
+#: against facts only, never against passage numbers, and is not checkable when the snapshot has
+#: no facts: every page holds a "1", so such a match is no evidence. Measured on FinanceBench
+#: (closing note of issue 2): answers whose "0" was moved to "1" passed by matching any "1".
+UNCITED_MIN_BARE_PASSAGE = 10
 
 #: Whether the facts of one period form a derivation group in uncited mode (besides rows). Off:
 #: on TAT-QA it raised the false-accept rate of answers moved by one displayed unit from 3.9%
@@ -275,8 +282,18 @@ def _uncited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityChec
     violations: list[Violation] = []
     direct = idx.uncited_direct()
     derived: CandidateSet | None = None
+    facts_only: CandidateSet | None = None
     for claim in claims:
         for q in claim.numbers:
+            if _too_coarse_for_passages(q):
+                if not idx.facts:
+                    continue  # not checkable: a lone digit "matches" some number on any page
+                facts_only = facts_only or CandidateSet(idx.facts.values())
+                r = best_match(q, facts_only, ())
+                checks.append(_check(q, r))
+                if not r.matched:
+                    violations.append(_violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact"))
+                continue
             r = best_match(q, direct, ())
             if not r.matched:
                 if derived is None:
@@ -288,6 +305,11 @@ def _uncited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityChec
             if not r.matched:
                 violations.append(_violation(q, r, direct, "unsourced", "matches no fact or source number, nor a one-operation derivation of one row"))
     return checks, violations
+
+
+def _too_coarse_for_passages(q: Quantity) -> bool:
+    """A bare integer below :data:`UNCITED_MIN_BARE_PASSAGE` (no unit, scale, sign or decimals)."""
+    return q.unit is None and q.scale == 1.0 and q.decimals == 0 and not q.explicit_sign and abs(q.value) < UNCITED_MIN_BARE_PASSAGE
 
 
 def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
