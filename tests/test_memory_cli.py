@@ -32,10 +32,10 @@ def _hashing(monkeypatch):
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> str:
+def db(tmp_path: Path, db_url: str) -> str:
     f = tmp_path / "memories.jsonl"
     f.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in MEMORIES), encoding="utf-8")
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    url = db_url  # once on SQLite, once on PostgreSQL (tests/conftest.py)
     r = _run("--db", url, "memory", "add", f)
     assert r.exit_code == 0, r.output
     assert "added 4, merged 0 duplicate(s), unchanged 0, superseded 0 (4 memories in all)" in r.stdout
@@ -71,9 +71,10 @@ def test_search_grade_engage_stats_export_loop(db, tmp_path):
     r = _run("--db", db, "memory", "stats", "--json")
     s = json.loads(r.stdout)
     assert r.exit_code == 0 and s["n_deliveries"] == 2 and s["overall"]["grade"]["mean"] == 3.0
+    assert s["vector_path"]["path"] == "numpy" and s["vector_path"]["pgvector"] is None
     assert "m1" not in r.stdout and sid not in r.stdout
     r = _run("--db", db, "memory", "stats")
-    assert r.exit_code == 0 and "2 deliveries in 1 searches" in r.stdout
+    assert r.exit_code == 0 and "2 deliveries in 1 searches" in r.stdout and "vector path: numpy — " in r.stdout
     out = tmp_path / "labels" / "labels.jsonl"
     r = _run("--db", db, "memory", "export-labels", "--out", out)
     assert r.exit_code == 0 and "2 labelled deliveries" in r.stdout

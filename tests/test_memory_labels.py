@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
@@ -21,8 +20,8 @@ HASHING = MemorySettings(embedder="hashing")
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> MemoryStore:
-    s = MemoryStore(f"sqlite:///{tmp_path / 'mem.db'}", settings=HASHING)
+def store(db_url: str) -> MemoryStore:
+    s = MemoryStore(db_url, settings=HASHING)  # once on SQLite, once on PostgreSQL (tests/conftest.py)
     s.add([{"id": "m1", "text": "The Lisbon offsite is booked for April 14", "source_ref": "gen-v1"},
            {"id": "m2", "text": "Invoice 42 from Acme was paid in March", "source_ref": "gen-v1"},
            {"id": "m3", "text": "The team prefers vegetarian catering", "source_ref": "gen-v2"},
@@ -190,6 +189,23 @@ def test_stats_split_rates_by_procedure(store):
     engage(store, b.search_id, "Acme paid")
     eng = memory_stats(store, n_resamples=100)["overall"]["engagement"]
     assert set(eng) == {"lexical", "lexical+semantic"}
+
+
+def test_stats_say_which_vector_path_the_store_uses(store):
+    vp = memory_stats(store, n_resamples=10)["vector_path"]
+    assert vp["path"] == "numpy" and vp["pgvector"] is None
+    assert vp["detail"].startswith("sqlite:" if store.engine.dialect.name == "sqlite" else "PostgreSQL without the pgvector")
+
+
+def test_stats_vector_path_where_pgvector_is_installed(pgvector_url):
+    from sqlalchemy import text
+
+    s = MemoryStore(pgvector_url, settings=HASHING)
+    assert "not created" in memory_stats(s, n_resamples=10)["vector_path"]["detail"]  # stats never CREATE EXTENSION
+    with s.engine.begin() as conn:
+        conn.execute(text("CREATE EXTENSION vector"))
+    vp = memory_stats(s, n_resamples=10)["vector_path"]
+    assert vp["path"] == "numpy" and vp["pgvector"] and "has no pgvector path" in vp["detail"]
 
 
 def test_export_labels_writes_one_line_per_labelled_delivery(store, tmp_path):

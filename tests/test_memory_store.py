@@ -4,7 +4,6 @@ vectors), the index following the store, search + delivery log, and the reranker
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,9 @@ HASHING = MemorySettings(embedder="hashing")
 
 
 @pytest.fixture()
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'mem.db'}"
+def url(db_url: str) -> str:
+    """A fresh store database, once on SQLite and once on PostgreSQL (tests/conftest.py)."""
+    return db_url
 
 
 @pytest.fixture()
@@ -240,3 +240,10 @@ def test_memory_jsonl_roundtrip_through_add_file(store, tmp_path):
     k1 = store.get("k1")
     assert k1.meta == {"src": 1} and k1.created_at.isoformat() == "2024-01-01T18:04:05+00:00"
     assert [h.memory.id for h in store.rank("매출", 1, scope="kr", restrict_to_scope=True)] == ["k1"]
+
+
+def test_duplicate_under_an_id_stored_with_another_text_is_an_error(store):
+    store.add([{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}])
+    with pytest.raises(MemoryFileError, match="'b' is already stored with another text"):
+        store.add([{"id": "c", "text": "gamma"}, {"id": "b", "text": "gamma"}])
+    assert store.get("c") is None

@@ -177,6 +177,7 @@ def stats_cmd(ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.O
         out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
         return
     out.print(f"{s['n_deliveries']} deliveries in {s['n_searches']} searches", markup=False)
+    out.print(f"vector path: {s['vector_path']['path']} — {s['vector_path']['detail']}", markup=False)
     t = Table(title="by generation version × reranker (95% bootstrap CIs, clustered by search)")
     for col in ("generation", "reranker", "n", "mean grade", "hard neg.", "engagement (procedure: rate [CI] n)"):
         t.add_column(col)

@@ -6,7 +6,8 @@ Groups are (generation version = the memory's ``source_ref``, ``reranker_model``
 ``engaged_method``. CIs are percentile bootstraps of the mean (:func:`assay.stats.summarize`)
 that resample whole searches (``clusters=search_id``): deliveries of one search share a query
 and a response, so they are not independent. The output holds counts and rates only — no
-memory, search or session id — and is safe to share.
+memory, search or session id — and is safe to share. ``vector_path`` says how the store's
+vectors are scored on its database (:func:`vector_path`).
 """
 
 from __future__ import annotations
@@ -18,21 +19,24 @@ from sqlalchemy import select
 
 from assay.memory.tables import memory_deliveries
 from assay.stats import summarize
+from assay.storage import vector_support
 
-__all__ = ["memory_stats", "NONE_LABEL"]
+__all__ = ["memory_stats", "vector_path", "NONE_LABEL"]
 
 #: Group label for a missing generation version or reranker.
 NONE_LABEL = "(none)"
 
 
 def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[str, Any]:
-    """``{"schema": 1, "kind": "memory_stats", "n_deliveries", "n_searches", "overall": G, "groups": [G]}``.
+    """``{"schema": 1, "kind": "memory_stats", "vector_path", "n_deliveries", "n_searches", "overall": G, "groups": [G]}``.
 
     Each ``G``: ``{"generation_version", "reranker_model", "n_deliveries", "n_searches",
     "n_graded", "grade": summary, "hard_negative_share": summary, "engagement": {procedure:
     summary + {"engaged_by_method": {method: n}}}}`` where a summary is ``{"mean", "std",
     "ci", "effective_n"}`` (``mean`` null when nothing is labelled). ``n_resamples`` per CI
-    (2,000: CI endpoints stable to ~0.005 for rates); ``seed`` fixes them.
+    (2,000: CI endpoints stable to ~0.005 for rates); ``seed`` fixes them. ``vector_path``: see
+    :func:`vector_path`. Raises :class:`assay.storage.DatabaseUnavailableError` when the server
+    cannot be reached.
     """
     d = memory_deliveries.c
     with store.engine.connect() as conn:
@@ -43,10 +47,28 @@ def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[
         groups[(r.source_ref or NONE_LABEL, r.reranker_model or NONE_LABEL)].append(r)
     kw = {"seed": seed, "n_resamples": n_resamples}
     return {
-        "schema": 1, "kind": "memory_stats", "n_deliveries": len(rows), "n_searches": len({r.search_id for r in rows}),
+        "schema": 1, "kind": "memory_stats", "vector_path": vector_path(store.engine),
+        "n_deliveries": len(rows), "n_searches": len({r.search_id for r in rows}),
         "overall": _group(rows, "all", "all", **kw),
         "groups": [_group(g, gv, rm, **kw) for (gv, rm), g in sorted(groups.items())],
     }
+
+
+def vector_path(engine: Any) -> dict[str, Any]:
+    """``{"path": "numpy", "detail": str, "pgvector": version | None}``: the vector path the memory store uses here.
+
+    Detected by :func:`assay.storage.vector_support` without side effects (``create=False``: a
+    stats command never runs ``CREATE EXTENSION``). The memory store scores every vector in
+    process (:mod:`assay.memory.index`, numpy; vectors stored as float32 bytes on SQLite and
+    ``real[]`` on PostgreSQL), so ``path`` is ``"numpy"`` on every database; where pgvector is
+    installed, ``pgvector`` gives its version and ``detail`` says that the store does not use it.
+    """
+    vs = vector_support(engine, create=False)
+    if vs.path == "pgvector":
+        return {"path": "numpy", "pgvector": vs.version,
+                "detail": f"pgvector {vs.version} is installed in this database, but the memory store scores "
+                          "vectors in process (numpy, real[] column); it has no pgvector path"}
+    return {"path": vs.path, "detail": vs.detail, "pgvector": None}
 
 
 def _group(rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int) -> dict[str, Any]:
