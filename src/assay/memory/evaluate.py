@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.memory.models import MemoryFileError, load_jsonl
+from assay.memory.models import load_jsonl
 
 __all__ = ["Query", "load_queries", "evaluate_retrieval", "recall_at", "ndcg_at", "reciprocal_rank", "RANKERS"]
 
@@ -69,7 +69,7 @@ class Query(BaseModel):
 
 
 def load_queries(path: str | Path) -> list[Query]:
-    """The queries of a JSONL file; :class:`MemoryFileError` for every bad line or repeated id."""
+    """The queries of a JSONL file; :class:`~assay.memory.models.MemoryFileError` for every bad line or repeated id."""
     return [q for _, q in load_jsonl(path, Query, what="query", unique_id=True)]
 
 

@@ -105,7 +105,9 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
         else:
             final[it.id] = it.id
     for it, prim in followers:
-        if prim.id in final:
+        if it.id in stored_ids and stored_ids[it.id][0] != it.key:
+            problems.append(InputProblem(file=where, line=it.line, field="id", problem=f"id {it.id!r} is already stored with another text"))
+        elif prim.id in final:
             plan.merged[it.id] = final[prim.id]
 
     known = set(final.values()) | set(stored_ids)

@@ -12,8 +12,12 @@ Search hands it the composite top ``MemorySettings.rerank_depth`` (50) and deliv
 measures it against the same relevance labels as the other rankers. Training data for a
 reranker comes from the delivery log through ``assay memory export-labels``.
 
-Rerankers are found by name: :data:`BUILTIN_RERANKERS` (``name → "module:factory"``, none
-shipped yet) and then the ``assay.memory.rerankers`` entry-point group of installed packages;
+Optional: ``rerank_pool(query, hits, k) -> hits`` — when present, search hands it the composite
+hits themselves and delivers what it returns (floors, a blend with the composite, a fallback
+to composite order on failure: :mod:`assay.memory.rerankers`).
+
+Rerankers are found by name: :data:`BUILTIN_RERANKERS` (``name → "module:factory"``: ``auto``
+= the cross-encoder that :mod:`assay.memory.rerankers` resolves from ``ASSAY_RERANKER_*``) and then the ``assay.memory.rerankers`` entry-point group of installed packages;
 the factory is called with no arguments. Or pass an object: ``MemoryStore(url, reranker=obj)``.
 """
 
@@ -28,7 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = ["Reranker", "BUILTIN_RERANKERS", "ENTRY_POINT_GROUP", "load_reranker", "available_rerankers"]
 
 #: Rerankers shipped with assay: name → ``"module:factory"`` (read-only).
-BUILTIN_RERANKERS: Mapping[str, str] = MappingProxyType({})
+BUILTIN_RERANKERS: Mapping[str, str] = MappingProxyType({"auto": "assay.memory.rerankers:auto_reranker"})
 
 #: Entry-point group through which other packages register rerankers.
 ENTRY_POINT_GROUP = "assay.memory.rerankers"

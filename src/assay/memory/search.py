@@ -119,6 +119,8 @@ def _reranked(store: Any, query: str, k: int, *, scope: str | None, restrict_to_
                      depth=store.settings.rerank_depth)
     if not pool:
         return []
+    if hasattr(reranker, "rerank_pool"):  # floors, blend with the composite, fallback: assay.memory.rerankers
+        return list(reranker.rerank_pool(query, pool, k))
     scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
     if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
         raise ValueError(f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)")

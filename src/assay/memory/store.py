@@ -94,11 +94,17 @@ class MemoryStore:
 
     @property
     def reranker(self) -> Any:
-        """The reranker object, or ``None`` (resolved from ``settings.reranker`` on first access)."""
+        """The reranker object, or ``None`` (resolved from ``settings.reranker`` on first access;
+        without a name, the cross-encoder configured by ``ASSAY_RERANKER_*`` — a deployed student
+        first — or none: see :func:`assay.memory.rerankers.configured_reranker`, torch-free when none)."""
         if self._reranker is None and self.settings.reranker:
             from assay.memory.rerank import load_reranker
 
             self._reranker = load_reranker(self.settings.reranker)
+        elif self._reranker is None:
+            from assay.memory.rerankers import configured_reranker
+
+            self._reranker = configured_reranker()
         return self._reranker
 
     # -- writing ------------------------------------------------------------------------------
@@ -113,7 +119,13 @@ class MemoryStore:
         every problem (an id repeated with another text, an id stored with another text, an
         unknown ``supersedes`` id, a vector of the wrong dimension, a pydantic field error).
         """
-        numbered = [(i, m if isinstance(m, MemoryIn) else _validate(m, i)) for i, m in enumerate(items, start=1)]
+        numbered, problems = [], []
+        for i, m in enumerate(items, start=1):
+            rec, probs = (m, []) if isinstance(m, MemoryIn) else _validate(m, i)
+            problems.extend(probs)
+            numbered.append((i, rec))
+        if problems:
+            raise MemoryFileError(problems)
         return self._add(numbered, where="<memories>", embeddings=embeddings, embedding_model=embedding_model)
 
     def add_file(self, path: str | Path) -> AddResult:
@@ -324,14 +336,14 @@ _INDEX_COLS = [memories.c.seq, memories.c.id, memories.c.text, type_coerce(memor
                memories.c.is_correction, memories.c.embedding, memories.c.embedding_model]
 
 
-def _validate(m: Mapping[str, Any], i: int) -> MemoryIn:
+def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[InputProblem]]:
     from pydantic import ValidationError
 
     try:
-        return MemoryIn.model_validate(dict(m))
+        return MemoryIn.model_validate(dict(m)), []
     except ValidationError as e:
-        raise MemoryFileError([InputProblem(file="<memories>", line=i, field=".".join(str(p) for p in err["loc"]) or "<memory>",
-                                            problem=err["msg"].removeprefix("Value error, ")) for err in e.errors()]) from None
+        return None, [InputProblem(file="<memories>", line=i, field=".".join(str(p) for p in err["loc"]) or "<memory>",
+                                   problem=err["msg"].removeprefix("Value error, ")) for err in e.errors()]
 
 
 def _to_memory(r: Any) -> Memory:

@@ -1,0 +1,442 @@
+"""Cross-encoder rerankers: resolution, loading once per process, floors, blend, fallback.
+
+Which reranker serves a search is decided by :func:`resolve_reranker`, a pure function of the
+:class:`RerankerSettings` and the :class:`DeviceFacts` (plus whether a trained student sits in
+its directory):
+
+1. a trained student (``student_dir`` holding a model and its ``model_card.json``) overrides
+   everything — it was deployed because it beat what served before (:mod:`.deploy`);
+2. else the configured ``large_model`` on CUDA, when ``gpu`` is on and the GPU has at least
+   ``min_vram_gb`` (default 6 GB) of memory;
+3. else the configured ``small_model`` on CPU;
+4. else none: search ranks by the composite score alone, and the composite is the incumbent.
+
+Models are local folders (assay works offline; nothing is downloaded); paths are settings.
+Each model has its own floor (``small_floor``, ``large_floor``, ``student_floor``); the
+student's is off by default because pairwise training fixes the order of scores, not their
+scale. A served model re-ranks the composite's over-fetched candidate pool
+(``MemorySettings.rerank_depth``, 50 — not a truncated top-k) through :func:`blend_scores`:
+``w · minmax(model) + (1 − w) · minmax(composite)`` with ``w = blend_weight`` (default 0.5).
+A failure of the model (an exception, a wrong number of scores, a non-finite score) leaves the
+caller's candidates untouched and returns them in composite order (:func:`rerank_hits`).
+
+With nothing configured (:meth:`RerankerSettings.from_env` finds no model and no student),
+:func:`configured_reranker` returns ``None`` without importing torch, so memory search stays
+torch-free. A model loads once per process (:func:`load_cross_encoder` caches by folder,
+device, length and quantisation, and by the student card, so a redeployment loads afresh).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import logging
+import math
+import os
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["RerankerSettings", "DeviceFacts", "Resolution", "resolve_reranker", "probe_device", "student_ready",
+           "CrossEncoderReranker", "build_reranker", "configured_reranker", "auto_reranker", "load_cross_encoder",
+           "rerank_hits", "blend_scores", "minmax", "CARD_NAME"]
+
+log = logging.getLogger(__name__)
+
+#: The model card written next to (inside) a deployed student's folder.
+CARD_NAME = "model_card.json"
+
+Kind = Literal["student", "large", "small", "none"]
+
+
+@dataclass(frozen=True)
+class RerankerSettings:
+    """Reranker settings in one place, each default with its rationale.
+
+    - ``student_dir``: folder of the trained student (``assay memory train --out``); used when
+      it holds a model and its card. ``None``: no student.
+    - ``small_model`` / ``large_model``: local folders of off-the-shelf cross-encoders (e.g. an
+      MS MARCO MiniLM on CPU, a bge-reranker-large on GPU); ``None``: not configured.
+    - ``gpu``: allow CUDA (default on: the large model is only worth it on a GPU).
+    - ``min_vram_gb``: 6 GB (decimal) of GPU memory for the large model — a 560M-parameter
+      cross-encoder in fp16 needs ≈ 1.1 GB of weights plus activations for a 50-candidate pool at
+      512 tokens; 6 GB leaves room for the agent's own model on consumer cards.
+    - ``small_floor`` / ``large_floor`` / ``student_floor``: suppression floors on each model's
+      raw score (a candidate scoring below is not delivered); ``None`` = off. Off by default:
+      a floor must be calibrated on graded deliveries (``assay memory calibrate``) — a guessed
+      floor can drop the memories the agent finds most useful.
+    - ``blend_weight``: weight of the model in the blend with the composite, in [0, 1]; 0.5
+      trusts both equally (1 = model order alone, 0 = composite order).
+    - ``max_length``: tokens per (query, memory) pair, 128 (a memory is a note, not a document;
+      longer inputs cost time quadratically in attention).
+    - ``batch_size``: pairs per forward pass, 10: pairs are sorted by length first, and small
+      batches of similar lengths waste less on padding than one padded batch (on 1 CPU thread,
+      20 LoCoMo candidates: p95 89 ms at 10 vs 121 ms at 20; ``bench_rerank_latency.py``).
+    - ``threads``: torch intra-op threads set at load (process-wide); ``None`` keeps torch's.
+    - ``int8``: dynamic int8 quantisation of the linear layers on CPU (ignored on CUDA). On by
+      default: it is what meets the latency target (20 candidates p95 ≤ 120 ms on CPU; fp32 is
+      ≈ 2.4× slower) — ``benchmarks/bench_rerank_latency.py`` measures both and how many
+      candidate orders int8 keeps; ``bench_rerank_locomo.py`` the held-out agreement change.
+      The deploy gate scores a candidate under the same setting, so it judges what will serve.
+    """
+
+    student_dir: str | None = None
+    small_model: str | None = None
+    large_model: str | None = None
+    gpu: bool = True
+    min_vram_gb: float = 6.0
+    small_floor: float | None = None
+    large_floor: float | None = None
+    student_floor: float | None = None
+    blend_weight: float = 0.5
+    max_length: int = 128
+    batch_size: int = 10
+    threads: int | None = None
+    int8: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.blend_weight <= 1.0:
+            raise ValueError(f"blend_weight must be in [0, 1], got {self.blend_weight}")
+        if not self.min_vram_gb >= 0:
+            raise ValueError(f"min_vram_gb must be >= 0, got {self.min_vram_gb}")
+        if self.max_length < 8 or self.batch_size < 1 or (self.threads is not None and self.threads < 1):
+            raise ValueError("max_length must be >= 8, batch_size >= 1, threads >= 1 or None")
+        for name in ("small_floor", "large_floor", "student_floor"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                raise ValueError(f"{name} must be a finite number or None, got {v}")
+
+    def with_(self, **changes: Any) -> "RerankerSettings":
+        """A copy with ``changes`` applied (validated again)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, environ: Any = None) -> "RerankerSettings":
+        """Settings from ``ASSAY_RERANKER_*`` variables: ``STUDENT``, ``SMALL``, ``LARGE`` (folders),
+        ``GPU`` (0/1), ``MIN_VRAM_GB``, ``BLEND``, ``FLOOR_SMALL``, ``FLOOR_LARGE``,
+        ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1). Unset → the default.
+        ``ValueError`` naming the variable for a value that does not parse."""
+        env = os.environ if environ is None else environ
+        kw: dict[str, Any] = {}
+        for key, field, conv in _ENV:
+            raw = env.get(f"ASSAY_RERANKER_{key}")
+            if raw is None or not raw.strip():
+                continue
+            try:
+                kw[field] = conv(raw.strip())
+            except ValueError:
+                raise ValueError(f"ASSAY_RERANKER_{key}={raw!r}: not a valid {conv.__name__.lstrip('_')}") from None
+        return cls(**kw)
+
+
+def _bool(v: str) -> bool:
+    if v.lower() in ("1", "true", "yes", "on"):
+        return True
+    if v.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(v)
+
+
+_ENV = [("STUDENT", "student_dir", str), ("SMALL", "small_model", str), ("LARGE", "large_model", str), ("GPU", "gpu", _bool),
+        ("MIN_VRAM_GB", "min_vram_gb", float), ("BLEND", "blend_weight", float), ("FLOOR_SMALL", "small_floor", float),
+        ("FLOOR_LARGE", "large_floor", float), ("FLOOR_STUDENT", "student_floor", float), ("MAX_LENGTH", "max_length", int),
+        ("THREADS", "threads", int), ("INT8", "int8", _bool)]
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What the machine offers: ``cuda`` (a CUDA device is usable), ``vram_gb`` (total memory of
+    device 0 in decimal GB, 0 without one), ``name`` (the device's name, for reports)."""
+
+    cuda: bool = False
+    vram_gb: float = 0.0
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The reranker to serve: ``kind`` (student | large | small | none), its folder ``path``,
+    ``device`` (cpu | cuda), ``floor`` on its raw score (``None`` = off), ``blend_weight``, and
+    ``reason`` — one line saying why this one."""
+
+    kind: Kind
+    path: str | None
+    device: str
+    floor: float | None
+    blend_weight: float
+    reason: str
+
+
+def resolve_reranker(settings: RerankerSettings, device: DeviceFacts, *, student_present: bool) -> Resolution:
+    """Pick the reranker (see the module docstring for the order). Pure: no I/O, no torch.
+
+    ``student_present``: :func:`student_ready` of ``settings.student_dir``. The student runs on
+    CUDA whenever ``gpu`` is on and a device is present (it is small); the large model needs
+    ``vram_gb >= min_vram_gb``; the small model always runs on CPU.
+    """
+    s, w = settings, settings.blend_weight
+    cuda_ok = s.gpu and device.cuda
+    if s.student_dir and student_present:
+        return Resolution("student", s.student_dir, "cuda" if cuda_ok else "cpu", s.student_floor, w,
+                          "a trained student is deployed in " + s.student_dir)
+    big_gpu = cuda_ok and device.vram_gb >= s.min_vram_gb
+    if s.large_model and big_gpu:
+        return Resolution("large", s.large_model, "cuda", s.large_floor, w,
+                          f"large model on CUDA ({device.name or 'GPU'}, {device.vram_gb:.1f} GB >= {s.min_vram_gb:g} GB)")
+    why_not_large = ""
+    if s.large_model:
+        why_not_large = ("GPU use is off" if not s.gpu else "no CUDA device" if not device.cuda
+                         else f"GPU has {device.vram_gb:.1f} GB < {s.min_vram_gb:g} GB") + "; "
+    if s.small_model:
+        return Resolution("small", s.small_model, "cpu", s.small_floor, w, why_not_large + "small model on CPU")
+    return Resolution("none", None, "cpu", None, w, why_not_large + "no reranker configured: the composite score ranks")
+
+
+def student_ready(folder: str | os.PathLike[str] | None) -> bool:
+    """True when ``folder`` holds a deployed student: its ``model_card.json`` and a ``config.json``.
+    File checks only (no torch)."""
+    if not folder:
+        return False
+    p = Path(folder)
+    return (p / CARD_NAME).is_file() and (p / "config.json").is_file()
+
+
+def probe_device(settings: RerankerSettings) -> DeviceFacts:
+    """The CUDA facts of this machine, asked of torch only when an answer can change the
+    resolution (GPU on and a large model or a present student); else no CUDA (no torch import)."""
+    if not settings.gpu or not (settings.large_model or student_ready(settings.student_dir)):
+        return DeviceFacts()
+    import torch
+
+    if not torch.cuda.is_available():
+        return DeviceFacts()
+    props = torch.cuda.get_device_properties(0)
+    return DeviceFacts(cuda=True, vram_gb=props.total_memory / 1e9, name=props.name)
+
+
+def configured_reranker(settings: RerankerSettings | None = None) -> "CrossEncoderReranker | None":
+    """The resolved reranker for ``settings`` (default :meth:`RerankerSettings.from_env`), or
+    ``None``. With nothing configured (no model path, no deployed student) that is decided from
+    settings and file checks alone, without importing torch. The model loads on first use."""
+    s = settings if settings is not None else RerankerSettings.from_env()
+    if not (s.small_model or s.large_model or student_ready(s.student_dir)):
+        return None
+    return build_reranker(s)
+
+
+def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> "CrossEncoderReranker | None":
+    """:func:`resolve_reranker` with the probed (or given) device facts → the reranker, ``None`` for kind none."""
+    res = resolve_reranker(settings, device if device is not None else probe_device(settings),
+                           student_present=student_ready(settings.student_dir))
+    return None if res.kind == "none" else CrossEncoderReranker(res, settings)
+
+
+def auto_reranker() -> "CrossEncoderReranker":
+    """Factory of the built-in reranker name ``auto`` (:data:`assay.memory.rerank.BUILTIN_RERANKERS`):
+    the resolution of :meth:`RerankerSettings.from_env`. ``ValueError`` when it resolves to none."""
+    r = configured_reranker()
+    if r is None:
+        raise ValueError("reranker 'auto': nothing configured — set ASSAY_RERANKER_STUDENT (a trained student's folder), "
+                         "ASSAY_RERANKER_SMALL or ASSAY_RERANKER_LARGE (a local cross-encoder folder)")
+    return r
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers ``CrossEncoder`` behind the reranker seam (:mod:`assay.memory.rerank`).
+
+    ``rerank(query, memories)`` → raw scores (the model's logit, higher is better);
+    ``rerank_pool(query, hits, k)`` → the delivered hits after floor and blend (used by search).
+    ``model`` (recorded as ``reranker_model``): the student's ``model_id`` from its card, else the
+    folder's name; ``-int8`` is appended when quantised (its scores differ slightly).
+    """
+
+    def __init__(self, resolution: Resolution, settings: RerankerSettings):
+        if resolution.kind == "none" or not resolution.path:
+            raise ValueError("a CrossEncoderReranker needs a resolved model (kind student, large or small)")
+        self.resolution = resolution
+        self.settings = settings
+        self.kind = resolution.kind
+        self.floor = resolution.floor
+        self.blend_weight = resolution.blend_weight
+        self.int8 = settings.int8 and resolution.device == "cpu"
+        self.card = _read_card(resolution.path) if resolution.kind == "student" else None
+        base = (self.card or {}).get("model_id") or Path(resolution.path).name
+        self.model = base + ("-int8" if self.int8 else "")
+
+    def rerank(self, query: str, memories: Sequence[Any]) -> list[float]:
+        """Raw model scores of ``(query, memory.text)`` (or of plain strings), one per memory."""
+        texts = [m if isinstance(m, str) else m.text for m in memories]
+        return self.score_pairs([(query, t) for t in texts])
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Raw scores of ``(query, text)`` pairs, in their order (loads the model on first call).
+
+        Pairs are scored in batches of ``batch_size`` after sorting by length, so each batch
+        pads to a similar length (measured: 20 LoCoMo candidates p95 121 → 89 ms at batch 10)."""
+        if not pairs:
+            return []
+        import torch
+
+        ce = self.load()
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        with torch.inference_mode():
+            out = ce.predict([pairs[i] for i in order], batch_size=self.settings.batch_size, activation_fn=torch.nn.Identity(),
+                             convert_to_numpy=True, show_progress_bar=False).reshape(-1)
+        scores = [0.0] * len(pairs)
+        for j, i in enumerate(order):
+            scores[i] = float(out[j])
+        return scores
+
+    def rerank_pool(self, query: str, pool: Sequence[Any], k: int) -> list[Any]:
+        """The top ``k`` of the composite ``pool`` (``SearchHit`` objects, best first) after the
+        floor and the blend; see :func:`rerank_hits`."""
+        return rerank_hits(self, query, pool, k, blend_weight=self.blend_weight, floor=self.floor)
+
+    def load(self) -> Any:
+        """The loaded ``CrossEncoder`` (cached per process by :func:`load_cross_encoder`)."""
+        path = self.resolution.path
+        assert path is not None
+        stamp = ""
+        if self.card is not None:  # a redeployed student (new card, new files) is a new cache entry
+            with contextlib.suppress(OSError):
+                stamp = f"{self.card.get('model_id')}|{(Path(path) / CARD_NAME).stat().st_mtime_ns}"
+        return load_cross_encoder(path, self.resolution.device, self.settings.max_length, self.int8, self.settings.threads, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def load_cross_encoder(path: str, device: str, max_length: int, int8: bool, threads: int | None, stamp: str = "") -> Any:
+    """Load a cross-encoder folder once per process (cached on all arguments; ``stamp`` — the
+    student card's model id and modification time — makes a redeployed student load afresh; a
+    store keeps the reranker it resolved, so a new store or process serves a redeployment).
+
+    Offline (``local_files_only``); the library's load messages are silenced. ``int8``: dynamic
+    int8 quantisation of ``nn.Linear`` (CPU only). Raises ``ModuleNotFoundError`` naming the
+    ``ml`` extra without torch/sentence-transformers, ``ValueError`` for a folder that is not a model.
+    """
+    try:
+        import torch
+        from sentence_transformers import CrossEncoder
+    except ImportError as e:
+        raise ModuleNotFoundError(f"rerankers need the 'ml' extra: pip install 'assay[ml]' ({e})") from None
+    if not (Path(path) / "config.json").is_file():
+        raise ValueError(f"{path}: not a model folder (no config.json)")
+    if threads is not None:
+        torch.set_num_threads(threads)
+    with quiet_loading():
+        ce = CrossEncoder(path, device=device, local_files_only=True, max_length=max_length)
+        ce.eval()
+        if int8:
+            hf = ce.transformers_model
+            q = torch.ao.quantization.quantize_dynamic(hf, {torch.nn.Linear}, dtype=torch.qint8)
+            _swap_transformers_model(ce, hf, q)
+    return ce
+
+
+def rerank_hits(reranker: Any, query: str, pool: Sequence[Any], k: int, *, blend_weight: float, floor: float | None) -> list[Any]:
+    """Re-rank a composite candidate pool: the new top ``k`` ``SearchHit`` objects.
+
+    ``pool``: the composite's hits best first (each with ``score`` and ``components``). Each
+    memory's raw model score ``r`` (``reranker.rerank``) is dropped below ``floor`` (``None`` =
+    off); the survivors are ordered by :func:`blend_scores` of ``r`` and the composite score
+    (normalised over the whole pool), ties by composite rank. Each hit's ``score`` is the blend;
+    ``components`` add ``"composite"`` and ``"reranker"`` (the raw score); ``reranker_model``
+    names the model. On any failure of the model — an exception, a count other than one score
+    per memory, a non-finite score — the pool's first ``k`` hits are returned as they were
+    (composite order, ``reranker_model`` unset) and the failure is logged; ``pool`` is never
+    modified.
+    """
+    hits = list(pool)
+    if not hits:
+        return []
+    try:
+        raw = [float(x) for x in reranker.rerank(query, [h.memory for h in hits])]
+        if len(raw) != len(hits) or not all(math.isfinite(x) for x in raw):
+            raise ValueError(f"returned {len(raw)} scores for {len(hits)} memories (need one finite score each)")
+    except Exception as e:  # noqa: BLE001 - any model failure falls back to the composite order
+        log.warning("reranker %s failed (%s: %s); serving the composite order", getattr(reranker, "model", "?"), type(e).__name__, e)
+        return [h.model_copy(update={"rank": i}) for i, h in enumerate(hits[:k], start=1)]
+    blended = blend_scores(raw, [float(h.score) for h in hits], blend_weight)
+    keep = [i for i in range(len(hits)) if floor is None or raw[i] >= floor]
+    order = sorted(keep, key=lambda i: (-blended[i], i))[:k]
+    name = str(getattr(reranker, "model", "reranker"))
+    return [hits[i].model_copy(update={"rank": j, "score": blended[i], "reranker_model": name,
+                                       "components": {**(hits[i].components or {}), "composite": float(hits[i].score), "reranker": raw[i]}})
+            for j, i in enumerate(order, start=1)]
+
+
+def blend_scores(model_scores: Sequence[float], composite_scores: Sequence[float], weight: float) -> list[float]:
+    """``weight · minmax(model) + (1 − weight) · minmax(composite)`` element-wise, in [0, 1].
+
+    Both lists are min-max normalised over the same candidates (:func:`minmax`), so the blend
+    is scale-free: a logit and a composite in [0, 0.7] weigh as ``weight`` says. ``ValueError``
+    for lists of different lengths or ``weight`` outside [0, 1].
+    """
+    if len(model_scores) != len(composite_scores):
+        raise ValueError(f"need as many model scores as composite scores, got {len(model_scores)} and {len(composite_scores)}")
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"weight must be in [0, 1], got {weight}")
+    m, c = minmax(model_scores), minmax(composite_scores)
+    return [weight * a + (1.0 - weight) * b for a, b in zip(m, c)]
+
+
+def minmax(values: Sequence[float]) -> list[float]:
+    """``(v − min) / (max − min)`` in [0, 1]. When all values are equal — one candidate, or a
+    model that cannot tell them apart — every value maps to 1.0, not 0: a lone candidate is the
+    best of its pool, and a constant list carries no order either way."""
+    vals = [float(v) for v in values]
+    if not vals:
+        return []
+    lo, hi = min(vals), max(vals)
+    if not hi > lo:
+        return [1.0] * len(vals)
+    return [(v - lo) / (hi - lo) for v in vals]
+
+
+@contextlib.contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Silence the load chatter of transformers / sentence-transformers (progress bars, "load
+    report" tables, conversion notices, deprecation warnings) while loading: library code never
+    prints. Restores the previous logger levels afterwards."""
+    names = ("transformers", "sentence_transformers", "torch")
+    before = {n: logging.getLogger(n).level for n in names}
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_before = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        hf_logging, hf_before = None, None
+    try:
+        for n in names:
+            logging.getLogger(n).setLevel(logging.ERROR)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for n, lvl in before.items():
+            logging.getLogger(n).setLevel(lvl)
+        if hf_logging is not None:
+            hf_logging.set_verbosity(hf_before)
+
+
+def _swap_transformers_model(ce: Any, old: Any, new: Any) -> None:
+    """Put the quantised HF model where the CrossEncoder's first module holds the original."""
+    for mod in ce.modules():
+        for name, child in list(mod.named_children()):
+            if child is old:
+                setattr(mod, name, new)
+                return
+    raise RuntimeError("could not find the transformers model inside the CrossEncoder to quantise it")  # pragma: no cover
+
+
+def _read_card(path: str) -> dict[str, Any] | None:
+    try:
+        card = json.loads((Path(path) / CARD_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
