@@ -298,10 +298,22 @@ def _unavailable(ctx) -> None:
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - exercised via engines
+    """Busy timeout first, then WAL. Switching a fresh file to WAL takes an exclusive lock for
+    which SQLite does not always call the busy handler, so two processes opening a new database
+    at once may see "database is locked" here: retry that, with backoff, for up to ~10 s."""
+    import sqlite3
+
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=30000")
+    for attempt in range(40):
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or attempt == 39:
+                raise
+            time.sleep(min(0.025 * (attempt + 1), 0.5))
+    cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
 
 
