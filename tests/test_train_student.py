@@ -71,6 +71,20 @@ def test_student_beats_the_composite_and_is_installed_with_a_card(deployed):
     assert not any(p.name.startswith(".student.") for p in root.iterdir())  # staging cleaned up
 
 
+def test_embeddings_stay_frozen_and_the_encoder_moves(deployed):
+    from safetensors.torch import load_file
+
+    from assay.memory.embeddings import minilm_model_dir
+
+    root, _rep, _ = deployed
+    base = load_file(str(minilm_model_dir() / "model.safetensors"))
+    student = load_file(str(root / "student" / "model.safetensors"))
+    word = next(k for k in student if k.endswith("embeddings.word_embeddings.weight"))
+    assert (student[word] == base[next(k for k in base if k.endswith("embeddings.word_embeddings.weight"))]).all()
+    q = next(k for k in student if k.endswith("encoder.layer.5.attention.self.query.weight"))
+    assert not (student[q] == base[next(k for k in base if k.endswith("encoder.layer.5.attention.self.query.weight"))]).all()
+
+
 def test_incumbent_and_candidate_see_identical_pairs(deployed):
     _root, rep, calls = deployed
     (pairs, inc, cand), = calls

@@ -61,6 +61,7 @@ def train_cmd(
     lr: float = typer.Option(2e-5, "--lr", min=1e-8),
     max_length: int = typer.Option(128, "--max-length", min=8, help="Tokens per (query, memory) pair."),
     device: Device = typer.Option(Device.auto, "--device", help="auto: CUDA when present, else CPU."),
+    train_embeddings: bool = typer.Option(False, "--train-embeddings", help="Also train the base's embedding layer (frozen by default)."),
     threads: Optional[int] = typer.Option(None, "--threads", min=1, help="torch CPU threads."),
     keep_candidate: Optional[Path] = typer.Option(None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -78,7 +79,8 @@ def train_cmd(
         if not labels.is_file():
             raise UsageError(f"{labels}: no such file")
         config = TrainConfig(base_model=str(base_model) if base_model else None, epochs=epochs, batch_size=batch_size, lr=lr,
-                             max_length=max_length, seed=seed, device=device.value, threads=threads)
+                             max_length=max_length, seed=seed, device=device.value, threads=threads,
+                             freeze_embeddings=not train_embeddings)
         settings = RerankerSettings.from_env()
         try:
             rep = _with_progress(err, lambda on_step: train_and_deploy(

@@ -49,7 +49,11 @@ class TrainingError(RuntimeError):
 class TrainConfig:
     """How the student is trained (see the module docstring for the defaults' sources).
 
-    ``base_model``: a local model folder (``None``: the packaged MiniLM). ``device``:
+    ``base_model``: a local model folder (``None``: the packaged MiniLM). ``freeze_embeddings``
+    (default on): the base's embedding layer (word, position, type embeddings: half of
+    MiniLM's 22.7M parameters) is not trained — a small, noisy label set touches few of its
+    30k word rows, and skipping its dense gradient and AdamW update trains ≈ 9% more pairs a
+    second on 2 CPU cores (measured interleaved, 22 → 24 pairs/s). ``device``:
     ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``. ``threads``: torch
     intra-op threads (process-wide; ``None`` keeps torch's choice).
     """
@@ -65,6 +69,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "auto"
     threads: int | None = None
+    freeze_embeddings: bool = True
 
     def __post_init__(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.max_length < 8:
@@ -165,13 +170,17 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
     ce, name, head_untrained = load_base(config.base_model, max_length=config.max_length, device=device, seed=config.seed)
     hf, tok = ce.transformers_model, ce.tokenizer
     hf.to(device)
+    emb = getattr(getattr(hf, "base_model", None), "embeddings", None)
+    if config.freeze_embeddings and emb is not None:
+        emb.requires_grad_(False)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     n, bs = len(pairs), config.batch_size
     steps_per_epoch = math.ceil(n / bs)
     total = steps_per_epoch * config.epochs
     warm = int(config.warmup * total)
-    opt = torch.optim.AdamW(hf.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    trainable = [p for p in hf.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=config.lr, weight_decay=config.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: (s + 1) / (warm + 1) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
     loss_fn = torch.nn.MarginRankingLoss(margin=config.margin)
     hf.train()
@@ -192,7 +201,7 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
                 raise TrainingError(f"non-finite loss at step {step + 1} (lr {config.lr}); nothing was saved")
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(hf.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
             opt.step()
             sched.step()
             step += 1
