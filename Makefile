@@ -40,7 +40,8 @@ test-fast: $(FULL)
 	$(BIN)/pytest -q -m "not slow"
 
 bench: $(FULL)
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@missed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || missed="$$missed $$b"; done; \
+	if [ -n "$$missed" ]; then echo "targets missed:$$missed"; exit 1; fi
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis
