@@ -59,3 +59,31 @@ def _synthetic(i: int) -> tuple[CaseResult, Trace]:
     planner = Planner(query_type="modify", pipeline="synthetic", stage_sequence=tuple(s.name for s in steps if s.name), attempts=attempts)
     synthesis = LLMCall(user_prompt_text="\n".join(s.content for s in steps[1:-1]), completion_text=steps[-1].content)
     return CaseResult(id=f"s{i}", slice="modify", trace_path=f"traces/s{i}.json"), Trace(planner=planner, synthesis_llm_call=synthesis, steps=tuple(steps))
+
+
+def time_backend(backend: str, target_s: float) -> int:
+    """Time ``judge_rationality(summary, backend=...)`` end to end on the workload against
+    ``json.loads`` of the same files (the parse floor, same run); print figure, target and
+    ratio; return the exit code (1 when the target is missed)."""
+    import shutil
+    import time
+
+    from assay.judges.rationality import judge_rationality
+
+    summary, what = build()
+    try:
+        rows = json.loads(summary.read_text())["case_results"]
+        t0 = time.perf_counter()
+        for r in rows:
+            json.loads((summary.parent / r["trace_path"]).read_text(encoding="utf-8"))
+        parse_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        _local, agg = judge_rationality(summary, backend=backend)
+        judge_s = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(summary.parent, ignore_errors=True)
+    assert agg["n"] == len(rows) and agg["n_missing_trace"] == 0
+    ok = judge_s <= target_s
+    print(f"rationality {backend}, {what}: {judge_s:.2f} s end to end (target ≤ {target_s:.0f} s); "
+          f"json.loads baseline {parse_s:.2f} s; ratio {judge_s / parse_s:.2f}× — {'MET' if ok else 'MISSED'}")
+    return 0 if ok else 1

@@ -9,37 +9,9 @@ Run: ``.venv/bin/python benchmarks/bench_rationality_stub.py``
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
-import time
 
-from _rationality_workload import build
-
-from assay.judges.rationality import judge_rationality
-
-TARGET_S = 5.0
-
-
-def main() -> int:
-    summary, what = build()
-    try:
-        rows = json.loads(summary.read_text())["case_results"]
-        t0 = time.perf_counter()
-        for r in rows:
-            json.loads((summary.parent / r["trace_path"]).read_text(encoding="utf-8"))
-        parse_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        local, agg = judge_rationality(summary, backend="stub")
-        judge_s = time.perf_counter() - t0
-    finally:
-        shutil.rmtree(summary.parent, ignore_errors=True)
-    assert agg["n"] == len(rows) and agg["n_missing_trace"] == 0
-    ok = judge_s <= TARGET_S
-    print(f"rationality stub, {what}: {judge_s:.2f} s end to end (target ≤ {TARGET_S:.0f} s); "
-          f"json.loads baseline {parse_s:.2f} s; ratio {judge_s / parse_s:.2f}× — {'MET' if ok else 'MISSED'}")
-    return 0 if ok else 1
-
+from _rationality_workload import time_backend
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(time_backend("stub", 5.0))
