@@ -11,14 +11,23 @@ inside strings.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "validation_problems", "parse_model_line", "load_jsonl"]
+__all__ = ["as_utc", "InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "validation_problems", "parse_model_line", "load_jsonl"]
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def as_utc(v: datetime | None) -> datetime | None:
+    """A timestamp in UTC: a naive one is read as UTC (SQLite and many JSON writers drop the
+    offset), an aware one is converted; ``None`` stays ``None``."""
+    if v is None:
+        return None
+    return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v.astimezone(timezone.utc)
 
 
 class InputProblem(BaseModel):

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.jsonl import InputFileError, InputProblem, parse_model_line
+from assay.jsonl import InputFileError, InputProblem, as_utc, parse_model_line
 from assay.jsonl import load_jsonl as _load_jsonl
 
 __all__ = ["MemoryIn", "Memory", "SearchHit", "MemoryFileError", "load_memories", "parse_memory_line", "default_memory_id"]
@@ -80,9 +80,7 @@ class MemoryIn(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _utc(cls, v: datetime | None) -> datetime | None:
-        if v is None:
-            return v
-        return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v.astimezone(timezone.utc)
+        return as_utc(v)
 
     def memory_id(self) -> str:
         """The given id, else :func:`default_memory_id` of scope and text."""

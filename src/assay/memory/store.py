@@ -33,6 +33,7 @@ from assay.cases import InputProblem
 from assay.memory.config import MemorySettings, default_settings
 from assay.memory.embeddings import Embedder, make_embedder
 from assay.memory.index import IndexRow, MemoryIndex
+from assay.jsonl import as_utc
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
 from assay.memory.scoring import reliability
 from assay.memory.tables import memories, memory_state
@@ -353,10 +354,7 @@ def _to_memory(r: Any) -> Memory:
                   source_ref=r.source_ref, superseded_by=r.superseded_by, is_correction=bool(r.is_correction), meta=r.meta or {})
 
 
-def _utc(v: datetime | None) -> datetime | None:
-    if v is None:
-        return None
-    return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v  # SQLite keeps no offset; stored as UTC
+_utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
 
 
 def _decode_json(values: list[Any]) -> list[Any]:

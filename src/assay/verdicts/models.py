@@ -15,13 +15,13 @@ caller inserts nothing from a file with any bad line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.jsonl import InputFileError, InputProblem, json_object, read_utf8, validation_problems
+from assay.jsonl import InputFileError, InputProblem, as_utc, json_object, read_utf8, validation_problems
 from assay.verdicts.spec import FieldValueError, SimilaritySpec
 
 __all__ = [
@@ -59,9 +59,7 @@ class Verdict(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _utc(cls, v: datetime | None) -> datetime | None:
-        if v is None:
-            return v
-        return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v.astimezone(timezone.utc)
+        return as_utc(v)
 
     def to_json(self) -> dict[str, Any]:
         """The JSONL form of this verdict (``created_at`` as ISO-8601, absent optionals left out)."""
