@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import struct
 
 import pytest
 from hypothesis import given, settings
@@ -99,10 +100,20 @@ APPLE = (
 def test_fingerprint_is_the_documented_sha256():
     """The digest is SHA-256 of the canonical JSON the docstring describes (stable across platforms)."""
     snap = Snapshot(facts=APPLE, sources=("page one", "page two"))
-    payload = {"facts": sorted([f.id, f.label, f.unit or "", canonical_number(f.value), f.period or ""] for f in APPLE),
+    rows = sorted((f.id, f.label, f.unit or "", f.value, f.period or "") for f in APPLE)
+    payload = {"facts": [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[4] for r in rows]],
                "sources": ["page one", "page two"]}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    assert snap.fingerprint() == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    data = text.encode("utf-8") + b"".join(struct.pack("<d", r[3]) for r in rows)
+    assert snap.fingerprint() == hashlib.sha256(data).hexdigest()
+
+
+def test_fingerprint_zero_sign_and_repeated_ids():
+    """``-0.0`` is the value ``0``; a repeated id with unit ``None`` vs a unit still sorts (no TypeError)."""
+    assert Snapshot(facts=(Fact(id="A", label="x", value=-0.0),)).fingerprint() == Snapshot(facts=(Fact(id="A", label="x", value=0),)).fingerprint()
+    a, b = Fact(id="A", label="x", value=1), Fact(id="A", label="x", value=1, unit="USD")
+    assert Snapshot(facts=(a, b)).fingerprint() == Snapshot(facts=(b, a)).fingerprint()
+    assert Snapshot(facts=()).fingerprint() != Snapshot(sources=("",)).fingerprint()
 
 
 def test_fingerprint_order_independent_and_float_formatting():

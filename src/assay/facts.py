@@ -23,9 +23,11 @@ import hashlib
 import json
 import math
 import re
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from operator import attrgetter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -117,16 +119,6 @@ def canonical_number(value: float) -> str:
     return text
 
 
-def _canonical_finite(f: float) -> str:
-    """:func:`canonical_number` for a float already known to be finite (a validated fact value)."""
-    if f == 0:
-        return "0"
-    r = repr(f)
-    if "e" in r:
-        return canonical_number(f)
-    return r[:-2] if r.endswith(".0") else r
-
-
 class Fact(BaseModel):
     """One number of a data snapshot.
 
@@ -181,6 +173,9 @@ class Fact(BaseModel):
         return (self.id, self.label, self.unit or "", canonical_number(self.value), self.period or "")
 
 
+_FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period")
+
+
 class Snapshot(BaseModel):
     """The facts (and raw source passages) an answer is written from.
 
@@ -201,15 +196,26 @@ class Snapshot(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 hex digest identifying this snapshot's data.
 
-        Input: the sorted canonical ``(id, label, unit, value, period)`` of every fact, plus the
-        source passages (in order: a passage list is a document) when present, serialised as
-        canonical JSON (sorted, ``ensure_ascii=False``, UTF-8). Order of facts does not matter;
-        ``1``/``1.0``/``1.00`` are the same value; any change of id, label, unit, value, period
-        or a passage changes the digest.
+        Input, in bytes: the UTF-8 of the canonical JSON (sorted keys, ``ensure_ascii=False``, no
+        spaces) of ``{"facts": [ids, labels, units, periods], "sources": [...]}`` — the facts as
+        four columns of strings (``None`` → ``""``), rows sorted by ``(id, label, unit, value,
+        period)``; ``sources`` (in order: a passage list is a document) only when present —
+        followed by the values in the same row order as little-endian IEEE-754 binary64.
+        Order of facts does not matter; ``1``/``1.0``/``1.00`` (and ``0``/``-0.0``) are the same
+        value; any change of id, label, unit, value, period or a passage changes the digest.
+        The JSON is self-delimiting and fixes the number of values, so the input is unambiguous;
+        binary values skip float-to-text formatting (this runs on every memo-cache request).
         """
-        # the same tuples as Fact.canonical(), built inline: this sits on the memo cache's hit path
-        payload: dict[str, object] = {"facts": sorted([(f.id, f.label, f.unit or "", _canonical_finite(f.value), f.period or "") for f in self.facts])}
+        rows = list(map(_FINGERPRINT_FIELDS, self.facts))
+        try:
+            rows.sort()
+        except TypeError:  # a repeated (id, label) with unit None vs a unit: compare None as ""
+            rows.sort(key=lambda r: (r[0], r[1], r[2] or "", r[3], r[4] or ""))
+        ids, labels, units, values, periods = zip(*rows) if rows else ((), (), (), (), ())
+        payload: dict[str, object] = {"facts": [ids, labels, [u or "" for u in units], [p or "" for p in periods]]}
         if self.sources:
-            payload["sources"] = list(self.sources)
+            payload["sources"] = self.sources
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(text.encode("utf-8"))
+        digest.update(struct.pack(f"<{len(values)}d", *[v + 0.0 for v in values]))  # + 0.0: -0.0 → 0.0
+        return digest.hexdigest()

@@ -12,19 +12,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Literal, get_args
+from typing import Any, Callable, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.claims import find_citations
+from assay.claims import Claim, extract_claims, find_citations
 from assay.facts import Snapshot
 from assay.grounding.completeness import CompletenessResult
-from assay.grounding.gate import GateResult, SnapshotIndex, check_answer, resolve_mode
+from assay.grounding.gate import GateResult, SnapshotIndex, check_answer
 
 __all__ = [
     "CacheStatus", "STATUSES", "COUNTED_STATUSES", "GateMode", "GATE_MODES", "Memo", "IndexCache",
-    "make_key", "gate_answer", "gate_accepts", "build_memo",
+    "make_key", "gate_answer", "gate_accepts", "build_memo", "LRU",
 ]
+
+T = TypeVar("T")
 
 #: Outcome of one request (see :class:`~assay.cache.MemoCache` for when each occurs).
 CacheStatus = Literal[
@@ -81,33 +83,52 @@ def gate_accepts(gate: GateResult, accept_no_claims: bool = False) -> bool:
     return gate.status == "pass" or (accept_no_claims and gate.status == "no_claims")
 
 
-class IndexCache:
-    """A thread-safe LRU of :class:`SnapshotIndex` by snapshot fingerprint (``size`` entries).
+class LRU(Generic[T]):
+    """A thread-safe least-recently-used map of ``size`` entries whose values are built on a miss.
 
-    Sound because an index depends only on fact ids, labels, units, values, periods and the
-    source passages, all of which the fingerprint covers.
+    Used for what the hit path would otherwise rebuild on every request: snapshot indexes by
+    fingerprint (sound: an index depends only on what the fingerprint covers) and an answer's
+    claims by its text (sound: :func:`~assay.claims.extract_claims` reads the text alone).
+    ``size`` 0 keeps nothing. Raises ``ValueError`` for a negative size.
     """
 
     def __init__(self, size: int):
         if size < 0:
-            raise ValueError(f"index cache size must be >= 0, got {size}")
+            raise ValueError(f"LRU size must be >= 0, got {size}")
         self.size = size
-        self._items: OrderedDict[str, SnapshotIndex] = OrderedDict()
+        self._items: OrderedDict[str, T] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, fingerprint: str, snapshot: Snapshot) -> SnapshotIndex:
-        """The index of ``snapshot`` (whose fingerprint is ``fingerprint``), built on a miss."""
+    def get(self, key: str, build: Callable[[], T]) -> T:
+        """The value for ``key``, made by ``build()`` (outside the lock) on a miss."""
         with self._lock:
-            idx = self._items.get(fingerprint)
-            if idx is not None:
-                self._items.move_to_end(fingerprint)
-                return idx
-        idx = SnapshotIndex.build(snapshot)
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+                return value
+        value = build()
         with self._lock:
-            self._items[fingerprint] = idx
+            self._items[key] = value
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return idx
+        return value
+
+
+class IndexCache(LRU[SnapshotIndex]):
+    """Snapshot indexes by snapshot fingerprint, and answers' claims by answer text (``size``
+    entries each; see :class:`LRU`)."""
+
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.claims: LRU[tuple[Claim, ...]] = LRU(size)
+
+    def index(self, fingerprint: str, snapshot: Snapshot) -> SnapshotIndex:
+        """The index of ``snapshot`` (whose fingerprint is ``fingerprint``), built on a miss."""
+        return self.get(fingerprint, lambda: SnapshotIndex.build(snapshot))
+
+    def claims_of(self, answer: str) -> tuple[Claim, ...]:
+        """``extract_claims(answer)`` (default citation pattern), parsed once per answer text."""
+        return self.claims.get(answer, lambda: tuple(extract_claims(answer)))
 
 
 def gate_answer(answer: str, snapshot: Snapshot, gate_mode: GateMode = "auto", *, fingerprint: str | None = None,
@@ -115,16 +136,14 @@ def gate_answer(answer: str, snapshot: Snapshot, gate_mode: GateMode = "auto", *
     """The sourcing gate of ``answer`` against ``snapshot``: the same result as
     ``check_answer(answer, snapshot, mode=gate_mode)``, computed faster.
 
-    Cited mode checks each quantity only against the facts cited in its sentence and flags ids
-    that are not facts; the gate's lazy index makes candidates of those facts only.
-    Uncited mode needs every fact and passage: its index comes from ``indexes`` (keyed by
-    ``fingerprint``) when given. Never raises on answer content.
+    With ``indexes`` (keyed by ``fingerprint``, computed when not given) the snapshot's index
+    and the answer's claims are reused across requests; without, cited mode still touches only
+    the cited facts (the gate's index is lazy). Never raises on answer content.
     """
-    mode = resolve_mode(answer, snapshot, gate_mode)
-    if mode == "cited":  # the gate's index is lazy: cited mode touches only the cited facts
-        return check_answer(answer, snapshot, mode="cited")
-    index = indexes.get(fingerprint or snapshot.fingerprint(), snapshot) if indexes is not None else None
-    return check_answer(answer, snapshot, mode="uncited", index=index)
+    if indexes is None:
+        return check_answer(answer, snapshot, mode=gate_mode)
+    index = indexes.index(fingerprint or snapshot.fingerprint(), snapshot)
+    return check_answer(answer, snapshot, mode=gate_mode, index=index, claims=indexes.claims_of(answer))
 
 
 def build_memo(snapshot: Snapshot, synthesize: Callable[[Snapshot], str], *, fingerprint: str, synthesis_version: str,

@@ -18,7 +18,7 @@ whenever a rule changes (the memo cache re-gates on a version change).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -228,15 +228,20 @@ def check_answer(
     mode: Mode = "auto",
     citation_pattern: str = DEFAULT_CITATION_PATTERN,
     index: SnapshotIndex | None = None,
+    claims: Sequence[Claim] | None = None,
 ) -> GateResult:
     """Run the sourcing gate on ``answer`` against ``snapshot``.
 
     ``index`` (from :meth:`SnapshotIndex.build`) may be passed to reuse parsed candidates across
-    answers of the same snapshot. Returns a :class:`GateResult`; never raises on answer content.
+    answers of the same snapshot; ``claims`` (``extract_claims(answer,
+    citation_pattern=citation_pattern)``, which depends on the text alone) to reuse an answer's
+    parsed claims across snapshots — the caller guarantees they are of this ``answer``.
+    Returns a :class:`GateResult`; never raises on answer content.
     """
     used_mode = resolve_mode(answer, snapshot, mode, citation_pattern=citation_pattern)
     idx = index or SnapshotIndex.build(snapshot)
-    claims = extract_claims(answer, citation_pattern=citation_pattern)
+    if claims is None:
+        claims = extract_claims(answer, citation_pattern=citation_pattern)
     if used_mode == "cited":
         checks, violations = _cited(claims, idx)
     else:
@@ -254,7 +259,7 @@ def check_answer(
 
 # --- modes ---------------------------------------------------------------------------------
 
-def _cited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+def _cited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
@@ -277,7 +282,7 @@ def _cited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck]
     return checks, violations
 
 
-def _uncited(claims: list[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+def _uncited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     direct = idx.uncited_direct()
