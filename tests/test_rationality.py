@@ -12,7 +12,7 @@ import pytest
 
 from assay.atomic import dumps_json
 from assay.judges.rationality import REPORT_DIMS, composite, judge_rationality, resamples_for, stub_axis_score, stub_scores
-from assay.judges.rationality_rules import RuleParams, evidence_values, extract_values, findings, heuristic_scores
+from assay.judges.rationality_rules import DEFAULT_PARAMS, RuleParams, evidence_values, extract_values, findings, heuristic_scores
 from assay.reports import render_html, render_markdown
 from assay.traces import Trace, load_summary
 
@@ -174,12 +174,29 @@ CLEAN = {
 }
 
 
-def test_a_clean_trace_has_no_findings_and_scores_one():
+def test_a_clean_trace_has_no_flaw_and_pays_only_the_caution_prior():
     f = _heur(CLEAN)
+    assert f["planner_decomposition"].pop("state_change") == 1  # the one cancellation took effect
     assert all(n == 0 for axis in f.values() for n in axis.values()), f
     scores, reasons, details = heuristic_scores(Trace.model_validate(CLEAN))
-    assert scores == {"planner_decomposition": 1.0, "retrieval_recalls": 1.0, "answer_reasoning": 1.0}
-    assert reasons["planner_decomposition"] == "no finding" and details["rules"].startswith("rationality-rules")
+    assert scores == {"planner_decomposition": round(math.exp(-DEFAULT_PARAMS.state_change), 4), "retrieval_recalls": 1.0,
+                      "answer_reasoning": 1.0}
+    assert reasons["planner_decomposition"] == "state_change×1" and details["rules"].startswith("rationality-rules")
+    read_only = copy.deepcopy(CLEAN)  # the same conversation without the write scores 1 everywhere
+    read_only["planner"]["stage_sequence"] = ["get_booking"]
+    read_only["steps"] = [s for s in read_only["steps"] if s.get("name") != "cancel_booking"]
+    read_only["steps"][-1]["content"] = "Booking B1X22 can be cancelled for a 120 USD refund."
+    read_only["synthesis_llm_call"]["completion_text"] = read_only["steps"][-1]["content"]
+    for i, s in enumerate(read_only["steps"]):
+        s["index"] = i
+    assert heuristic_scores(Trace.model_validate(read_only))[0] == {a: 1.0 for a in scores}
+
+
+def test_a_failed_state_change_is_an_error_not_a_change():
+    t = copy.deepcopy(CLEAN)
+    t["steps"][6]["content"] = "Error: booking locked"
+    t["steps"][6]["error"] = True
+    assert _heur(t)["planner_decomposition"]["state_change"] == 0
 
 
 def test_each_rule_fires_on_its_flaw():
@@ -190,7 +207,8 @@ def test_each_rule_fires_on_its_flaw():
     assert p["off_type"] == 1  # book_flight does not fit a cancel query
     assert p["redo"] == 1  # cancel_booking twice
     assert p["unconfirmed"] == 1
-    assert p["overlong"] == round((13 - 6) / 6, 4) and p["state_change"] == 2
+    assert p["overlong"] == round((13 - 6) / 6, 4)
+    assert p["state_change"] == 1  # the steps record one state-changing call, and it succeeded
 
     t = copy.deepcopy(CLEAN)
     t["planner"]["attempts"] = [
@@ -216,7 +234,8 @@ def test_heuristic_score_formula_and_composite():
     t["planner"]["stage_sequence"] = ["cancel_booking", "cancel_booking", "cancel_booking"]
     params = RuleParams(redo=0.5, state_change=0.1, max_stages=12)
     scores, reasons, _ = heuristic_scores(Trace.model_validate(t), params)
-    assert scores["planner_decomposition"] == round(math.exp(-(0.5 * 2 + 0.1 * 2)), 4)
+    # redo: 2 repeats in the stage sequence; state_change: the steps show 1 call that took effect
+    assert scores["planner_decomposition"] == round(math.exp(-(0.5 * 2 + 0.1 * 1)), 4)
     assert "redo×2" in reasons["planner_decomposition"]
     assert composite(scores) == round(sum(scores.values()) / 3, 4)
     assert composite({"planner_decomposition": 0.5, "retrieval_recalls": None, "answer_reasoning": None}) == 0.5

@@ -21,7 +21,7 @@ runner = CliRunner()
 def _summary(tmp_path: Path, n: int = 6, synthesis: bool = True) -> Path:
     rows = []
     for i in range(n):
-        trace = {"planner": {"query_type": "cancel", "stage_sequence": ["get_x"] * (i + 1)}}
+        trace = {"planner": {"query_type": "cancel", "stage_sequence": ["get_x"] * (3 * i + 1)}}
         if synthesis:
             trace["synthesis_llm_call"] = {"user_prompt_text": f"value {i * 10 + 10}", "completion_text": f"It is {i * 10 + 10}."}
         p = tmp_path / "traces" / f"case-ID-{i}.json"

@@ -67,4 +67,4 @@ def test_the_fit_on_tau_bench_tasks_0_19_reproduces_the_shipped_weights(shared_d
 
     pairs = [(r, t) for r, t in import_taubench(shared_data / "tau_bench" / "gpt-4o-airline.tasks00-39.json") if r.labels["task_id"] <= 19]
     params, auc = fit_rule_params([t for _, t in pairs], [r.labels["reward"] == 1.0 for r, _ in pairs])
-    assert params == DEFAULT_PARAMS and auc == pytest.approx(0.6025, abs=1e-4)
+    assert params == DEFAULT_PARAMS and auc == pytest.approx(0.6592, abs=1e-4)

@@ -12,8 +12,10 @@ confirmation rule):
   - ``unconfirmed``: a state-changing call made when no user turn since the agent last spoke
     agreed to it (only in traces with user turns);
   - ``overlong``: stages beyond ``max_stages``, per extra ``max_stages`` stages;
-  - ``state_change``: every state-changing stage after the first (each irreversible action is a
-    risk the plan has to justify; the same goal reached with fewer is the better plan).
+  - ``state_change``: every state-changing call that took effect (its result is not an error),
+    the first one included: each irreversible action is a risk the plan has to justify, and the
+    same goal reached with fewer is the better plan (a failed call changed nothing: it counts
+    as an ``error`` on the recalls axis instead).
 ``retrieval_recalls`` (``planner.attempts[*]``; ``steps`` to see whether an error was reacted to):
   - ``no_new_reason``: a re-call with the same arguments and nothing changed since (no
     ``after_state_change``), or a retry whose reasons repeat an earlier retry of that stage;
@@ -31,9 +33,17 @@ confirmation rule):
 User, human and system turns and tool outputs are evidence; every other actor's message is a
 claim to check. Thresholds and weights were fitted on tau-bench airline tasks 0–19 only
 (:class:`RuleParams`) and are reported on tasks 20–39 (``benchmarks/bench_rationality_validity.py``):
-composite AUC against ``reward`` 0.766 there, against 0.741 for trajectory length alone — above
-length, but short of the +0.05 margin the issue asks for (paired difference +0.025, 95% CI
-[−0.105, +0.143] over 20 tasks). Rule names and counts are in each case's ``details``.
+composite AUC against ``reward`` 0.818 [0.650, 0.944] there, against 0.741 for trajectory length
+alone (paired difference +0.077, 95% CI [−0.074, +0.238] over 20 tasks: the margin is not
+significant at this size). On the fit split 0.659 vs length 0.599. Rule names and counts are in
+each case's ``details``.
+
+The scores rank runs; they are not absolute grades. ``state_change`` is a prior for caution, not
+a flaw: a correct run that changes state once scores ``exp(-state_change)`` (0.37 with the
+defaults) on the planner axis, and a read-only run with no finding 1. It was the one rule that
+separated runs of the same kind on the fit split (counting the first change took the fit-split
+AUC from 0.603 to 0.659; rules-1 counted changes after the first only). Callers that judge
+write-heavy agents against each other can lower it in :class:`RuleParams`.
 """
 
 from __future__ import annotations
@@ -47,7 +57,7 @@ from assay.traces import STATE_VERBS, Step, Trace, stage_verb
 
 __all__ = ["RULES_VERSION", "RuleParams", "DEFAULT_PARAMS", "START_PARAMS", "WEIGHT_GRID", "STAGE_GRID", "QUERY_FIT", "heuristic_scores", "findings", "extract_values", "evidence_values"]
 
-RULES_VERSION = "rationality-rules-1"
+RULES_VERSION = "rationality-rules-2"
 
 #: Query type → the state-changing verbs that fit it; a type not listed is not checked.
 #: ``account`` (a balance question) fits no state change at all.
@@ -72,16 +82,16 @@ class RuleParams:
     """
 
     off_type: float = 0.05
-    redo: float = 0.5
-    unconfirmed: float = 1.0
-    overlong: float = 1.0
-    max_stages: int = 6
+    redo: float = 0.05
+    unconfirmed: float = 0.05
+    overlong: float = 0.5
+    max_stages: int = 12
     state_change: float = 1.0
-    no_new_reason: float = 0.05
-    ignored_error: float = 1.0
+    no_new_reason: float = 0.5
+    ignored_error: float = 0.5
     error: float = 0.05
-    ungrounded_argument: float = 1.0
-    unseen_value: float = 0.1
+    ungrounded_argument: float = 0.25
+    unseen_value: float = 0.05
     unbacked_claim: float = 0.05
 
 
@@ -229,7 +239,18 @@ def _planner(trace: Trace, p: RuleParams) -> dict[str, float]:
     redo = len(changing) - len(set(changing))
     overlong = max(0, len(stages) - p.max_stages) / p.max_stages
     return {"off_type": off, "redo": redo, "unconfirmed": _unconfirmed(trace.steps), "overlong": round(overlong, 4),
-            "state_change": max(0, len(changing) - 1)}
+            "state_change": _completed_changes(trace.steps) if trace.steps else len(changing)}
+
+
+def _completed_changes(steps: tuple[Step, ...]) -> int:
+    """State-changing calls whose result (the next step) is not a tool error; a call with no
+    recorded result counts (nothing says it failed)."""
+    n = 0
+    for k, s in enumerate(steps):
+        if s.kind == "tool_call" and s.name and stage_verb(s.name) in STATE_VERBS:
+            nxt = steps[k + 1] if k + 1 < len(steps) else None
+            n += nxt is None or nxt.kind != "tool_result" or not nxt.error
+    return n
 
 
 def _unconfirmed(steps: tuple[Step, ...]) -> int:
