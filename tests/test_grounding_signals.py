@@ -82,7 +82,10 @@ def test_not_measurable_without_material_facts_or_reference():
     ("label", "material"),
     [("Revenue", True), ("Total revenues", True), ("EBITDA margin", True), ("Diluted EPS", True), ("매출액", True),
      ("NET INCOME attributable", True), ("Proceeds from sale of equipment", False), ("Employees", False),
-     ("Prepaid expenses", False), ("Cashmere inventory", False)],
+     ("Prepaid expenses", False), ("Cashmere inventory", False),
+     # regressions: a bare "cash" matched hedges; "sales"/"revenue" matched costs and deferrals
+     ("Cash and cash equivalents", True), ("Cash flow hedges", False), ("Cost of sales", False), ("Cost of revenue | 2019", False),
+     ("Deferred revenue", False), ("Unearned revenue", False), ("Sales and marketing", False), ("Net sales", True)],
 )
 def test_default_material_labels(label, material):
     assert is_material(label) is material

@@ -24,11 +24,13 @@ from assay.claims import Quantity, extract_quantities, find_citations
 from assay.facts import Snapshot, canonical_number
 from assay.grounding.gate import GateResult
 
-__all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "completeness", "is_material"]
+__all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "NOT_MATERIAL_BEFORE", "NOT_MATERIAL_AFTER", "completeness", "is_material", "material_pattern"]
 
 #: Material labels for financial statements: each entry is one concept with its synonyms.
 #: Source: the core line items of the income statement, balance sheet and cash-flow statement
-#: plus the headline ratios analysts quote (margins, EPS, ROE); extend per domain.
+#: plus the headline ratios analysts quote (margins, EPS, ROE); extend per domain. A bare "cash"
+#: is not a synonym: it matched "cash flow hedges" and "cash dividends declared". A synonym
+#: right after one of :data:`NOT_MATERIAL_BEFORE` does not count ("cost of sales" is not sales).
 DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("revenue", "revenues", "net sales", "total revenue", "total net sales", "sales", "turnover", "매출", "매출액"),
     ("gross profit", "gross margin"),
@@ -38,7 +40,7 @@ DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("total assets",),
     ("total liabilities",),
     ("total equity", "shareholders' equity", "stockholders' equity", "total shareholders' equity"),
-    ("cash and cash equivalents", "cash"),
+    ("cash and cash equivalents", "cash and equivalents", "cash, cash equivalents", "total cash"),
     ("operating cash flow", "cash from operations", "net cash provided by operating activities"),
     ("capital expenditure", "capital expenditures", "capex", "purchases of property", "purchases of property, plant and equipment"),
     ("free cash flow",),
@@ -46,6 +48,13 @@ DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("dividends", "dividend per share"),
     ("return on equity", "roe", "return on assets", "roa"),
 )
+
+
+#: Words that turn a material synonym into another concept when they come right before it:
+#: "cost of revenue", "deferred revenue", "unearned revenue" are not revenue.
+NOT_MATERIAL_BEFORE: tuple[str, ...] = ("cost of", "costs of", "deferred", "unearned")
+#: Words that do the same right after a synonym: "sales and marketing" is an expense.
+NOT_MATERIAL_AFTER: tuple[str, ...] = ("and marketing",)
 
 
 class CompletenessResult(BaseModel):
@@ -69,11 +78,15 @@ def is_material(label: str, material: Iterable[tuple[str, ...]] = DEFAULT_MATERI
 
 
 def material_pattern(material: Iterable[tuple[str, ...]]) -> re.Pattern[str]:
-    """One case-insensitive regex matching any synonym of any material concept on word boundaries."""
+    """One case-insensitive regex matching any synonym of any material concept on word boundaries,
+    except right after a word of :data:`NOT_MATERIAL_BEFORE` or right before one of
+    :data:`NOT_MATERIAL_AFTER`."""
     synonyms = sorted({syn.lower() for concept in material for syn in concept if syn.strip()}, key=len, reverse=True)
     if not synonyms:  # an empty alternation would match between any two non-word characters
         return re.compile(r"(?!)")
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)", re.IGNORECASE)
+    not_after = "".join(f"(?<!{re.escape(w)} )" for w in NOT_MATERIAL_BEFORE)
+    not_before = "".join(f"(?! {re.escape(w)})" for w in NOT_MATERIAL_AFTER)
+    return re.compile(not_after + r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)" + not_before, re.IGNORECASE)
 
 
 def completeness(
