@@ -131,7 +131,13 @@ def test_cli_judge_validate_writes_reports_and_fails_in_one_line(tmp_path):
     assert res.exit_code == 0, res.output
     agg = json.loads((tmp_path / "out" / "validate-halueval.aggregate.json").read_text())
     assert agg["n"] == 8 and agg["backend"] == "stub" and "balanced_accuracy" in agg["readings"]["gold"]
-    assert len(json.loads((tmp_path / "out" / "validate-halueval.local.json").read_text())["cases"]) == 8
+    local = json.loads((tmp_path / "out" / "validate-halueval.local.json").read_text())
+    assert len(local["cases"]) == 8
+    md = (tmp_path / "out" / "validate-halueval.md").read_text()
+    assert md.startswith("# Judge validity: halueval") and "balanced accuracy [95% CI]" in md and "| gold | " in md
+    assert "not a quality signal" in md  # the stub is labelled as such
+    ids = {c["id"] for c in local["cases"]}
+    assert ids and not any(i in md for i in ids)  # figures only
     (tmp_path / "bad.jsonl").write_text("{nope\n", encoding="utf-8")
     res = runner.invoke(app, ["judge", "validate", str(tmp_path / "bad.jsonl"), "--dataset", "halueval"])
     assert res.exit_code == 2 and "bad.jsonl:1: <json>:" in res.output and "Traceback" not in res.output

@@ -1,8 +1,9 @@
 """``assay judge validate``: the faithfulness judge's validity on HaluEval QA or FaithBench.
 
 Thin: parses options, calls :func:`assay.judges.validate.validate_judge`, prints a table and,
-with ``--out DIR``, writes ``DIR/NAME.local.json`` (per case, with ids) and
-``DIR/NAME.aggregate.json`` (figures only) atomically. Bad input exits 2 with one line.
+with ``--out DIR``, writes ``DIR/NAME.local.json`` (per case, with ids), ``DIR/NAME.aggregate.json``
+and ``DIR/NAME.md`` (figures only: the same tables as the console) atomically. Bad input exits 2
+with one line.
 """
 
 from __future__ import annotations
@@ -49,14 +50,14 @@ def validate_cmd(
     escalate: bool = typer.Option(False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
     token_budget: Optional[int] = typer.Option(None, "--token-budget", min=0, help="Token budget (default 2,000,000); the rest are skipped: budget."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Write NAME.local.json and NAME.aggregate.json here."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Write NAME.local.json, NAME.aggregate.json and NAME.md here."),
     name: Optional[str] = typer.Option(None, "--name", help="Report file stem (default validate-DATASET)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the aggregate JSON instead of tables."),
 ) -> None:
     """Judge every labelled case and report accuracy, balanced accuracy (and FaithBench span recall
     and anchor detectors) with 95% bootstrap CIs."""
-    from assay.atomic import atomic_write_json, check_writable_dir
+    from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
     from assay.cli import _errors, err, out
     from assay.judges.claims import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
@@ -72,7 +73,8 @@ def validate_cmd(
                                     token_budget=DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, seed=seed)
         paths = []
         if out_dir is not None:
-            paths = [atomic_write_json(out_dir / f"{stem}.local.json", local), atomic_write_json(out_dir / f"{stem}.aggregate.json", agg)]
+            paths = [atomic_write_json(out_dir / f"{stem}.local.json", local), atomic_write_json(out_dir / f"{stem}.aggregate.json", agg),
+                     atomic_write_text(out_dir / f"{stem}.md", _markdown(agg))]
     if as_json:
         out.print(json.dumps(agg, indent=2), markup=False)
     else:
@@ -96,35 +98,63 @@ def _db_errors() -> Iterator[None]:
         raise ValueError(f"LLM cache database: {str(getattr(e, 'orig', None) or e).splitlines()[0]}") from None
 
 
+def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The report's tables as ``(title, header, rows)`` of display strings (console and Markdown)."""
+    j = agg["judge"]
+    readings = [(r, m) for r, m in agg["readings"].items()]
+    if 1 < len(agg["by_origin"]) <= 3:  # per-file rows for HaluEval's two files; FaithBench's 12 batches stay in the JSON
+        readings += [(f"{o.split('.')[0]} · {r}", m) for o, ms in agg["by_origin"].items() for r, m in ms.items()]
+    tables = [(f"{agg['dataset']}: judge {agg['backend']} ({agg['model']}), {agg['n']} cases, "
+               f"{j['n_scored']} scored, {j['n_unscored']} unscored",
+               ["reading", "scored", "accuracy [95% CI]", "balanced accuracy [95% CI]", "TPR / TNR"],
+               [[label, f"{m['n_scored']}/{m['n']}", f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",
+                 f"{_f(m['balanced_accuracy']['value'])} {_ci(m['balanced_accuracy']['ci'])}", f"{_f(m['tpr'])} / {_f(m['tnr'])}"]
+                for label, m in readings])]
+    if "span_recall" in agg and agg["anchors"]:
+        anchors = agg["anchors"]
+        tables.append(("anchor detectors on the samples the judge scored: balanced accuracy [95% CI]", ["detector", *anchors],
+                       [[d, *(f"{_f(anchors[r][d]['balanced_accuracy']['value'])} {_ci(anchors[r][d]['balanced_accuracy']['ci'])}"
+                              for r in anchors)] for d in next(iter(anchors.values()))]))
+    return tables
+
+
+def _notes(agg: dict[str, Any]) -> list[str]:
+    """The lines printed under the tables: span recall and why cases went unscored."""
+    lines = []
+    if "span_recall" in agg:
+        s = agg["span_recall"]
+        lines.append(f"span recall (Unwanted spans overlapped by an unsupported claim): {_f(s['value'])} {_ci(s['ci'])} "
+                     f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)")
+    if agg["judge"]["reasons"]:
+        lines.append("unscored: " + ", ".join(f"{n} {k}" for k, n in agg["judge"]["reasons"].items()))
+    return lines
+
+
 def _print_tables(agg: dict[str, Any]) -> None:
     from assay.cli import out
 
-    j = agg["judge"]
-    t = Table(title=f"{agg['dataset']}: judge {agg['backend']} ({agg['model']}), {agg['n']} cases, "
-                    f"{j['n_scored']} scored, {j['n_unscored']} unscored")
-    for col in ("reading", "scored", "accuracy [95% CI]", "balanced accuracy [95% CI]", "TPR / TNR"):
-        t.add_column(col, no_wrap=True)
-    rows = [(r, m) for r, m in agg["readings"].items()]
-    if 1 < len(agg["by_origin"]) <= 3:  # per-file rows for HaluEval's two files; FaithBench's 12 batches stay in the JSON
-        rows += [(f"{o.split('.')[0]} · {r}", m) for o, ms in agg["by_origin"].items() for r, m in ms.items()]
-    for label, m in rows:
-        t.add_row(label, f"{m['n_scored']}/{m['n']}", f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",
-                  f"{_f(m['balanced_accuracy']['value'])} {_ci(m['balanced_accuracy']['ci'])}", f"{_f(m['tpr'])} / {_f(m['tnr'])}")
-    out.print(t)
-    if "span_recall" in agg:
-        s = agg["span_recall"]
-        out.print(f"span recall (Unwanted spans overlapped by an unsupported claim): {_f(s['value'])} {_ci(s['ci'])} "
-                  f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)", markup=False)
-        a = Table(title="anchor detectors on the samples the judge scored: balanced accuracy [95% CI]")
-        a.add_column("detector", no_wrap=True)
-        for r in agg["anchors"]:
-            a.add_column(r, no_wrap=True)
-        for d in next(iter(agg["anchors"].values()), {}):
-            a.add_row(d, *(f"{_f(agg['anchors'][r][d]['balanced_accuracy']['value'])} {_ci(agg['anchors'][r][d]['balanced_accuracy']['ci'])}"
-                           for r in agg["anchors"]))
-        out.print(a)
-    if j["reasons"]:
-        out.print("unscored: " + ", ".join(f"{n} {k}" for k, n in j["reasons"].items()), markup=False)
+    for title, header, rows in _tables(agg):
+        t = Table(title=title)
+        for col in header:
+            t.add_column(col, no_wrap=True)
+        for row in rows:
+            t.add_row(*row)
+        out.print(t)
+    for line in _notes(agg):
+        out.print(line, markup=False)
+
+
+def _markdown(agg: dict[str, Any]) -> str:
+    """The aggregate as Markdown: the console's tables and notes (figures only, no case id)."""
+    lines = [f"# Judge validity: {agg['dataset']}", ""]
+    if agg["backend"] == "stub":
+        lines += ["Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — not a quality signal.", ""]
+    for title, header, rows in _tables(agg):
+        lines += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        lines.append("")
+    lines += [f"- {line}" for line in [*_notes(agg), *(f"note: {n}" for n in agg["notes"])]]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def _f(v: float | None) -> str:
