@@ -108,12 +108,18 @@ def test_fingerprint_is_the_documented_sha256():
     assert snap.fingerprint() == hashlib.sha256(data).hexdigest()
 
 
-def test_fingerprint_zero_sign_and_repeated_ids():
-    """``-0.0`` is the value ``0``; a repeated id with unit ``None`` vs a unit still sorts (no TypeError)."""
+def test_fingerprint_zero_sign_and_empty():
+    """``-0.0`` is the value ``0``; no facts and one empty passage differ."""
     assert Snapshot(facts=(Fact(id="A", label="x", value=-0.0),)).fingerprint() == Snapshot(facts=(Fact(id="A", label="x", value=0),)).fingerprint()
-    a, b = Fact(id="A", label="x", value=1), Fact(id="A", label="x", value=1, unit="USD")
-    assert Snapshot(facts=(a, b)).fingerprint() == Snapshot(facts=(b, a)).fingerprint()
     assert Snapshot(facts=()).fingerprint() != Snapshot(sources=("",)).fingerprint()
+
+
+def test_regression_snapshot_rejects_repeated_fact_ids():
+    """Two facts F1 (100 and 200) in either order had one fingerprint, while the gate used the
+    last one: the memo cache served an answer that failed today's gate. A repeat is an error."""
+    a, b = Fact(id="F1", label="Revenue", value=200, unit="USD millions"), Fact(id="F1", label="Revenue", value=100, unit="USD millions")
+    with pytest.raises(ValidationError, match="duplicate fact id 'F1'"):
+        Snapshot(facts=(b, a))
 
 
 def test_fingerprint_order_independent_and_float_formatting():

@@ -180,7 +180,9 @@ class Snapshot(BaseModel):
     """The facts (and raw source passages) an answer is written from.
 
     ``sources`` are raw passages (10-K pages, retrieved chunks) for answers without citation
-    markers; ``as_of`` is informational and not part of the fingerprint.
+    markers; ``as_of`` is informational and not part of the fingerprint. Fact ids are unique:
+    a repeated id raises ``pydantic.ValidationError`` (a citation must name one fact, and the
+    fingerprint, which ignores order, could not tell which of two facts an id meant).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -189,8 +191,18 @@ class Snapshot(BaseModel):
     sources: tuple[str, ...] = ()
     as_of: str | None = None
 
+    @field_validator("facts")
+    @classmethod
+    def _unique_ids(cls, v: tuple[Fact, ...]) -> tuple[Fact, ...]:
+        seen: set[str] = set()
+        for f in v:
+            if f.id in seen:
+                raise ValueError(f"duplicate fact id {f.id!r}")
+            seen.add(f.id)
+        return v
+
     def fact_index(self) -> dict[str, Fact]:
-        """Facts by id (the last one wins if an id repeats; loaders reject repeats)."""
+        """Facts by id."""
         return {f.id: f for f in self.facts}
 
     def fingerprint(self) -> str:
@@ -206,11 +218,7 @@ class Snapshot(BaseModel):
         The JSON is self-delimiting and fixes the number of values, so the input is unambiguous;
         binary values skip float-to-text formatting (this runs on every memo-cache request).
         """
-        rows = list(map(_FINGERPRINT_FIELDS, self.facts))
-        try:
-            rows.sort()
-        except TypeError:  # a repeated (id, label) with unit None vs a unit: compare None as ""
-            rows.sort(key=lambda r: (r[0], r[1], r[2] or "", r[3], r[4] or ""))
+        rows = sorted(map(_FINGERPRINT_FIELDS, self.facts))  # ids are unique: the sort never compares past them
         ids, labels, units, values, periods = zip(*rows) if rows else ((), (), (), (), ())
         payload: dict[str, object] = {"facts": [ids, labels, [u or "" for u in units], [p or "" for p in periods]]}
         if self.sources:
