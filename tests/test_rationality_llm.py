@@ -85,6 +85,15 @@ def test_no_synthesis_call_means_two_axes_asked_and_answer_none(tmp_path):
     assert "unexpected axis: answer_reasoning" in local["cases"][0]["reasons"]["judge"]
 
 
+def test_a_trace_with_nothing_to_judge_costs_no_call(tmp_path):
+    (tmp_path / "t.json").write_text(json.dumps({"planner": {}}))
+    (tmp_path / "summary.json").write_text(json.dumps({"case_results": [{"id": "a", "slice": "s", "trace_path": "t.json"}]}))
+    llm = Double()
+    local, agg = judge_rationality(tmp_path / "summary.json", backend="openai_compatible", llm=llm)
+    assert llm.requests == [] and local["cases"][0]["scores"]["composite"] is None
+    assert all(agg["variants"]["all"]["dims"][a]["effective_n"] == 0 for a in AXES)
+
+
 BAD_REPLIES = [
     ("Sure! " + json.dumps(GOOD), "stop", "unparseable"),
     (json.dumps(GOOD)[:-7], "stop", "unparseable"),

@@ -65,12 +65,31 @@ def test_full_trace_loads_and_axis_inputs_are_the_documented_subsets(tmp_path):
 
 
 def test_minimal_trace_has_null_fields_and_no_answer_axis(tmp_path):
-    t = load_trace(_write(tmp_path / "t.json", {"planner": {}}))
+    t = load_trace(_write(tmp_path / "t.json", {"planner": {"stage_sequence": ["retrieve"]}}))
     assert axis_inputs(t, "planner_decomposition") == {
-        "planner.query_type": None, "planner.pipeline": None, "planner.stage_sequence": [],
+        "planner.query_type": None, "planner.pipeline": None, "planner.stage_sequence": ["retrieve"],
         "planner.selected_top_k": None, "planner.retrieval_budget.reason": None}
     assert axis_inputs(t, "retrieval_recalls") == {"planner.attempts[*].verification_reasons": []}
     assert axis_inputs(t, "answer_reasoning") is None
+
+
+def test_regression_an_empty_planner_measures_nothing(tmp_path):
+    """A trace with an empty planner scored 1.0 ("no finding") on every heuristic axis; with no
+    stage and no attempt there is nothing to judge: the axes are None for every backend."""
+    from assay.judges.rationality import stub_scores
+    from assay.judges.rationality_rules import heuristic_scores
+
+    t = load_trace(_write(tmp_path / "t.json", {"planner": {}}))
+    assert axis_inputs(t, "planner_decomposition") is None and axis_inputs(t, "retrieval_recalls") is None
+    assert heuristic_scores(t)[0] == {a: None for a in AXES}
+    assert stub_scores(t, "case-1") == {a: None for a in AXES}
+    only_retries = load_trace(_write(tmp_path / "r.json", {"planner": {"attempts": [{"stage": "search", "verification_reasons": ["same_arguments"]}]}}))
+    assert axis_inputs(only_retries, "planner_decomposition") is None
+    assert heuristic_scores(only_retries)[0]["retrieval_recalls"] is not None
+    # a conversation with no tool call is a decision (use no tool): judged, not None
+    chat = load_trace(_write(tmp_path / "c.json", {"planner": {}, "steps": [{"index": 0, "actor": "user", "content": "hi"},
+                                                                              {"index": 1, "actor": "assistant", "content": "hello"}]}))
+    assert heuristic_scores(chat)[0]["planner_decomposition"] == 1.0 and stub_scores(chat, "c")["retrieval_recalls"] is not None
 
 
 def test_load_without_steps_keeps_axis_inputs(tmp_path):

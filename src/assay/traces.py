@@ -177,11 +177,16 @@ def axis_inputs(trace: Trace, axis: str) -> dict[str, Any] | None:
     ``retrieval_recalls`` → ``{"planner.attempts[*].verification_reasons": [[…], …]}``;
     ``answer_reasoning`` → ``{"synthesis_llm_call.user_prompt_text",
     "synthesis_llm_call.completion_text"}``, or ``None`` when the trace has no synthesis call.
-    Missing optional fields are ``null``; lists are JSON lists. Raises ``ValueError`` for an
-    unknown axis.
+    Missing optional fields are ``null``; lists are JSON lists. An axis with nothing to judge is
+    ``None`` too: ``planner_decomposition`` when the trace records neither a stage nor a step
+    (no decomposition to judge; with steps, an empty ``stage_sequence`` is a decision — to use
+    no tool — and is judged), ``retrieval_recalls`` when it records no stage, attempt or step.
+    Raises ``ValueError`` for an unknown axis.
     """
     p = trace.planner
     if axis == "planner_decomposition":
+        if not p.stage_sequence and not trace.steps:
+            return None
         return {
             "planner.query_type": p.query_type,
             "planner.pipeline": p.pipeline,
@@ -190,6 +195,8 @@ def axis_inputs(trace: Trace, axis: str) -> dict[str, Any] | None:
             "planner.retrieval_budget.reason": p.retrieval_budget.reason if p.retrieval_budget else None,
         }
     if axis == "retrieval_recalls":
+        if not p.stage_sequence and not p.attempts and not trace.steps:
+            return None
         return {"planner.attempts[*].verification_reasons": [list(a.verification_reasons) for a in p.attempts]}
     if axis == "answer_reasoning":
         call = trace.synthesis_llm_call

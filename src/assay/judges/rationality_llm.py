@@ -153,7 +153,7 @@ def validate_reply(reply: LLMResponse, axes: Sequence[str]) -> tuple[dict[str, f
             scores[axis] = round(entry.score, 4)
             rationales[axis] = entry.rationale.strip()[:500]
         elif entry is not None:
-            return None, {}, f"unexpected axis: {axis} was not asked for (no synthesis call in the trace)"
+            return None, {}, f"unexpected axis: {axis} was not asked for (the trace has no input for it)"
     return scores, rationales, None
 
 
@@ -203,6 +203,8 @@ async def _none() -> None:
 async def _one(client: Any, trace: Trace, model: str) -> dict[str, Any]:
     request, axes = build_request(trace, model)
     none = {a: None for a in AXES}
+    if not axes:  # nothing to judge: no call, no tokens
+        return {"status": "scored", "scores": none, "reasons": {}, "tokens": 0, "model": model}
     try:
         reply = await client.complete(request)
     except BudgetExhausted as e:

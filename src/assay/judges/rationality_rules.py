@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from assay.traces import STATE_VERBS, Step, Trace, stage_verb
+from assay.traces import STATE_VERBS, Step, Trace, axis_inputs, stage_verb
 
 __all__ = ["RULES_VERSION", "RuleParams", "DEFAULT_PARAMS", "START_PARAMS", "WEIGHT_GRID", "STAGE_GRID", "QUERY_FIT", "heuristic_scores", "findings", "extract_values", "evidence_values"]
 
@@ -154,9 +154,9 @@ def findings(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[st
              ) -> dict[str, dict[str, float] | None]:
     """Finding counts per axis (``None`` for an axis without input); see the module docstring."""
     evidence = [_evidence(s.content, memo) for s in trace.steps]  # once per step
-    return {
-        "planner_decomposition": _planner(trace, params),
-        "retrieval_recalls": _recalls(trace, evidence),
+    return {  # the axes measured are those with an input (assay.traces.axis_inputs)
+        "planner_decomposition": _planner(trace, params) if axis_inputs(trace, "planner_decomposition") is not None else None,
+        "retrieval_recalls": _recalls(trace, evidence) if axis_inputs(trace, "retrieval_recalls") is not None else None,
         "answer_reasoning": _answer(trace, evidence) if trace.synthesis_llm_call is not None else None,
     }
 
