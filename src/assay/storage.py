@@ -5,7 +5,8 @@ Location precedence (DESIGN.md): the global CLI option ``assay --db URL`` > ``AS
 default (WAL journal, foreign keys on, a busy timeout so concurrent writers wait instead of
 failing); a ``postgresql+psycopg://`` URL moves the same schema to PostgreSQL. Tables are
 created idempotently by :func:`init_db`, which every store calls on first use, so ``assay
-init-db`` is never a required step. Dialect-specific SQL lives only in this module.
+init-db`` is never a required step. Dialect-specific SQL lives only in this module and in
+:mod:`assay.storage_vector` (pgvector).
 """
 
 from __future__ import annotations

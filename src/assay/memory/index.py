@@ -11,6 +11,16 @@ memory id ascending (code-point order); the top k is selected in O(n) with ``np.
 Rows are upserted by the store's row key (``seq``): new rows append, changed rows (keyword
 union, supersession, confidence) are updated in place. Memory: ``n × dim`` float32 plus the
 texts and keyword postings.
+
+Dense candidates from elsewhere (pgvector, :mod:`assay.memory.vectors`): given ``dense_pool``,
+:meth:`MemoryIndex.rank` asks it for the ``N`` memories most similar to the query (keys and
+cosine similarities, best first) instead of scoring every candidate. A candidate outside that
+pool has similarity ≤ the pool's lowest, so its composite score is at most its other
+components (computed here for every candidate: O(n), no vector work) plus ``w_similarity ×``
+that floor; the candidates whose bound reaches the pool's ``depth``-th score are scored here
+(numpy), the rest cannot enter the top ``depth``. The ranking is therefore the numpy path's
+whenever the pool is the true top ``N`` (exact search), and the similarity of a pooled memory
+is the pool's (pgvector's float32 arithmetic: equal to numpy's to ~1e-6).
 """
 
 from __future__ import annotations
@@ -27,11 +37,28 @@ from assay.memory.prefilter import is_meta_memory
 from assay.memory.scoring import bm25_idf
 from assay.memory.text import keyword_terms, terms
 
-__all__ = ["MemoryIndex", "IndexRow", "Ranked"]
+__all__ = ["MemoryIndex", "IndexRow", "Ranked", "DensePool"]
 
 #: Above this share of rows being candidates, the full matrix–vector product is cheaper than
 #: gathering the candidate rows first (a gather copies ``m × dim`` floats).
 _GATHER_SHARE = 0.25
+
+#: A dense pool is used only when the candidates are at least this share of the indexed rows (a
+#: search restricted to a small scope would see most of the pool filtered out: numpy over its
+#: candidates is cheaper), and at most this many rows are asked for (pgvector's ef_search bound).
+_POOL_SHARE = 0.5
+_POOL_MAX = 1000
+#: Slack on the pool's similarity floor: pgvector and numpy round the same cosine differently
+#: (float32 accumulation in another order, ≲ 1e-6).
+_POOL_SLACK = 1e-5
+
+
+class DensePool(NamedTuple):
+    """Dense candidates found outside the index: store keys ``seqs`` (int64) best first and
+    their cosine similarities ``sims`` (float64, [−1, 1]); fewer than asked = all there are."""
+
+    seqs: np.ndarray
+    sims: np.ndarray
 
 
 class IndexRow(NamedTuple):
@@ -74,6 +101,7 @@ class MemoryIndex:
         self._meta = _Grow(np.bool_)  # a meta-memory that is not a correction
         self._vec: np.ndarray | None = None
         self._has_vec = _Grow(np.bool_)
+        self._nonzero = _Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
         self._kw: list[frozenset[str]] = []
         self._postings: dict[str, set[int]] = {}
         self._posting_arrays: dict[str, np.ndarray] = {}
@@ -111,7 +139,7 @@ class MemoryIndex:
                 self.seqs.append(r.seq)
                 self._scope_of.append(None)
                 self._kw.append(frozenset())
-                for g in (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec):
+                for g in (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero):
                     g.append_zero()
                 self._id_rank = None
                 if self._vec is not None and i >= self._vec.shape[0]:
@@ -148,13 +176,18 @@ class MemoryIndex:
 
     def rank(self, query_text: str, query_vector: Callable[[], np.ndarray] | np.ndarray | None, k: int, *,
              weights: Weights, ranker: str = "composite", scope: str | None = None, restrict: bool = False,
-             prefilter: bool = True, now: float, half_life_days: float, depth: int | None = None) -> list[Ranked]:
+             prefilter: bool = True, now: float, half_life_days: float, depth: int | None = None,
+             dense_pool: Callable[[np.ndarray, int], DensePool | None] | None = None, pool_size: int = 100) -> list[Ranked]:
         """The top ``k`` candidates for a query, best first, with their components.
 
         ``query_vector``: the query's unit vector, or a callable returning it (called only when
         there is a candidate and a similarity is needed). ``ranker``: ``"composite"`` (the
         weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
         ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
+        ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector), asked for ``N =
+        max(depth, pool_size)`` memories when the candidates are most of the index and the query
+        vector is not zero; see the module docstring. Without it (or when it returns ``None``)
+        every candidate is scored here.
         """
         if ranker not in ("composite", "dense"):
             raise ValueError(f"ranker must be composite or dense here, got {ranker!r}")
@@ -164,19 +197,30 @@ class MemoryIndex:
             return []
         w = weights.as_dict()
         need_sim = ranker == "dense" or w["similarity"] > 0
+        kw = scope_c = None
+        if ranker == "composite":
+            kw = self._keyword_scores(cand, terms(query_text))
+            code = self._scope_codes.get(scope) if scope is not None else None
+            scope_c = (self._scope.a[cand] == code).astype(np.float64) if code is not None else np.zeros(cand.size)
         sim = np.zeros(cand.size)
         if need_sim:
             q = query_vector() if callable(query_vector) else query_vector
             if q is None:
                 raise ValueError("a query vector is needed for the similarity component")
-            sim = self._cosines(cand, np.asarray(q, dtype=np.float32).reshape(-1))
+            q = np.asarray(q, dtype=np.float32).reshape(-1)
+            n_pool = max(depth, pool_size)
+            if dense_pool is not None and self._pool_applies(cand, q, n_pool):
+                keep, sim = self._pooled(cand, q, dense_pool, n_pool, depth, w, kw, scope_c, now, half_life_days)
+                if keep is not None:
+                    cand = cand[keep]
+                    if kw is not None and scope_c is not None:
+                        kw, scope_c = kw[keep], scope_c[keep]
+            else:
+                sim = self._cosines(cand, q)
         if ranker == "dense":
             score = sim.copy()
-            kw = scope_c = None
         else:
-            kw = self._keyword_scores(cand, terms(query_text))
-            code = self._scope_codes.get(scope) if scope is not None else None
-            scope_c = (self._scope.a[cand] == code).astype(np.float64) if code is not None else np.zeros(cand.size)
+            assert kw is not None and scope_c is not None
             score = np.zeros(cand.size)
             score += w["similarity"] * sim
             score += w["keywords"] * kw
@@ -209,6 +253,53 @@ class MemoryIndex:
         else:
             cos = self._vec[cand] @ q
         return np.clip(cos.astype(np.float64), 0.0, 1.0)
+
+    def _pool_applies(self, cand: np.ndarray, q: np.ndarray, n_pool: int) -> bool:
+        """Whether a dense pool can stand in for scoring every candidate (see the module docstring)."""
+        if self._vec is None or n_pool > _POOL_MAX or cand.size < _POOL_SHARE * len(self):
+            return False
+        if q.shape[0] != self._vec.shape[1]:
+            raise ValueError(f"query vector of dimension {q.shape[0]}, the index holds {self._vec.shape[1]}")
+        return bool(np.isfinite(q).all() and np.any(q))
+
+    def _pooled(self, cand: np.ndarray, q: np.ndarray, dense_pool: Callable[[np.ndarray, int], DensePool | None], n_pool: int,
+                depth: int, w: dict[str, float], kw: np.ndarray | None, scope_c: np.ndarray | None, now: float,
+                half_life_days: float) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(keep, sim)``: which candidates can reach the top ``depth`` (``None``: all) and their
+        clipped similarities — the pool's for pooled memories, numpy's for the others kept."""
+        n = len(self)
+        pool = dense_pool(q, n_pool)
+        if pool is None:  # the source is gone (pgvector dropped): score every candidate here
+            return None, self._cosines(cand, q)
+        pos = np.fromiter((self._pos.get(int(s), -1) for s in pool.seqs), dtype=np.int64, count=len(pool.seqs))
+        where = np.full(n, -1, dtype=np.int64)
+        where[cand] = np.arange(cand.size)
+        ci = np.where(pos >= 0, where[np.maximum(pos, 0)], -1)
+        hit = ci >= 0
+        sim = np.zeros(cand.size)
+        sim[ci[hit]] = np.clip(np.asarray(pool.sims, dtype=np.float64)[hit], 0.0, 1.0)
+        in_pool = np.zeros(cand.size, dtype=bool)
+        in_pool[ci[hit]] = True
+        if len(pool.seqs) < n_pool:  # the pool is every mirrored vector: the rest are zero (similarity 0) …
+            if int(np.count_nonzero(pos >= 0)) >= int(np.count_nonzero(self._nonzero.a[:n])):
+                return None, sim
+            return None, self._cosines(cand, q)  # … unless the scan ran short or the mirror lags: score here
+        w_sim = 1.0 if kw is None else w["similarity"]
+        rest = np.zeros(cand.size)
+        if kw is not None and scope_c is not None:
+            rest += w["keywords"] * kw + w["scope"] * scope_c
+            if w["confidence"]:
+                rest += w["confidence"] * self._conf.a[cand]
+            if w["recency"]:
+                rest += w["recency"] * self._recency(cand, now, half_life_days)
+        floor = float(np.clip(pool.sims[-1], 0.0, 1.0)) + _POOL_SLACK
+        known = (w_sim * sim + rest)[in_pool]
+        thr = np.partition(known, known.size - depth)[known.size - depth] if known.size >= depth else -np.inf
+        need = ~in_pool & (rest + w_sim * floor >= thr - _POOL_SLACK)
+        if need.any():
+            sim[need] = self._cosines(cand[need], q)
+        keep = in_pool | need
+        return keep, sim[keep]
 
     def _keyword_scores(self, cand: np.ndarray, q_terms: set[str]) -> np.ndarray:
         n = len(self)
@@ -269,6 +360,7 @@ class MemoryIndex:
             self._grow_vec(i + 1)
         self._vec[i] = v
         self._has_vec.a[i] = True
+        self._nonzero.a[i] = bool(np.any(v))
 
     def _grow_vec(self, rows: int) -> None:
         assert self._vec is not None

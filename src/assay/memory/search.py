@@ -5,7 +5,9 @@ with the composite scorer (or hands the composite top ``rerank_depth`` to the co
 reranker), and logs every returned memory to ``memory_deliveries`` under one new
 ``search_id``: delivery id, memory id, the cleaned window, rank, score, ``score_components``,
 ``reranker_model``, the memory's layer, scope and generation version, the search's scope,
-session id, arm and ranker version, timestamp. :func:`rank_hits` ranks without logging.
+session id, arm and ranker version, timestamp. :func:`rank_hits` ranks without logging. The
+dense candidates come from the store's vector path (:mod:`assay.memory.vectors`: numpy in
+process, or a top-k in PostgreSQL with pgvector); everything after them is this one code path.
 
 Reranker seam: a reranker is any object with ``model: str`` and ``rerank(query, memories) ->
 scores`` (one finite float per memory, higher is better); see :mod:`assay.memory.rerank`.
@@ -103,8 +105,9 @@ def rank_hits(store: Any, query: str, k: int, *, scope: str | None = None, restr
     index = store.index()
     ts = (now or _now()).timestamp()
     qv = query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
-    ranked = index.rank(query, qv, k, weights=s.weights, ranker=ranker, scope=scope,
-                        restrict=restrict_to_scope, prefilter=s.prefilter, now=ts, half_life_days=s.recency_half_life_days, depth=depth)
+    ranked = index.rank(query, qv, k, weights=s.weights, ranker=ranker, scope=scope, restrict=restrict_to_scope,
+                        prefilter=s.prefilter, now=ts, half_life_days=s.recency_half_life_days, depth=depth,
+                        dense_pool=store.vector_path.dense_source(store.engine, s), pool_size=s.pgvector_candidates)
     mems = store.get_many([index.ids[r.row] for r in ranked])
     return [SearchHit(memory=mems[index.ids[r.row]], rank=i, score=r.score, components=r.components)
             for i, r in enumerate(ranked, start=1) if index.ids[r.row] in mems]

@@ -7,7 +7,7 @@ Groups are (generation version = the memory's ``source_ref``, ``reranker_model``
 that resample whole searches (``clusters=search_id``): deliveries of one search share a query
 and a response, so they are not independent. The output holds counts and rates only — no
 memory, search or session id — and is safe to share. ``vector_path`` says how the store's
-vectors are scored on its database (:func:`vector_path`).
+vectors are scored on its database (:func:`vector_path`: numpy in process, or pgvector).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from sqlalchemy import select
 
 from assay.memory.tables import memory_deliveries
 from assay.stats import summarize
-from assay.storage import vector_support
 
 __all__ = ["memory_stats", "vector_path", "NONE_LABEL"]
 
@@ -47,28 +46,24 @@ def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[
         groups[(r.source_ref or NONE_LABEL, r.reranker_model or NONE_LABEL)].append(r)
     kw = {"seed": seed, "n_resamples": n_resamples}
     return {
-        "schema": 1, "kind": "memory_stats", "vector_path": vector_path(store.engine),
+        "schema": 1, "kind": "memory_stats", "vector_path": vector_path(store),
         "n_deliveries": len(rows), "n_searches": len({r.search_id for r in rows}),
         "overall": _group(rows, "all", "all", **kw),
         "groups": [_group(g, gv, rm, **kw) for (gv, rm), g in sorted(groups.items())],
     }
 
 
-def vector_path(engine: Any) -> dict[str, Any]:
-    """``{"path": "numpy", "detail": str, "pgvector": version | None}``: the vector path the memory store uses here.
+def vector_path(store: Any) -> dict[str, Any]:
+    """``{"path": "pgvector" | "numpy", "detail": str, "pgvector": version | None, "index": "hnsw" | "none" | None}``.
 
-    Detected by :func:`assay.storage.vector_support` without side effects (``create=False``: a
-    stats command never runs ``CREATE EXTENSION``). The memory store scores every vector in
-    process (:mod:`assay.memory.index`, numpy; vectors stored as float32 bytes on SQLite and
-    ``real[]`` on PostgreSQL), so ``path`` is ``"numpy"`` on every database; where pgvector is
-    installed, ``pgvector`` gives its version and ``detail`` says that the store does not use it.
+    The path ``store`` (a :class:`~assay.memory.store.MemoryStore`) chose at start-up
+    (:mod:`assay.memory.vectors`): ``pgvector`` when its dense top-k runs in PostgreSQL, with
+    the extension's version and the mirror's index kind (``hnsw``; ``none`` for pgvector < 0.5);
+    ``numpy`` otherwise (SQLite, PostgreSQL without pgvector — ``detail`` says why — or
+    ``MemorySettings.vector_path="numpy"``, where ``pgvector``/``index`` still name the mirror
+    kept in sync).
     """
-    vs = vector_support(engine, create=False)
-    if vs.path == "pgvector":
-        return {"path": "numpy", "pgvector": vs.version,
-                "detail": f"pgvector {vs.version} is installed in this database, but the memory store scores "
-                          "vectors in process (numpy, real[] column); it has no pgvector path"}
-    return {"path": vs.path, "detail": vs.detail, "pgvector": None}
+    return store.vector_path.to_dict()
 
 
 def _group(rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int) -> dict[str, Any]:

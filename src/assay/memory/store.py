@@ -12,7 +12,10 @@ encoded in batches on insert (precomputed ones accepted) and stored with the row
 
 Reading: the in-process :class:`~assay.memory.index.MemoryIndex` follows the store revision
 (``memory_state``), reloading only rows written since. Searching and delivery logging live in
-:mod:`assay.memory.search`. Only portable SQLAlchemy Core is used.
+:mod:`assay.memory.search`. The vector path (numpy, or pgvector on PostgreSQL where the
+extension is present) is chosen at start-up (:mod:`assay.memory.vectors`); every write of
+vectors updates pgvector's mirror in the same transaction. Only portable SQLAlchemy Core is
+used here.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from assay.jsonl import as_utc
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
 from assay.memory.scoring import reliability
 from assay.memory.tables import memories, memory_state
+from assay.memory.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.storage import init_db, insert_ignore, make_engine
 
 if TYPE_CHECKING:
@@ -83,6 +87,7 @@ class MemoryStore:
         self._index: MemoryIndex | None = None
         self._revision: int | None = None
         self._ensure_state()
+        self.vector_path: VectorPath = open_vector_path(self.engine, self.settings, lambda: self.embedder)
 
     @property
     def embedder(self) -> Embedder:
@@ -241,6 +246,8 @@ class MemoryStore:
                 r["revision"] = rev
             for i in range(0, len(plan.inserts), _CHUNK):
                 conn.execute(memories.insert(), plan.inserts[i:i + _CHUNK])
+            if plan.inserts:
+                sync_vectors(self.vector_path, conn, memories.c.revision == rev)
             for mid, (keywords, plus) in plan.updates.items():
                 row = conn.execute(select(memories).where(memories.c.id == mid)).one()
                 merged_kw = list(dict.fromkeys([*row.keywords, *keywords]))
@@ -303,6 +310,8 @@ class MemoryStore:
                     out[i] = v
                     conn.execute(update(memories).where(memories.c.seq == rows[i].seq)
                                  .values(embedding=v, embedding_model=model))
+                for j in range(0, len(stale), _CHUNK):
+                    sync_vectors(self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j:j + _CHUNK]]))
         return out
 
 
