@@ -126,3 +126,32 @@ def test_console_script_shares_the_judge_group(tmp_path):
     assert "rationality" in r.stdout and "agreement" in r.stdout
     if __import__("importlib").util.find_spec("assay.commands.judge"):
         assert "validate" in r.stdout
+
+
+def test_regression_bad_output_options_and_traces_dir_exit_2(tmp_path):
+    """From a new-user review: a missing --traces-dir ran with every trace 'missing'; a folder as
+    --output named an internal temp file; one path for all three outputs kept only the last."""
+    s = _summary(tmp_path)
+    r = _invoke("--eval-summary", str(s), "--out", str(tmp_path / "o"), "--traces-dir", str(tmp_path / "nowhere"))
+    assert r.exit_code == 2 and "--traces-dir" in r.output and "no such directory" in r.output
+    (tmp_path / "ex").mkdir()
+    r = _invoke("--eval-summary", str(s), "--output", str(tmp_path / "ex"), "--out-aggregate", str(tmp_path / "ex" / "a.json"),
+                "--out-md", str(tmp_path / "ex" / "a.md"))
+    assert r.exit_code == 2 and "--output" in r.output and "is a directory" in r.output and ".tmp" not in r.output
+    same = str(tmp_path / "ex" / "same.json")
+    r = _invoke("--eval-summary", str(s), "--output", same, "--out-aggregate", same, "--out-md", same)
+    assert r.exit_code == 2 and "three different files" in r.output
+    assert not (tmp_path / "ex" / "same.json").exists()
+
+
+def test_regression_agreement_without_shared_cases_exits_2(tmp_path):
+    for sub in ("a", "b"):
+        s = _summary(tmp_path / sub)
+        rows = json.loads(s.read_text())
+        for row in rows["case_results"]:
+            row["id"] = f"{sub}-{row['id']}"
+        s.write_text(json.dumps(rows))
+        assert _invoke("--eval-summary", str(s), "--out", str(tmp_path / sub / "out")).exit_code == 0
+    r = runner.invoke(app, ["judge", "agreement", str(tmp_path / "a" / "out" / "rationality.local.json"),
+                            str(tmp_path / "b" / "out" / "rationality.local.json")])
+    assert r.exit_code == 2 and "share no case id" in r.output

@@ -295,8 +295,15 @@ def test_spearman_known_value() -> None:
     # ranks x: 1 2 3 4 5, ranks y: 2 1 4 3 5 → Σd² = 4, rho = 1 - 6·4/(5·24) = 0.8
     rho, p = spearman([10, 20, 30, 40, 50], [2.0, 1.0, 4.0, 3.0, 5.0])
     assert rho == pytest.approx(0.8)
-    assert p == pytest.approx(float(sps.spearmanr([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]).pvalue))
-    assert 0.0 < p < 1.0
+    # exact permutation p: 16 of the 120 orderings of 5 ranks have |rho| >= 0.8
+    assert p == pytest.approx(16 / 120)
+    x, y = list(range(12)), [1, 0, 3, 2, 5, 4, 7, 6, 8, 9, 11, 10]  # from 10 pairs on: scipy's t approximation
+    assert spearman(x, y)[1] == pytest.approx(float(sps.spearmanr(x, y).pvalue))
+
+
+def test_regression_spearman_p_of_three_pairs_is_not_zero() -> None:
+    """``judge agreement`` printed p = 0 for 3 perfectly ordered pairs (t approximation); exact p is 1/3."""
+    assert spearman([1, 2, 3], [4, 5, 6]) == (pytest.approx(1.0), pytest.approx(1 / 3))
 
 
 def test_spearman_undefined_cases_are_none() -> None:

@@ -76,6 +76,14 @@ def rationality_cmd(
         defaults = dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
         targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
         targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
+        flags = {"local": "--output", "aggregate": "--out-aggregate", "md": "--out-md", "html": "--out"}
+        for k, p in targets.items():
+            if p.is_dir():
+                raise UsageError(f"{flags[k]} {p}: is a directory, expected a file path")
+        if len(set(targets.values())) < len(targets):
+            raise UsageError("--output, --out-aggregate and --out-md must be three different files")
+        if traces_dir is not None and not traces_dir.is_dir():
+            raise UsageError(f"--traces-dir {traces_dir}: no such directory")
         summary = load_summary(eval_summary)
         with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
             task = bar.add_task("traces", total=len(summary.case_results))
@@ -113,6 +121,8 @@ def agreement_cmd(
 
     with _errors(ctx):
         result = backend_agreement(_read_local(a, "A"), _read_local(b, "B"))
+        if result["n_pairs"] == 0:
+            raise ValueError(f"{a.name} and {b.name} share no case id: are they runs over the same eval summary?")
     if as_json:
         out.print(json.dumps(result, indent=2), markup=False)
         return
