@@ -180,3 +180,38 @@ def test_unreachable_postgresql_is_one_line_without_the_password():
     msg = str(err.value)
     assert "database postgresql+psycopg://alice:***@127.0.0.1:1/assay: " in msg
     assert "hunter2" not in msg and "\n" not in msg
+
+
+def test_regression_unsupported_dialect_is_one_clear_line():
+    """``--db mysql://…`` printed "No module named 'MySQLdb'"."""
+    with pytest.raises(StorageError, match="unsupported database 'mysql': use sqlite:///PATH or postgresql"):
+        make_engine("mysql://u:secret@h/db")
+    r = CliRunner().invoke(app, ["--db", "mysql://u:secret@h/db", "init-db"])
+    assert r.exit_code == 2 and "unsupported database" in r.output and "secret" not in r.output
+
+
+def test_regression_init_db_refuses_a_foreign_table_with_the_same_name(tmp_path):
+    """init-db said "ready" over a memo_cache table of other columns; the next query failed."""
+    import sqlite3
+
+    db = tmp_path / "foreign.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE memo_cache (x INTEGER)")
+    with pytest.raises(SchemaVersionError, match="memo_cache exists but lacks column.*size_bytes"):
+        init_db(make_engine(f"sqlite:///{db}"))
+    r = CliRunner().invoke(app, ["--db", f"sqlite:///{db}", "init-db"])
+    assert r.exit_code == 2 and "lacks column" in r.output and "Traceback" not in r.output
+
+
+def test_unwritable_sqlite_folder_is_named_in_the_error(tmp_path, monkeypatch):
+    from assay.storage import describe_db_error
+
+    class Orig(Exception):
+        pass
+
+    err = Orig("unable to open database file")
+    monkeypatch.setattr("assay.storage.os.access", lambda path, mode: False)  # a read-only mount, even for root
+    msg = describe_db_error(err, f"sqlite:///{tmp_path}/x.db")
+    assert f"SQLite must be able to write in {tmp_path}" in msg
+    monkeypatch.undo()
+    assert "must be able to write" not in describe_db_error(err, f"sqlite:///{tmp_path}/x.db")

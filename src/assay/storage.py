@@ -94,10 +94,14 @@ def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None
         raise ValueError(f"sqlite_synchronous must be None, 'NORMAL' or 'FULL', got {sqlite_synchronous!r}")
     url = resolve_db_url(url)
     try:
-        where = make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        where = parsed.render_as_string(hide_password=True)
     except ArgumentError:
         raise StorageError("database URL (--db / ASSAY_DB_URL) is not a URL: expected sqlite:///PATH or "
                            "postgresql+psycopg://USER@HOST/DB") from None
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StorageError(f"database {where}: unsupported database {parsed.get_backend_name()!r}: "
+                           "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
     try:
         return _create_engine(url, sqlite_synchronous)
     except ArgumentError as e:  # SQLAlchemy's message shows a URL's password as ***
@@ -171,7 +175,20 @@ def describe_db_error(exc: BaseException, url: Any) -> str:
     reason = lines[0] if lines else type(orig).__name__
     if password:
         reason = reason.replace(str(password), "***")
+    folder = _sqlite_folder(u) if ("unable to open" in reason or "readonly" in reason) else None
+    if folder is not None and not os.access(folder, os.W_OK):
+        reason += f" (SQLite must be able to write in {folder}: the database, its -wal and -shm files)"
     return f"database {where}: {reason}"
+
+
+def _sqlite_folder(u: Any) -> Path | None:
+    """The folder of a SQLite URL's database file (``None`` for another dialect or in-memory)."""
+    try:
+        if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+            return None
+    except AttributeError:
+        return None
+    return Path(u.database).expanduser().absolute().parent
 
 
 @dataclass(frozen=True)
@@ -328,12 +345,28 @@ def _create_schema(engine: Engine) -> int:
                 if conn.dialect.name == "postgresql":  # one creator at a time; DDL is transactional there
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
                 metadata.create_all(conn)
+                _check_columns(conn)
                 return _record_version(conn)
         except DBAPIError:  # SQLite: another process created a table between check and CREATE
             if attempt == _SCHEMA_TRIES:
                 raise
             time.sleep(0.05 * attempt)
     raise AssertionError("unreachable")
+
+
+def _check_columns(conn: Connection) -> None:
+    """Raise :class:`SchemaVersionError` when a table of :data:`metadata` exists without some of
+    its columns (``create_all`` skips existing tables: a foreign or older table would otherwise
+    pass ``init-db`` and fail at its first query)."""
+    from sqlalchemy import inspect
+
+    insp = inspect(conn)
+    for table in metadata.sorted_tables:
+        have = {c["name"] for c in insp.get_columns(table.name)}
+        missing = [c.name for c in table.columns if c.name not in have]
+        if missing:
+            raise SchemaVersionError(f"table {table.name} exists but lacks column(s) {', '.join(missing)}: it was not made by this "
+                                     "assay; use another database (--db) or drop the table")
 
 
 #: Tries of :func:`_create_schema` (SQLite's check-then-CREATE races another creator at most
