@@ -190,3 +190,12 @@ def test_state_changing_stage_names():
     assert is_state_changing("cancel_reservation") and is_state_changing("Update-Profile") and is_state_changing("book")
     assert not is_state_changing("get_user_details") and not is_state_changing("search_direct_flight")
     assert not is_state_changing("transfer_to_human_agents") and not is_state_changing("think")
+
+
+def test_regression_a_utf8_bom_is_accepted(tmp_path):
+    """A summary saved by a Windows editor (UTF-8 with BOM) was refused with 'Unexpected UTF-8 BOM'."""
+    (tmp_path / "t.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"planner": {"stage_sequence": ["a"]}}).encode())
+    s = tmp_path / "s.json"
+    s.write_bytes(b"\xef\xbb\xbf" + json.dumps({"case_results": [{"id": "x", "slice": "s", "trace_path": "t.json"}]}).encode())
+    assert load_summary(s).case_results[0].id == "x"
+    assert load_trace(tmp_path / "t.json").planner.stage_sequence == ("a",)

@@ -57,7 +57,7 @@ def read_utf8(path: str | Path, error: type[InputFileError] = InputFileError) ->
     ``FileNotFoundError`` when the file is missing."""
     raw = Path(path).read_bytes()
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # a leading BOM (Windows editors) is not content
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise error([InputProblem(file=str(path), line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None

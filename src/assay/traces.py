@@ -250,7 +250,7 @@ def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -347,7 +347,7 @@ def _stage_name(step: Step) -> str:
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:

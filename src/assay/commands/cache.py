@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
 
         rate = "—" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
         out.print(f"memo cache at {_redact(url)}", markup=False)
-        out.print(f"{s['entries']} entries ({s['expired_entries']} expired), {_size(s['bytes'])}; "
+        out.print(f"{s['entries']} {'entry' if s['entries'] == 1 else 'entries'} ({s['expired_entries']} expired), {_size(s['bytes'])}; "
                   f"{s['lookups']} requests: {s['hits']} hits, {s['misses']} not served from cache (hit rate {rate})", markup=False)
         t = Table(title="requests by status")
         t.add_column("status")
