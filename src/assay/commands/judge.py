@@ -19,7 +19,7 @@ from rich.table import Table
 
 __all__ = ["register", "judge_app"]
 
-judge_app = typer.Typer(no_args_is_help=True, help="LLM judges: validity on labelled data.")
+judge_app = typer.Typer(no_args_is_help=True, help="Judges: faithfulness validity on labelled data, trajectory rationality, backend agreement.")
 
 
 class Dataset(str, Enum):
