@@ -215,3 +215,16 @@ def test_unwritable_sqlite_folder_is_named_in_the_error(tmp_path, monkeypatch):
     assert f"SQLite must be able to write in {tmp_path}" in msg
     monkeypatch.undo()
     assert "must be able to write" not in describe_db_error(err, f"sqlite:///{tmp_path}/x.db")
+
+
+@pytest.mark.parametrize("url", ["postgresql+psycopg://postgres@127.0.0.1:1/db?password=S3CRETpw",
+                                 "postgresql+psycopg:///db?host=/tmp&password=S3CRETpw",
+                                 "postgresql+psycopg://u:S3CRETpw@127.0.0.1:1/db?sslpassword=S3CRETpw"])
+def test_regression_query_string_passwords_are_hidden(url):
+    """A password given as ?password=… was printed in plain text (init-db, cache stats, errors)."""
+    from assay.storage import describe_db_error, safe_url
+
+    assert "S3CRETpw" not in safe_url(url) and "***" in safe_url(url)
+    assert "S3CRETpw" not in describe_db_error(Exception("FATAL: password S3CRETpw rejected"), url)
+    r = CliRunner().invoke(app, ["--db", url, "cache", "stats"])
+    assert r.exit_code != 0 and "S3CRETpw" not in r.output

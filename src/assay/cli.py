@@ -376,10 +376,10 @@ def _print_uncut(table: Table) -> None:
 
 
 def _redact(url: str) -> str:
-    """Hide a password in a database URL."""
-    import re
+    """Hide the passwords in a database URL (:func:`assay.storage.safe_url`)."""
+    from assay.storage import safe_url
 
-    return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", url)
+    return safe_url(url)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,7 @@ init-db`` is never a required step. Dialect-specific SQL lives only in this modu
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from sqlalchemy import (Column, Connection, DateTime, Engine, Integer, LargeBina
 
 __all__ = ["SCHEMA_VERSION", "metadata", "schema_info", "resolve_db_url", "make_engine", "init_db", "upsert", "insert_ignore",
            "describe_db_error", "vector_support", "VectorSupport", "FloatVector", "SchemaVersionError", "StorageError",
-           "DatabaseUnavailableError"]
+           "DatabaseUnavailableError", "safe_url"]
 
 #: Version of the schema below; bump with a migration when a table changes.
 SCHEMA_VERSION = 1
@@ -95,7 +96,7 @@ def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None
     url = resolve_db_url(url)
     try:
         parsed = make_url(url)
-        where = parsed.render_as_string(hide_password=True)
+        where = safe_url(parsed)
     except ArgumentError:
         raise StorageError("database URL (--db / ASSAY_DB_URL) is not a URL: expected sqlite:///PATH or "
                            "postgresql+psycopg://USER@HOST/DB") from None
@@ -167,18 +168,45 @@ def describe_db_error(exc: BaseException, url: Any) -> str:
     u = url.url if isinstance(url, Engine) else url
     try:
         u = make_url(u)
-        where, password = u.render_as_string(hide_password=True), u.password
+        where, secrets = safe_url(u), _secrets(u)
     except Exception:  # noqa: BLE001 - not a URL: describe the error without one
-        where, password = "(unparseable URL)", None
+        where, secrets = "(unparseable URL)", []
     orig = getattr(exc, "orig", None) or exc
     lines = [ln.strip() for ln in str(orig).splitlines() if ln.strip()]
     reason = lines[0] if lines else type(orig).__name__
-    if password:
-        reason = reason.replace(str(password), "***")
+    for secret in secrets:
+        reason = reason.replace(secret, "***")
     folder = _sqlite_folder(u) if ("unable to open" in reason or "readonly" in reason) else None
     if folder is not None and not os.access(folder, os.W_OK):
         reason += f" (SQLite must be able to write in {folder}: the database, its -wal and -shm files)"
     return f"database {where}: {reason}"
+
+
+def safe_url(url: Any) -> str:
+    """A database URL (string or SQLAlchemy ``URL``) fit to print: the password of ``user:password@``
+    and of a ``password=`` / ``sslpassword=`` query parameter shown as ``***``. A string that is
+    not a URL is returned with anything between ``:`` and ``@`` after the scheme masked."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        u = make_url(url)
+    except Exception:  # noqa: BLE001 - not a URL: mask what looks like userinfo
+        return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", str(url))
+    query = {k: ("***" if _SECRET_PARAM.search(k) else v) for k, v in u.query.items()}
+    return u.set(query=query).render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
+
+
+#: Query parameters of a database URL that hold a secret (libpq's ``password``, ``sslpassword``).
+_SECRET_PARAM = re.compile(r"pass(word|wd)?$", re.I)
+
+
+def _secrets(u: Any) -> list[str]:
+    """Every secret in a parsed URL (to scrub from driver messages)."""
+    out = [str(u.password)] if u.password else []
+    for k, v in u.query.items():
+        if _SECRET_PARAM.search(k):
+            out.extend([v] if isinstance(v, str) else list(v))
+    return [x for x in out if x]
 
 
 def _sqlite_folder(u: Any) -> Path | None:
