@@ -146,3 +146,20 @@ def test_case_fields_and_get_field():
     assert c.get_field("meta.human_label") == "Correct Answer"
     assert c.get_field("meta.missing") is None and c.get_field("id") == "q1"
     assert c.reference == [1.5, "x"]
+
+
+@pytest.mark.parametrize(("escape", "field", "problem"), [
+    ("\\u0000", "answer", "NUL character"),
+    ("\\ud800", "answer", "lone surrogate"),
+])
+def test_regression_nul_and_lone_surrogates_are_input_errors(tmp_path, escape, field, problem):
+    """A NUL (PostgreSQL text cannot hold it) or a lone surrogate (not Unicode) in a JSONL string
+    failed later with a database or codec error and no file:line; it is now the line's problem."""
+    f = tmp_path / "c.jsonl"
+    f.write_text('{"id": "q1", "answer": "fine"}\n{"id": "q2", "answer": "bad ' + escape + ' here"}\n', encoding="utf-8")
+    with pytest.raises(CaseFileError) as e:
+        load_cases(f)
+    assert f"{f}:2: {field}: " in str(e.value) and problem in str(e.value)
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"id": "q1", "answer": "emoji \\ud83d\\ude00 fine", "facts": [{"id": "F1", "label": "x", "value": 1}]}\n', encoding="utf-8")
+    assert load_cases(ok)[0].answer == "emoji \U0001F600 fine"  # a surrogate *pair* is a character

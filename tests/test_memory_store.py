@@ -117,6 +117,20 @@ def test_add_file_reports_every_bad_line(store, tmp_path):
     assert store.count() == 0
 
 
+def test_regression_backends_agree_on_nul_text_and_long_session_ids(store, tmp_path):
+    """PostgreSQL refused a NUL in a memory's text and a 300-character --session/--scope with a
+    bare DataError while SQLite stored them: both are now the same input error on both."""
+    f = tmp_path / "m.jsonl"
+    f.write_text('{"id": "ok", "text": "fine"}\n{"id": "nul", "text": "bad \\u0000 byte"}\n', encoding="utf-8")
+    with pytest.raises(MemoryFileError, match=r"m.jsonl:2: text: contains a NUL character"):
+        store.add_file(f)
+    store.add([{"id": "a", "text": "a note about flights"}])
+    for option in ("scope", "session_id"):
+        with pytest.raises(ValueError, match=f"{option}: 300 characters, at most 200"):
+            store.search("flights", 1, **{option: "x" * 300})
+    assert store.search("flights", 1, session_id="s" * 200).hits
+
+
 def test_precomputed_vectors_are_accepted_and_checked(store):
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(3, 384)).astype(np.float32)

@@ -55,6 +55,11 @@ def _global(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
 ) -> None:
     ctx.obj = {"db": db, "debug": debug}
+    if not debug:  # psycopg logs "error ignored terminating <Pipeline …>" when an error it also raises
+        # leaves a pipeline; the raised error is handled (retried, or printed as one line)
+        import logging
+
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
 
 
 @contextmanager

@@ -11,6 +11,7 @@ inside strings.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -80,7 +81,37 @@ def json_object(text: str, *, file: str, line: int) -> tuple[dict[str, Any] | No
         return None, [InputProblem(file=file, line=at, field="<json>", problem=msg)]
     if not isinstance(obj, dict):
         return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
+    if _SUSPECT_ESCAPE.search(text):  # only a \u escape can smuggle these in: skip the walk otherwise
+        bad = _bad_string(obj)
+        if bad is not None:
+            return None, [InputProblem(file=file, line=line, field=bad[0] or "<json>", problem=bad[1])]
     return obj, []
+
+
+#: ``\u0000`` or a surrogate escape (``\ud800``–``\udfff``): raw UTF-8 cannot hold either.
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _bad_string(value: Any, path: str = "") -> tuple[str, str] | None:
+    """``(dotted path, problem)`` of the first string (key or value) holding a NUL character —
+    PostgreSQL text cannot store it, so the two backends would disagree — or a lone surrogate
+    (not Unicode: it cannot be written as UTF-8)."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return path, "contains a NUL character (\\u0000)"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path, "contains a lone surrogate escape (\\ud800–\\udfff without its pair): not valid Unicode"
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        sub = f"{path}.{k}" if path else str(k)
+        bad = _bad_string(k, sub) if isinstance(k, str) else None
+        bad = bad or _bad_string(v, sub)
+        if bad is not None:
+            return bad
+    return None
 
 
 def validation_problems(e: ValidationError, *, file: str, line: int, what: str = "<record>") -> list[InputProblem]:

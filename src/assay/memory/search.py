@@ -49,6 +49,12 @@ class SearchResult:
         return len(self.hits)
 
 
+#: Longest scope or session id a delivery records (``VARCHAR(200)`` in ``memory_deliveries``,
+#: the same bound as a memory's ``id`` and ``scope`` in its JSONL): checked here so that SQLite,
+#: which does not enforce VARCHAR widths, and PostgreSQL, which does, behave alike.
+MAX_ID_CHARS = 200
+
+
 def search(store: Any, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
            restrict_to_scope: bool = False, explain: bool = False) -> SearchResult:
     """Deliver the top ``k`` memories for ``context_window`` and log them under a new ``search_id``.
@@ -57,9 +63,13 @@ def search(store: Any, context_window: str, k: int = 5, *, scope: str | None = N
     memories of that scope are candidates. ``session_id``: recorded with each delivery.
     ``explain``: return each hit's ``components``. Superseded memories and (prefilter on)
     meta-memories are never delivered. Raises ``ValueError`` for ``k < 1``, a blank window
-    (after cleaning; the embedder is not called) or ``restrict_to_scope`` without a scope.
+    (after cleaning; the embedder is not called), ``restrict_to_scope`` without a scope, or a
+    ``scope``/``session_id`` longer than :data:`MAX_ID_CHARS` (the stored column's width).
     An empty store gives an empty result and logs nothing.
     """
+    for name, value in (("scope", scope), ("session_id", session_id)):
+        if value is not None and len(value) > MAX_ID_CHARS:
+            raise ValueError(f"{name}: {len(value)} characters, at most {MAX_ID_CHARS}")
     s = store.settings
     query = clean_context(context_window, s.context_max_chars)
     if not query:
