@@ -38,7 +38,7 @@ def db(tmp_path: Path, db_url: str) -> str:
     url = db_url  # once on SQLite, once on PostgreSQL (tests/conftest.py)
     r = _run("--db", url, "memory", "add", f)
     assert r.exit_code == 0, r.output
-    assert "added 4, merged 0 duplicate(s), unchanged 0, superseded 0 (4 memories in all)" in r.stdout
+    assert "added 4, merged 0 duplicate(s), updated 0, unchanged 0, superseded 0 (4 memories in all)" in r.stdout
     return url
 
 

@@ -65,6 +65,7 @@ def test_readding_the_same_id_is_idempotent(store):
     assert r.unchanged == ["m1"] and not r.added and store.get("m1").n_corroborations == 0
     r = store.add([{"id": "m1", "text": "alpha beta", "keywords": ["beta"]}])  # same memory, new keyword
     assert store.get("m1").keywords == ("alpha", "beta") and store.get("m1").n_corroborations == 0
+    assert r.updated == ["m1"] and not r.unchanged and not r.added  # counted (was in no count)
 
 
 def test_duplicates_within_one_batch(store):

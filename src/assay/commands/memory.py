@@ -59,7 +59,7 @@ def add_cmd(ctx: typer.Context, file: Path = typer.Argument(..., help="Memories 
         store = _open(ctx, embedder)
         r = store.add_file(file)
         total = store.count()
-    out.print(f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), unchanged {len(r.unchanged)}, "
+    out.print(f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, unchanged {len(r.unchanged)}, "
               f"superseded {len(r.superseded)} ({total} memories in all)", markup=False)
 
 

@@ -31,12 +31,13 @@ _CHUNK = 500
 class AddPlan:
     """One insert transaction: ``inserts`` (row dicts without ``revision``), ``updates`` (stored
     id → (keywords to union, corroborations to add)), ``supersedes`` ((old id, new id)),
-    and the report fields ``merged``, ``unchanged``, ``embedded``."""
+    and the report fields ``merged``, ``updated``, ``unchanged``, ``embedded``."""
 
     inserts: list[dict[str, Any]] = field(default_factory=list)
     updates: dict[str, tuple[list[str], int]] = field(default_factory=dict)
     supersedes: list[tuple[str, str]] = field(default_factory=list)
     merged: dict[str, str] = field(default_factory=dict)
+    updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     embedded: int = 0
 
@@ -94,6 +95,7 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
             new_kw = [k for k in it.keywords if k not in stored_kw]
             if new_kw or it.plus:
                 plan.updates[it.id] = (new_kw, it.plus)
+                plan.updated.append(it.id)
             else:
                 plan.unchanged.append(it.id)
         elif key in stored_keys:

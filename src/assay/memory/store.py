@@ -55,11 +55,13 @@ _CHUNK = 500
 @dataclass
 class AddResult:
     """What :meth:`MemoryStore.add` did: ids ``added``; ``merged`` (incoming id → the stored id
-    whose text it duplicates); ``unchanged`` (same id and text already stored); ids
+    whose text it duplicates); ``updated`` (same id and text already stored, new keywords or
+    corroborations merged into it); ``unchanged`` (same id and text, nothing new); ids
     ``superseded``; how many vectors were ``embedded`` (the rest were precomputed)."""
 
     added: list[str] = field(default_factory=list)
     merged: dict[str, str] = field(default_factory=dict)
+    updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     embedded: int = 0
@@ -236,8 +238,8 @@ class MemoryStore:
         from assay.memory.ingest import plan_add
 
         plan = plan_add(self, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
-        result = AddResult(added=[r["id"] for r in plan.inserts], merged=dict(plan.merged), unchanged=list(plan.unchanged),
-                           embedded=plan.embedded)
+        result = AddResult(added=[r["id"] for r in plan.inserts], merged=dict(plan.merged), updated=list(plan.updated),
+                           unchanged=list(plan.unchanged), embedded=plan.embedded)
         if not plan.inserts and not plan.updates and not plan.supersedes:
             return result
         with self.engine.begin() as conn:
