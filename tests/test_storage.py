@@ -190,6 +190,13 @@ def test_regression_unsupported_dialect_is_one_clear_line():
     assert r.exit_code == 2 and "unsupported database" in r.output and "secret" not in r.output
 
 
+@pytest.mark.parametrize(("url", "message"), [("postgresql+psycopg://u:pw@127.0.0.1:notaport/a", "the port is not a number"),
+                                              ("postgresql+asyncpg://u@h/db", "driver 'asyncpg' is not supported")])
+def test_regression_url_mistakes_are_named(url, message):
+    with pytest.raises(StorageError, match=message):
+        make_engine(url)
+
+
 def test_regression_init_db_refuses_a_foreign_table_with_the_same_name(tmp_path):
     """init-db said "ready" over a memo_cache table of other columns; the next query failed."""
     import sqlite3

@@ -100,9 +100,13 @@ def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None
     except ArgumentError:
         raise StorageError("database URL (--db / ASSAY_DB_URL) is not a URL: expected sqlite:///PATH or "
                            "postgresql+psycopg://USER@HOST/DB") from None
+    except ValueError:  # SQLAlchemy's int() of a non-numeric port
+        raise StorageError(f"database {safe_url(url)}: the port is not a number") from None
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise StorageError(f"database {where}: unsupported database {parsed.get_backend_name()!r}: "
                            "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+        raise StorageError(f"database {where}: driver {parsed.get_driver_name()!r} is not supported: use postgresql+psycopg://")
     try:
         return _create_engine(url, sqlite_synchronous)
     except ArgumentError as e:  # SQLAlchemy's message shows a URL's password as ***
