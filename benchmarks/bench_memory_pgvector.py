@@ -12,7 +12,7 @@ sentence embeddings may differ) through ``MemoryStore.add``, and ranks the same 
 query vectors (a centre plus noise, like the memories) with three stores on that database:
 
 - ``pgvector``: the default — dense candidates from the HNSW index (``vector_cosine_ops``,
-  ``ef_search`` = ``MemorySettings.pgvector_candidates`` = 100), composite in process;
+  ``ef_search`` = ``MemorySettings.pgvector_candidates``, 200 by default), composite in process;
 - ``pgvector exact``: the index bypassed (``pgvector_exact``): a full scan and sort in PostgreSQL;
 - ``numpy``: ``vector_path="numpy"``, the same-run baseline (one matrix–vector product in process).
 

@@ -88,7 +88,7 @@ def test_pgvector_top_k_equals_numpy_top_k(loaded, monkeypatch, ranker):
         np.testing.assert_allclose(sim_pg, sim_np, atol=1e-5, rtol=0)
         np.testing.assert_allclose(score_pg, score_np, atol=1e-5, rtol=0)
         assert (sim_pg > 0).all() and (sim_pg <= 1).all()  # similarities, not distances
-    assert calls and all(n == 100 for n in calls)  # max(k, pgvector_candidates): the pool came from SQL every time
+    assert calls and all(n == 200 for n in calls)  # max(k, pgvector_candidates): the pool came from SQL every time
 
 
 def test_approximate_hnsw_search_finds_the_exact_top_k_on_a_small_store(loaded):
@@ -101,7 +101,7 @@ def test_approximate_hnsw_search_finds_the_exact_top_k_on_a_small_store(loaded):
         ids_a = _ranked(approx, q_text, q_vec, 10, ranker="dense")[0]
         ids_n = _ranked(np_store, q_text, q_vec, 10, ranker="dense")[0]
         found, total = found + len(set(ids_a) & set(ids_n)), total + 10
-    assert found / total >= 0.9  # 600 rows, ef_search 100: HNSW's recall@10 is 1.0 in practice
+    assert found / total >= 0.9  # 600 rows, ef_search 200: HNSW's recall@10 is 1.0 in practice
 
 
 def test_search_filters_rerank_depth_and_delivery_log_are_shared(loaded):
@@ -306,3 +306,14 @@ def datetime_now() -> float:
     from datetime import datetime, timezone
 
     return datetime(2024, 6, 1, tzinfo=timezone.utc).timestamp()
+
+
+def test_exact_search_is_one_environment_variable(monkeypatch):
+    from assay.memory.config import default_settings
+
+    assert default_settings().pgvector_exact is False and default_settings().pgvector_candidates == 200
+    monkeypatch.setenv("ASSAY_MEMORY_PGVECTOR_EXACT", "1")
+    assert default_settings().pgvector_exact is True
+    monkeypatch.setenv("ASSAY_MEMORY_PGVECTOR_EXACT", "yes please")
+    with pytest.raises(ValueError, match="ASSAY_MEMORY_PGVECTOR_EXACT"):
+        default_settings()

@@ -106,15 +106,19 @@ class MemorySettings:
       ``"numpy"`` always scores in process (the pgvector mirror is still kept in sync, so
       stores of both kinds can share a database). Same rankings either way, up to the
       approximate index's recall.
-    - ``pgvector_candidates``: memories asked from PostgreSQL per search, ``max(depth, 100)``
+    - ``pgvector_candidates``: memories asked from PostgreSQL per search, ``max(depth, 200)``
       (also the HNSW ``ef_search``, 1–1000). The composite adds at most ``keywords + scope``
       (0.20) to a memory's ``0.5 × similarity``, so memories outside the pool are ruled out by a
-      bound or scored in process; 100 keeps that residue small. On 100,000 clustered 384-d
-      vectors (``benchmarks/bench_memory_pgvector.py``, pgvector 0.6.2, HNSW m = 16,
-      ef_construction = 64) ``ef_search`` 100 gave recall@10 0.994 against the exact top-10 at
-      a 2.5 ms SQL p50, vs 0.977 at pgvector's default 40 (1.9 ms) and 0.999 at 200 (7.3 ms).
+      bound or scored in process. On 100,000 clustered 384-d vectors
+      (``benchmarks/bench_memory_pgvector.py``, pgvector 0.6.2, HNSW m = 16, ef_construction =
+      64) bare SQL top-10 recall against the exact top-10 was 0.9735 at pgvector's default
+      ``ef_search`` 40 and 0.9935–0.9995 at 100 over two runs, 0.999–0.9995 at 200 (SQL p50
+      2.8–7.3 ms with other jobs running); the store's composite top-10 at 200 matched numpy's
+      in every query (recall 1.0, p50 7.3 ms vs 11.2 ms in process). 200, not 100: at 100 a
+      new-user review found 10 of 1,590 LoCoMo top-k lists ordered differently from SQLite's.
     - ``pgvector_exact``: bypass the HNSW index (an exact scan and sort in PostgreSQL): exactly
-      the numpy path's top-k, at O(n) per query. Off by default.
+      the numpy path's top-k, at O(n) per query. Off by default; ``ASSAY_MEMORY_PGVECTOR_EXACT=1``
+      turns it on (:func:`default_settings`).
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
@@ -133,7 +137,7 @@ class MemorySettings:
     encode_batch_size: int = 64
     embed_threads: int | None = None
     vector_path: Literal["auto", "numpy"] = "auto"
-    pgvector_candidates: int = 100
+    pgvector_candidates: int = 200
     pgvector_exact: bool = False
 
     def __post_init__(self) -> None:
@@ -166,7 +170,14 @@ class MemorySettings:
 
 
 def default_settings(**changes: object) -> MemorySettings:
-    """:class:`MemorySettings` defaults, the embedder from ``ASSAY_MEMORY_EMBEDDER`` when set, then ``changes``."""
-    env = os.environ.get("ASSAY_MEMORY_EMBEDDER")
-    base = MemorySettings(embedder=env) if env else MemorySettings()  # type: ignore[arg-type]
-    return base.with_(**changes) if changes else base
+    """:class:`MemorySettings` defaults, then the environment — ``ASSAY_MEMORY_EMBEDDER``
+    (``minilm`` | ``hashing``), ``ASSAY_MEMORY_PGVECTOR_EXACT`` (``1`` | ``0``) — then ``changes``.
+    Raises ``ValueError`` naming the variable for a value it does not accept."""
+    env: dict[str, object] = {}
+    if embedder := os.environ.get("ASSAY_MEMORY_EMBEDDER"):
+        env["embedder"] = embedder
+    if (exact := os.environ.get("ASSAY_MEMORY_PGVECTOR_EXACT", "").strip()):
+        if exact not in ("0", "1"):
+            raise ValueError(f"ASSAY_MEMORY_PGVECTOR_EXACT={exact!r}: use 1 (exact search) or 0")
+        env["pgvector_exact"] = exact == "1"
+    return MemorySettings(**env).with_(**changes)  # type: ignore[arg-type]

@@ -177,7 +177,7 @@ class MemoryIndex:
     def rank(self, query_text: str, query_vector: Callable[[], np.ndarray] | np.ndarray | None, k: int, *,
              weights: Weights, ranker: str = "composite", scope: str | None = None, restrict: bool = False,
              prefilter: bool = True, now: float, half_life_days: float, depth: int | None = None,
-             dense_pool: Callable[[np.ndarray, int], DensePool | None] | None = None, pool_size: int = 100) -> list[Ranked]:
+             dense_pool: Callable[[np.ndarray, int], DensePool | None] | None = None, pool_size: int = 200) -> list[Ranked]:
         """The top ``k`` candidates for a query, best first, with their components.
 
         ``query_vector``: the query's unit vector, or a callable returning it (called only when
