@@ -93,7 +93,7 @@ def search_cmd(ctx: typer.Context, context: str = typer.Argument(..., help="The 
     for col in ("#", "memory", "score", *names, "text"):
         t.add_column(col, no_wrap=col != "text", max_width=60 if col == "text" else None)
     for h in res.hits:
-        t.add_row(str(h.rank), Text(h.memory.id), f"{h.score:.3f}", *(f"{h.components[n]:.3f}" for n in names), Text(h.memory.text))  # type: ignore[index]
+        t.add_row(str(h.rank), Text(h.memory.id), f"{h.score:.3f}", *(f"{h.components[n]:.3f}" for n in names), Text(_clip(h.memory.text)))  # type: ignore[index]
     _print_uncut(t)
 
 
@@ -277,3 +277,11 @@ def _fmt(v: float | None) -> str:
 
 def _ci(ci: list | None) -> str:
     return "" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+#: Characters of a memory's text shown in the search table (``--json`` has the whole text).
+_SHOWN_CHARS = 500
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}… ({len(text):,} characters; --json has all)"
