@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.facts import Fact, Snapshot
+from assay.facts import Fact, Snapshot, unique_fact_ids
 from assay.jsonl import InputFileError, InputProblem, load_jsonl, parse_model_line
 
 __all__ = ["Case", "CaseFileError", "InputProblem", "load_cases", "parse_case_line"]
@@ -59,12 +59,7 @@ class Case(BaseModel):
     @field_validator("facts")
     @classmethod
     def _unique_fact_ids(cls, v: tuple[Fact, ...]) -> tuple[Fact, ...]:
-        seen: set[str] = set()
-        for f in v:
-            if f.id in seen:
-                raise ValueError(f"duplicate fact id {f.id!r}")
-            seen.add(f.id)
-        return v
+        return unique_fact_ids(v)
 
     def snapshot(self) -> Snapshot:
         """The case's data as a :class:`Snapshot` (facts + sources)."""

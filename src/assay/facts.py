@@ -38,6 +38,7 @@ __all__ = [
     "UnitSpec",
     "parse_unit",
     "canonical_number",
+    "unique_fact_ids",
     "SCALE_WORDS",
 ]
 
@@ -173,6 +174,17 @@ class Fact(BaseModel):
         return (self.id, self.label, self.unit or "", canonical_number(self.value), self.period or "")
 
 
+def unique_fact_ids(facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
+    """``facts`` unchanged; ``ValueError`` naming the first repeated fact id (a citation must
+    name one fact). Used by :class:`Snapshot` and by the case loader's validation."""
+    seen: set[str] = set()
+    for f in facts:
+        if f.id in seen:
+            raise ValueError(f"duplicate fact id {f.id!r}")
+        seen.add(f.id)
+    return facts
+
+
 _FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period")
 
 
@@ -194,12 +206,7 @@ class Snapshot(BaseModel):
     @field_validator("facts")
     @classmethod
     def _unique_ids(cls, v: tuple[Fact, ...]) -> tuple[Fact, ...]:
-        seen: set[str] = set()
-        for f in v:
-            if f.id in seen:
-                raise ValueError(f"duplicate fact id {f.id!r}")
-            seen.add(f.id)
-        return v
+        return unique_fact_ids(v)
 
     def fact_index(self) -> dict[str, Fact]:
         """Facts by id."""
