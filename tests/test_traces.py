@@ -199,3 +199,18 @@ def test_regression_a_utf8_bom_is_accepted(tmp_path):
     s.write_bytes(b"\xef\xbb\xbf" + json.dumps({"case_results": [{"id": "x", "slice": "s", "trace_path": "t.json"}]}).encode())
     assert load_summary(s).case_results[0].id == "x"
     assert load_trace(tmp_path / "t.json").planner.stage_sequence == ("a",)
+
+
+def test_the_readme_trace_example_loads_and_is_judged():
+    """The example in README.md's "Agent traces" section is a valid trace on every axis."""
+    import re
+
+    from assay.judges.rationality import stub_scores
+    from assay.judges.rationality_rules import heuristic_scores
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Agent traces", 1)[1]
+    block = re.search(r"```json\n(.*?)```", section, re.S).group(1)
+    t = Trace.model_validate(json.loads(block))
+    assert all(v is not None for v in heuristic_scores(t)[0].values())
+    assert all(v is not None for v in stub_scores(t, "readme").values())
