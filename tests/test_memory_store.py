@@ -262,3 +262,18 @@ def test_duplicate_under_an_id_stored_with_another_text_is_an_error(store):
     with pytest.raises(MemoryFileError, match="'b' is already stored with another text"):
         store.add([{"id": "c", "text": "gamma"}, {"id": "b", "text": "gamma"}])
     assert store.get("c") is None
+
+
+def test_searching_with_another_embedder_warns_before_replacing_vectors(url, caplog):
+    """Re-embedding under another model is a migration; on a shared store it must not be silent."""
+    import logging
+
+    MemoryStore(url, settings=HASHING).add([{"id": "a", "text": "flights to Denver"}, {"id": "b", "text": "hotel in Paris"}])
+    other = MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256))
+    with caplog.at_level(logging.WARNING, logger="assay.memory.store"):
+        other.search("Denver flights", 1)
+    assert "re-embedding 2 memories stored with another embedding model as hashing-256-v1" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="assay.memory.store"):
+        MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256)).search("Paris", 1)
+    assert "re-embedding" not in caplog.text  # done once: the vectors are now this model's

@@ -21,6 +21,7 @@ used here.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from assay.memory.search import SearchResult
 
 __all__ = ["MemoryStore", "AddResult"]
+
+log = logging.getLogger(__name__)
 
 #: Rows per ``IN (...)`` list: below SQLite's 999-parameter floor.
 _CHUNK = 500
@@ -305,6 +308,10 @@ class MemoryStore:
         model = self.embedder.model
         out: list[np.ndarray | None] = [r.embedding if r.embedding is not None and r.embedding_model == model else None for r in rows]
         stale = [i for i, v in enumerate(out) if v is None]
+        switched = sum(1 for i in stale if rows[i].embedding is not None)
+        if switched:  # a shared store re-embedded by a misconfigured client would flip back and forth
+            log.warning("re-embedding %d memor%s stored with another embedding model as %s (its vectors are replaced)",
+                        switched, "y" if switched == 1 else "ies", model)
         if stale:
             fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
             with self.engine.begin() as conn:
