@@ -191,7 +191,9 @@ def test_regression_unsupported_dialect_is_one_clear_line():
 
 
 @pytest.mark.parametrize(("url", "message"), [("postgresql+psycopg://u:pw@127.0.0.1:notaport/a", "the port is not a number"),
-                                              ("postgresql+asyncpg://u@h/db", "driver 'asyncpg' is not supported")])
+                                              ("postgresql+asyncpg://u@h/db", "driver 'asyncpg' is not supported"),
+                                              ("sqlite:///", "in-memory SQLite database is not supported"),
+                                              ("sqlite:///:memory:", "in-memory SQLite database is not supported")])
 def test_regression_url_mistakes_are_named(url, message):
     with pytest.raises(StorageError, match=message):
         make_engine(url)

@@ -105,6 +105,10 @@ def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise StorageError(f"database {where}: unsupported database {parsed.get_backend_name()!r}: "
                            "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+    if parsed.get_backend_name() == "sqlite" and (not parsed.database or parsed.database == ":memory:"
+                                                  or parsed.query.get("mode") == "memory"):
+        raise StorageError(f"database {where}: an in-memory SQLite database is not supported (each connection would "
+                           "see an empty one, and everything written is lost): give a file, sqlite:///PATH")
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() not in ("psycopg", "psycopg2"):
         raise StorageError(f"database {where}: driver {parsed.get_driver_name()!r} is not supported: use postgresql+psycopg://")
     try:
