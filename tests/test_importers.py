@@ -212,6 +212,14 @@ def test_financebench_synthetic_skips_and_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as err:
         import_financebench(tmp_path)
     assert f"{results}:2: label" in str(err.value)
+    # JSON allows U+2028 raw inside a string: it does not end the line (str.splitlines would cut there)
+    sep = {**row, "model_answer": "Capex was $5.\u2028See page 3."}
+    results.write_text(json.dumps(sep, ensure_ascii=False) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        import_financebench(tmp_path)
+    assert str(err.value).startswith(f"{results}:2: <json>: ")
+    results.write_text(json.dumps(sep, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [c.answer for c in import_financebench(tmp_path)] == ["Capex was $5.\u2028See page 3."]
 
 
 # --- pure helpers ----------------------------------------------------------------------------

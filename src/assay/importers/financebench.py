@@ -22,7 +22,6 @@ Result lines whose id is not in the questions file are skipped and counted in
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from pydantic import ValidationError
 
 from assay.cases import Case
 from assay.importers import ImportedCases
+from assay.jsonl import iter_lines, json_object, read_utf8, validation_problems
 
 __all__ = ["import_financebench", "QUESTIONS_FILE", "RESULTS_DIR"]
 
@@ -94,8 +94,7 @@ def import_financebench(src: str | Path) -> ImportedCases:
                     meta=meta,
                 )
             except ValidationError as e:
-                err = e.errors()[0]
-                raise ValueError(f"{where}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+                raise ValueError(str(validation_problems(e, file=str(path), line=lineno)[0])) from None
             out.append(case)
     return out
 
@@ -125,21 +124,13 @@ def _read_questions(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a JSONL file with their 1-based line numbers (blank lines skipped)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    """The JSON objects of a JSONL file with their 1-based line numbers (blank lines skipped);
+    ``ValueError`` naming ``file:line`` at the first bad line (:mod:`assay.jsonl` rules)."""
     rows: list[tuple[int, dict[str, Any]]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{lineno}: <json>: {e}") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"{path}:{lineno}: <json>: expected a JSON object")
+    for lineno, line in iter_lines(read_utf8(path)):
+        obj, problems = json_object(line, file=str(path), line=lineno)
+        if obj is None:
+            raise ValueError(str(problems[0]))
         rows.append((lineno, obj))
     return rows
 

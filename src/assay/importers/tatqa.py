@@ -46,6 +46,7 @@ from assay.cases import Case
 from assay.claims import Quantity, extract_quantities, split_sentences
 from assay.facts import Fact, parse_unit
 from assay.importers import ImportedCases
+from assay.jsonl import read_utf8
 
 __all__ = ["import_tatqa", "parse_cell", "CellNumber", "derivation_scope"]
 
@@ -151,9 +152,7 @@ def _one_operation(derivation: str) -> tuple[list[float] | None, str | None]:
 
 def _import_file(path: Path) -> list[Case]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+        data = json.loads(read_utf8(path))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON: {e}") from None
     if not isinstance(data, list):
