@@ -20,7 +20,7 @@ import assay.cli
 import assay.evaluate
 from assay.cli import app
 
-from eval_cases import GOOD, HALF, REFUSAL, WRONG, case, two_variant_rows, write_jsonl
+from eval_cases import GOOD, HALF, WRONG, case, two_variant_rows, write_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 SUFFIXES = (".local.json", ".aggregate.json", ".md", ".html")
@@ -326,6 +326,13 @@ def test_compare_bad_files_exit_2_with_one_line(tmp_path, two_runs, content, mes
     assert res.exit_code == 2, res.output
     assert message in res.stderr and str(bad) in res.stderr
     assert "Traceback" not in res.output
+
+
+def test_compare_file_not_utf8_names_the_file(tmp_path, two_runs):
+    bad = tmp_path / "bad.local.json"
+    bad.write_bytes(b'{"cases": [\n\xff]}')
+    res = run("compare", two_runs[0], bad)
+    assert res.exit_code == 2 and f"{bad}:2: <bytes>: not valid UTF-8" in res.stderr
 
 
 def test_compare_runs_without_a_shared_pair_exit_2(tmp_path, two_runs):

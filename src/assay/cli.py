@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from assay.cases import CaseFileError, load_cases
+from assay.jsonl import read_utf8
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs.")
 out = Console(highlight=False, soft_wrap=True, emoji=False)  # emoji=False: ":smile:" in an id stays as written
@@ -289,13 +290,20 @@ def main() -> None:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _load_local(path: Path) -> dict:
+def read_local_json(path: Path) -> dict:
+    """A run's ``NAME.local.json``: a JSON object with a ``cases`` list, else :class:`UsageError`
+    naming the file (and the line of bad JSON). The caller checks the records and the ``kind``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_utf8(path))
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise UsageError(f"{path}: cases: not an assay *.local.json (no 'cases' list)")
+    return data
+
+
+def _load_local(path: Path) -> dict:
+    data = read_local_json(path)
     if not data["cases"]:
         raise UsageError(f"{path}: cases: no cases to compare")
     seen: set[tuple[str, str]] = set()
@@ -346,11 +354,15 @@ def _remove_empty_dirs(dirs: list[Path]) -> None:
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:
-    return "—" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
+    from assay.reports.tables import fmt_num
+
+    return fmt_num(v, signed=signed)
 
 
 def _fmt_ci(ci: list | None) -> str:
-    return "—" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    from assay.reports.tables import MISSING, fmt_ci
+
+    return fmt_ci(ci) or MISSING
 
 
 def _print_summary(agg: dict) -> None:

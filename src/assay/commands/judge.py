@@ -9,10 +9,9 @@ with one line.
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
@@ -58,12 +57,12 @@ def validate_cmd(
     """Judge every labelled case and report accuracy, balanced accuracy (and FaithBench span recall
     and anchor detectors) with 95% bootstrap CIs."""
     from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
-    from assay.cli import _errors, err, out
+    from assay.cli import _errors, db_errors, err, out
     from assay.judges.claims import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
 
     stem = name or f"validate-{dataset.value}"
-    with _errors(ctx), _db_errors():
+    with _errors(ctx), db_errors():
         if "/" in stem or "\\" in stem or stem.startswith("."):
             raise ValueError(f"--name {stem!r}: a plain file stem is needed")
         if out_dir is not None:
@@ -86,17 +85,6 @@ def validate_cmd(
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-@contextmanager
-def _db_errors() -> Iterator[None]:
-    """SQLAlchemy errors of the response cache → one readable ValueError line."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    try:
-        yield
-    except SQLAlchemyError as e:
-        raise ValueError(f"LLM cache database: {str(getattr(e, 'orig', None) or e).splitlines()[0]}") from None
-
 
 def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report's tables as ``(title, header, rows)`` of display strings (console and Markdown)."""
@@ -158,8 +146,12 @@ def _markdown(agg: dict[str, Any]) -> str:
 
 
 def _f(v: float | None) -> str:
-    return "—" if v is None else f"{v:.3f}"
+    from assay.reports.tables import fmt_num  # lazily: jinja2 loads with assay.reports
+
+    return fmt_num(v)
 
 
 def _ci(ci: list[float] | None) -> str:
-    return "—" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    from assay.reports.tables import MISSING, fmt_ci
+
+    return fmt_ci(ci) or MISSING
