@@ -20,7 +20,7 @@ import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from assay.reports.tables import report_dims, variant_order
+from assay.reports.tables import lift_order, report_dims, variant_order, variant_stat
 
 __all__ = ["Plot", "composite_plot", "distributions_plot", "lift_plot"]
 
@@ -53,7 +53,7 @@ class Plot:
 def composite_plot(aggregate: Mapping[str, Any], dim: str | None) -> Plot:
     """Mean of ``dim`` (composite) per variant with its 95% CI, best variant on top."""
     title = f"{dim or 'score'} mean per variant, 95% CI"
-    rows = [(n, _stat(aggregate, n, dim)) for n in variant_order(aggregate)]
+    rows = [(n, variant_stat(aggregate, n, dim)) for n in variant_order(aggregate)]
     shown = [(n, s) for n, s in rows if _finite(s.get("mean"))]
     missing = [n for n, s in rows if not _finite(s.get("mean"))]
     if not shown:
@@ -73,8 +73,7 @@ def lift_plot(aggregate: Mapping[str, Any], dim: str = "composite") -> Plot:
     if not baseline:
         return Plot(title, None, "No baseline variant, so there is no lift plot.")
     lift = aggregate.get("lift") or {}
-    names = [n for n in variant_order(aggregate) if n in lift and n != baseline]
-    names += sorted(n for n in lift if n not in names and n != baseline)
+    names = [n for n in lift_order(aggregate) if n != baseline]
     rows = [(n, (lift.get(n) or {}).get(dim) or {}) for n in names]
     points = [(n, r["diff"], _ci(r.get("ci"))) for n, r in rows if _finite(r.get("diff"))]
     missing = [n for n, r in rows if not _finite(r.get("diff"))]
@@ -197,11 +196,6 @@ def _short(label: object) -> str:
         return text
     head = (LABEL_MAX - 1) // 2
     return text[:head] + "…" + text[len(text) - (LABEL_MAX - 1 - head):]
-
-
-def _stat(aggregate: Mapping[str, Any], variant: str, dim: str | None) -> Mapping[str, Any]:
-    v = (aggregate.get("variants") or {}).get(variant) or {}
-    return ((v.get("dims") or {}).get(dim) or {}) if dim else {}
 
 
 def _ci(ci: Any) -> tuple[float, float] | None:

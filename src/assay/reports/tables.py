@@ -25,6 +25,7 @@ __all__ = [
     "fmt_num",
     "lift_caption",
     "lift_dims",
+    "lift_order",
     "lift_table",
     "meta_line",
     "no_lift_reason",
@@ -33,6 +34,7 @@ __all__ = [
     "report_dims",
     "title_line",
     "variant_order",
+    "variant_stat",
     "variant_table",
 ]
 
@@ -68,7 +70,7 @@ def variant_order(aggregate: Mapping[str, Any]) -> list[str]:
     primary = primary_dim(aggregate)
 
     def key(name: str) -> tuple[bool, float, str]:
-        mean = _num(_stat(aggregate, name, primary).get("mean"))
+        mean = _num(variant_stat(aggregate, name, primary).get("mean"))
         return (mean is None, -(mean or 0.0), name)
 
     return sorted(_variants(aggregate), key=key)
@@ -91,7 +93,7 @@ def variant_table(aggregate: Mapping[str, Any]) -> Table:
         n = v.get("n")
         cells = [name, fmt_int(n)]
         for d in dims:
-            stat = _stat(aggregate, name, d)
+            stat = variant_stat(aggregate, name, d)
             cells.append(fmt_mean(stat, with_ci=d == primary, n=n))
         cells += [fmt_num(v.get(k)) for k, _ in rates]
         rows.append(tuple(cells))
@@ -109,7 +111,7 @@ def dimension_table(aggregate: Mapping[str, Any]) -> Table | None:
     n = variants[name].get("n")
     rows = []
     for d in report_dims(aggregate):
-        stat = _stat(aggregate, name, d)
+        stat = variant_stat(aggregate, name, d)
         eff = fmt_int(stat.get("effective_n"))
         rows.append((d, fmt_num(stat.get("mean")), fmt_ci(stat.get("ci")) or MISSING, fmt_num(stat.get("std")),
                      f"{eff} of {fmt_int(n)}" if eff != MISSING else MISSING))
@@ -135,7 +137,7 @@ def lift_table(aggregate: Mapping[str, Any]) -> Table | None:
     """
     lift = aggregate.get("lift") or {}
     baseline = aggregate.get("baseline")
-    names = [n for n in _lift_order(aggregate) if n != baseline]
+    names = [n for n in lift_order(aggregate) if n != baseline]
     if not baseline or not names:
         return None
     dims = lift_dims(aggregate)
@@ -275,7 +277,8 @@ def fmt_mean(stat: Mapping[str, Any], *, with_ci: bool, n: Any) -> str:
     return text
 
 
-def _lift_order(aggregate: Mapping[str, Any]) -> list[str]:
+def lift_order(aggregate: Mapping[str, Any]) -> list[str]:
+    """The variants of the lift section: in :func:`variant_order`, then any others by name."""
     lift = aggregate.get("lift") or {}
     ranked = [n for n in variant_order(aggregate) if n in lift]
     return ranked + sorted(n for n in lift if n not in ranked)
@@ -285,7 +288,8 @@ def _variants(aggregate: Mapping[str, Any]) -> Mapping[str, Mapping[str, Any]]:
     return aggregate.get("variants") or {}
 
 
-def _stat(aggregate: Mapping[str, Any], variant: str, dim: str | None) -> Mapping[str, Any]:
+def variant_stat(aggregate: Mapping[str, Any], variant: str, dim: str | None) -> Mapping[str, Any]:
+    """``aggregate["variants"][variant]["dims"][dim]`` (mean, std, ci, effective_n), ``{}`` when absent."""
     if dim is None:
         return {}
     return ((_variants(aggregate).get(variant) or {}).get("dims") or {}).get(dim) or {}
