@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assay.facts import SCALE_WORDS
 
@@ -253,7 +253,7 @@ def _parse_num(s: str) -> tuple[float, int]:
     return float(clean), decimals
 
 
-def _to_quantity(text: str, m: re.Match[str], words: "_WordIndex | None" = None) -> Quantity | None:
+def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | None:
     g = m.groupdict()
     start, end = m.start(), m.end()
     num_start, num_end = m.start("num"), m.end("num")
@@ -321,7 +321,6 @@ def _to_quantity(text: str, m: re.Match[str], words: "_WordIndex | None" = None)
     scale = 1.0
     if g["kr"]:
         value, scale, decimals = _korean(value, decimals, g["kr"])
-        unit = unit or None
     if g["scale"] or g["scale2"]:
         w = (g["scale"] or g["scale2"]).strip()
         scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
@@ -341,7 +340,7 @@ def _to_quantity(text: str, m: re.Match[str], words: "_WordIndex | None" = None)
         unit = f"{unit or 'USD'}/share"
     sign_char = g["sign"] or ""
     if sign_char == "–" and not (before.strip() == "" or before.rstrip().endswith(("(", ":", "of", "was", "is", "at"))):
-        return None if not unit_written else None
+        return None
     negative = bool(sign_char) or paren
     value = -value if negative else value
     q_start = start
@@ -350,7 +349,7 @@ def _to_quantity(text: str, m: re.Match[str], words: "_WordIndex | None" = None)
     q_end = end
     while q_end > q_start and text[q_end - 1].isspace():
         q_end -= 1
-    direction, sign_wording = (words or _WordIndex(text)).wording(q_start)
+    direction, sign_wording = words.wording(q_start)
     if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
         after_q = _DIRECTION_AFTER.match(text, q_end, min(len(text), q_end + 24))
         direction = None if after_q is None else (1 if after_q.group("up") else -1)
@@ -439,32 +438,27 @@ def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
         joined = re.fullmatch(r"\s*(?:[-–—]|to)\s*", between)
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number
-            b = Quantity(b.text[1:], (b.span[0] + 1, b.span[1]), -b.value, b.scale, b.unit, b.decimals, False, b.direction, b.sign_wording)
+            b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
             joined = True
         if not joined or (a.unit and b.unit and a.unit != b.unit):
             continue
         if a.unit is None and a.scale == 1.0 and (b.unit or b.scale != 1.0):
-            unit = b.unit if not (b.unit or "").endswith("/share") else b.unit
-            a = Quantity(a.text, a.span, a.value, b.scale, unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+            a = replace(a, scale=b.scale, unit=b.unit)
         elif a.unit and b.unit is None and b.scale == 1.0:
-            b = Quantity(b.text, b.span, b.value, a.scale, a.unit, b.decimals, b.explicit_sign, b.direction, b.sign_wording)
+            b = replace(b, scale=a.scale, unit=a.unit)
         elif a.unit and b.unit is None and a.scale == 1.0 and b.scale != 1.0:
             # "$1.2-1.5 billion": the currency is written on the first end, the scale on the last
-            a = Quantity(a.text, a.span, a.value, b.scale, a.unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
-            b = Quantity(b.text, b.span, b.value, b.scale, a.unit, b.decimals, b.explicit_sign, b.direction, b.sign_wording)
+            a = replace(a, scale=b.scale)
+            b = replace(b, unit=a.unit)
         elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
-            a = Quantity(a.text, a.span, a.value, b.scale, a.unit, a.decimals, a.explicit_sign, a.direction, a.sign_wording)
+            a = replace(a, scale=b.scale)
         if b.direction is None and a.direction is not None:
             # "fell 5% to 7%": the verb governs both ends
-            b = Quantity(b.text, b.span, b.value, b.scale, b.unit, b.decimals, b.explicit_sign, a.direction, b.sign_wording)
+            b = replace(b, direction=a.direction)
         elif a.direction is None and b.direction is not None:
             # "a 5–7% decline"
-            a = Quantity(a.text, a.span, a.value, a.scale, a.unit, a.decimals, a.explicit_sign, b.direction, a.sign_wording)
+            a = replace(a, direction=b.direction)
         rid += 1
-        out[i] = _with_range(a, rid)
-        out[i + 1] = _with_range(b, rid)
+        out[i] = replace(a, range_id=rid)
+        out[i + 1] = replace(b, range_id=rid)
     return out
-
-
-def _with_range(q: Quantity, rid: int) -> Quantity:
-    return Quantity(q.text, q.span, q.value, q.scale, q.unit, q.decimals, q.explicit_sign, q.direction, q.sign_wording, rid)

@@ -291,7 +291,7 @@ def _uncited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[Quantity
     for claim in claims:
         for q in claim.numbers:
             if _too_coarse_for_passages(q):
-                if not idx.facts:
+                if not idx.snapshot.facts:
                     continue  # not checkable: a lone digit "matches" some number on any page
                 facts_only = facts_only or CandidateSet(idx.facts.values())
                 r = best_match(q, facts_only, ())

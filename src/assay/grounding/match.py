@@ -45,11 +45,11 @@ from bisect import bisect_left, bisect_right
 import numpy as np
 
 from assay.claims import Quantity
-from assay.facts import Fact
+from assay.facts import Dimension, Fact
 
 __all__ = ["Candidate", "CandidateSet", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value", "relative_precision"]
 
-Dim = Literal["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
+Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
 
 @dataclass(frozen=True)
