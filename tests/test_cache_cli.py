@@ -75,3 +75,18 @@ def test_console_script_registers_the_group(db):
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["entries"] == 3
+
+
+def test_a_database_error_mid_command_is_one_line_naming_the_database(db):
+    """An error after the schema is ready (here a trigger that refuses the DELETE) is reported
+    as :func:`assay.storage.describe_db_error` words it: ``database URL: reason``."""
+    from sqlalchemy import text
+
+    from assay.storage import make_engine
+
+    engine = make_engine(db)
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TRIGGER no_delete BEFORE DELETE ON memo_cache BEGIN SELECT RAISE(ABORT, 'deletes refused'); END"))
+    engine.dispose()
+    r = run("--db", db, "cache", "clear")
+    assert r.exit_code == 2 and r.stderr.strip() == f"error: database {db}: deletes refused"

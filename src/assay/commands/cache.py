@@ -73,16 +73,15 @@ def _url(ctx: typer.Context) -> str:
 
 @contextmanager
 def _db_errors(url: str) -> Iterator[None]:
-    """Turn a database error into the CLI's one-line error (a ValueError naming the redacted URL)."""
+    """Turn a database error into the CLI's one-line error (:func:`assay.storage.describe_db_error`)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         yield
     except SQLAlchemyError as e:
-        from assay.cli import _redact
+        from assay.storage import describe_db_error
 
-        text = str(getattr(e, "orig", None) or e).strip()
-        raise ValueError(f"database {_redact(url)}: {text.splitlines()[0] if text else type(e).__name__}") from e
+        raise ValueError(describe_db_error(e, url)) from e
 
 
 def _size(n: int) -> str:
