@@ -219,7 +219,7 @@ def test_cache_roundtrip_location_and_tier_separation(tmp_path):
     assert cache.get("openai_compatible", req) is None
     reply = LLMResponse(text='{"ok": true}', parsed={"ok": True}, prompt_tokens=5, completion_tokens=2, model="cheap", backend="openai_compatible")
     cache.put("openai_compatible", req, reply)
-    cache.put("openai_compatible", req, reply)  # a second writer: no error
+    cache.put("openai_compatible", req, reply.model_copy(update={"text": "{}"}))  # a second writer: no error, the first row stays
     hit = cache.get("openai_compatible", req)
     assert hit.cached and hit.parsed == {"ok": True} and hit.tokens == 7
     assert cache.get("openai_compatible", _req(model="strong")) is None  # tier in the key

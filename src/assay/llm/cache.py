@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import Column, DateTime, Engine, String, Table, Text, func, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Column, DateTime, Engine, String, Table, Text, func, select
 
 from assay.llm.base import LLMRequest, LLMResponse, request_key
-from assay.storage import init_db, make_engine, metadata, resolve_db_url
+from assay.storage import init_db, insert_ignore, make_engine, metadata, resolve_db_url
 
 __all__ = ["llm_cache", "ResponseCache", "cache_url", "CACHE_FILE"]
 
@@ -82,7 +81,7 @@ class ResponseCache:
         return LLMResponse.model_validate({**json.loads(row.response), "cached": True})
 
     def put(self, backend: str, request: LLMRequest, response: LLMResponse) -> None:
-        """Store ``response`` under ``request``'s key; a concurrent writer's row wins (no error)."""
+        """Store ``response`` under ``request``'s key; a row already there (a concurrent writer's) stays (no error)."""
         payload = response.model_dump(exclude={"cached"})
         row = {
             "key": request_key(backend, request),
@@ -91,11 +90,8 @@ class ResponseCache:
             "schema": f"{request.schema_name}:{request.schema_version}"[:255],
             "response": json.dumps(payload, ensure_ascii=False, allow_nan=False),
         }
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(llm_cache).values(**row))
-        except IntegrityError:
-            pass
+        with self.engine.begin() as conn:
+            insert_ignore(conn, llm_cache, row, ["key"])
 
     def __len__(self) -> int:
         with self.engine.connect() as conn:
