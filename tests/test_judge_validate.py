@@ -87,6 +87,16 @@ def test_halueval_reader_makes_a_positive_and_a_negative_per_record(tmp_path):
         load_halueval(tmp_path / "missing")
 
 
+def test_halueval_reader_takes_a_bom_and_raw_line_separators_inside_strings(tmp_path):
+    """JSON allows U+2028/U+2029 raw inside strings; a JSON Lines file is split at "\\n" only."""
+    rec = {"knowledge": "K is in Paris.\u2028It moved in 1990.", "question": "Where is K?", "right_answer": "Paris",
+           "hallucinated_answer": "K is in Rome."}
+    f = tmp_path / "qa_one-turn_data.jsonl"
+    f.write_text("\ufeff" + json.dumps(rec, ensure_ascii=False) + "\n", encoding="utf-8")
+    items = load_halueval(f)
+    assert len(items) == 2 and items[0].case.sources == (rec["knowledge"],) and items[0].group == "qa_one-turn_data:1"
+
+
 def _fb_sample(sid, labels, span=(1, 4), meta=None):
     return {"sample_id": sid, "source": "Poseidon grossed $181m.", "summary": " The film grossed $181m.",
             "annotations": [{"annot_id": i, "label": lab, "summary_start": span[0], "summary_end": span[1]} for i, lab in enumerate(labels)],

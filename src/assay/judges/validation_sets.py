@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.cases import Case, CaseFileError, InputProblem
+from assay.jsonl import iter_lines, json_object, read_utf8
 
 __all__ = ["LabelledCase", "load_halueval", "load_faithbench", "HALUEVAL_GLOB", "FAITHBENCH_GLOB", "HHEM_THRESHOLD"]
 
@@ -64,9 +65,7 @@ def load_halueval(src: str | Path) -> list[LabelledCase]:
     out: list[LabelledCase] = []
     problems: list[InputProblem] = []
     for path in files:
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
+        for lineno, line in iter_lines(read_utf8(path, CaseFileError)):
             rec, probs = _record(line, path, lineno, ("knowledge", "question", "right_answer", "hallucinated_answer"))
             problems += probs
             if rec is None:
@@ -121,12 +120,9 @@ def _files(src: str | Path, pattern: str) -> list[Path]:
 
 
 def _record(line: str, path: Path, lineno: int, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[InputProblem]]:
-    try:
-        rec = json.loads(line)
-    except ValueError as e:
-        return None, [InputProblem(file=str(path), line=lineno, field="<json>", problem=str(e))]
-    if not isinstance(rec, dict):
-        return None, [InputProblem(file=str(path), line=lineno, field="<json>", problem="expected a JSON object")]
+    rec, probs = json_object(line, file=str(path), line=lineno)
+    if rec is None:
+        return None, probs
     probs = [InputProblem(file=str(path), line=lineno, field=k, problem="required string field is missing or empty")
              for k in keys if not isinstance(rec.get(k), str) or not rec[k].strip()]
     return (None if probs else rec), probs
