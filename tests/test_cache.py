@@ -14,7 +14,6 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, func, select, u
 
 from assay.cache import CacheResult, MemoCache, STATUSES, gate_answer, make_key, memo_cache, memo_cache_counts
 from assay.cache.memo import build_memo
-from assay.cache.soak import cited_synthesizer
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import GATE_VERSION, check_answer
 from assay.storage import make_engine, upsert

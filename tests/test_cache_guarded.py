@@ -59,6 +59,7 @@ def test_gate_failure_is_returned_not_stored_and_not_judged(cache):
     r = guarded_synthesis(apple(), KEY, Synth(UNSOURCED), judge=judge, cache=cache)
     assert (r.status, r.accepted, r.stored, r.judge_calls) == ("gate_failed", False, False, 0)
     assert r.answer == UNSOURCED and judge.cases == [] and rows(cache) == []
+    assert "value_mismatch" in r.detail and r.detail.endswith("not stored")  # worded as MemoCache.get_or_create words it
 
 
 def test_high_stakes_needs_a_judge_and_a_full_score(cache):

@@ -18,15 +18,14 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from assay.cache.config import DEFAULT_MIN_FAITHFULNESS, DEFAULT_TTL_S
-from assay.cache.memo import CacheStatus, GateMode, Memo, build_memo, gate_accepts
-from assay.cache.store import MemoCache, check_request
+from assay.cache.memo import CacheStatus, GateMode, build_memo, gate_accepts
+from assay.cache.store import CacheResult, MemoCache, _failed, check_request
 from assay.cases import Case
 from assay.facts import Snapshot
 from assay.grounding.completeness import CompletenessResult, completeness
-from assay.grounding.gate import GateResult
 
 __all__ = ["GuardedResult", "Judge", "guarded_synthesis", "effective_version"]
 
@@ -38,29 +37,21 @@ class Judge(Protocol):
         ...
 
 
-class GuardedResult(BaseModel):
-    """Outcome of :func:`guarded_synthesis`.
+class GuardedResult(CacheResult):
+    """Outcome of :func:`guarded_synthesis`: a :class:`~assay.cache.CacheResult` (``memo``,
+    ``status``, ``gate``, ``detail``) and what the guard decided.
 
     ``status``: the cache status (:class:`~assay.cache.MemoCache`), or ``judge_failed`` (a
     high-stakes memo the judge did not accept: returned, not stored). ``accepted``: the memo
     may be shown (gate passed, and in high-stakes mode the judge accepted it). ``stored``: the
     memo is now in the cache. ``synthesize_calls`` / ``judge_calls``: inference done by this
-    request (both 0 on a hit). ``detail``: one line on why.
+    request (both 0 on a hit).
     """
 
-    model_config = ConfigDict(frozen=True)
-    status: CacheStatus
-    memo: Memo
-    gate: GateResult
     accepted: bool
     stored: bool
     synthesize_calls: int
     judge_calls: int
-    detail: str = ""
-
-    @property
-    def answer(self) -> str:
-        return self.memo.answer
 
     @property
     def completeness(self) -> CompletenessResult | None:
@@ -131,7 +122,7 @@ def guarded_synthesis(
         if use_cache and cache is not None:
             cache.record("gate_failed")
         return GuardedResult(status="gate_failed", memo=memo, gate=gate, accepted=False, stored=False,
-                             synthesize_calls=1, judge_calls=0, detail=f"fresh memo failed the gate ({gate.status}); not stored")
+                             synthesize_calls=1, judge_calls=0, detail=_failed(gate))
 
     comp = completeness(memo.answer, snapshot, gate, reference=reference)
     verdict: dict[str, Any] | None = None
