@@ -173,7 +173,7 @@ class VectorMirror:
         hnsw = self.index_kind == "hnsw" and not exact
         if hnsw and n > HNSW_MAX_EF_SEARCH:
             raise ValueError(f"n must be <= {HNSW_MAX_EF_SEARCH} with the HNSW index (pgvector's ef_search bound), got {n}")
-        qvec = cast(literal("[" + ",".join(repr(float(x)) for x in q) + "]"), self.vtype)
+        qvec = cast(literal(_vector_text(q)), self.vtype)
         dist = self.table.c.embedding.op("<=>", return_type=Float())(qvec)
         stmt = select(self.table.c[self.key], (literal(1.0) - dist).label("similarity")).order_by(dist).limit(n)
         with engine.begin() as conn:
@@ -189,8 +189,7 @@ class VectorMirror:
 
     def explain(self, engine: Engine, query: np.ndarray, n: int) -> str:
         """The server's plan of :meth:`top_k` (first line names the scan: ``Index Scan using …_hnsw`` or a sort)."""
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        lit = "[" + ",".join(repr(float(x)) for x in q) + "]"
+        lit = _vector_text(np.asarray(query, dtype=np.float32).reshape(-1))
         with engine.connect() as conn:
             plan = conn.execute(text(f"EXPLAIN SELECT {self.key} FROM {self.name} ORDER BY embedding <=> CAST(:q AS vector({self.dim})) "
                                      "LIMIT :n"), {"q": lit, "n": int(n)}).scalars().all()
@@ -235,3 +234,8 @@ class VectorMirror:
         return conn.execute(text("SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
                                  "WHERE a.attrelid = to_regclass(:t) AND a.attname = 'embedding' AND NOT a.attisdropped"),
                             {"t": self.name}).scalar()
+
+
+def _vector_text(q: np.ndarray) -> str:
+    """pgvector's text form of a vector: ``[x1,x2,…]`` (each float32 written exactly)."""
+    return "[" + ",".join(repr(float(x)) for x in q) + "]"
