@@ -12,6 +12,7 @@ from assay.traces import (
     Trace,
     TraceError,
     axis_inputs,
+    has_axis_input,
     is_state_changing,
     load_summary,
     load_trace,
@@ -214,3 +215,19 @@ def test_the_readme_trace_example_loads_and_is_judged():
     t = Trace.model_validate(json.loads(block))
     assert all(v is not None for v in heuristic_scores(t)[0].values())
     assert all(v is not None for v in stub_scores(t, "readme").values())
+
+
+@pytest.mark.parametrize("trace", [
+    FULL,
+    {"planner": {}},
+    {"planner": {"stage_sequence": ["a"]}},
+    {"planner": {"attempts": [{"stage": "s"}]}},
+    {"planner": {}, "steps": [{"index": 0, "actor": "user", "content": "hi"}]},
+    {"planner": {}, "synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}},
+])
+def test_has_axis_input_agrees_with_axis_inputs(trace):
+    t = Trace.model_validate(trace)
+    for axis in AXES:
+        assert has_axis_input(t, axis) == (axis_inputs(t, axis) is not None)
+    with pytest.raises(ValueError, match="unknown axis"):
+        has_axis_input(t, "vibes")

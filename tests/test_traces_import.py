@@ -130,3 +130,24 @@ def test_cli_import_writes_traces_and_summary(shared_data, tmp_path):
     r = subprocess.run([sys.executable, "-m", "assay.cli", "import", "whoandwhen", str(shared_data / "who_and_when"), "--out", str(out / "summary.json")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "not a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_regression_importers_read_json_like_the_summary_loader(tmp_path):
+    """tau-bench and Who&When files saved with a UTF-8 BOM were refused ('Unexpected UTF-8 BOM'),
+    and a file that is not UTF-8 escaped as a bare UnicodeDecodeError; both importers now read
+    through assay.traces.read_json."""
+    run = {"task_id": 3, "trial": 0, "reward": 1.0, "traj": [{"role": "user", "content": "cancel my flight"},
+                                                           {"role": "assistant", "content": "Done."}]}
+    tau = tmp_path / "airline.json"
+    tau.write_bytes(b"\xef\xbb\xbf" + json.dumps([run]).encode())
+    assert import_taubench(tau)[0][0].id == "taubench-airline-003-0"
+    log = tmp_path / "Hand-Crafted" / "7.json"
+    log.parent.mkdir()
+    log.write_bytes(b"\xef\xbb\xbf" + json.dumps({"question": "how many", "history": [{"role": "A", "content": "x"}]}).encode())
+    assert import_whoandwhen(log)[0][0].id == "whowhen-hc-007"
+    tau.write_bytes(b"[\xff]")
+    with pytest.raises(ValueError, match=r"airline\.json: cannot read"):
+        import_taubench(tau)
+    log.write_text('{"history": [\n,]}')
+    with pytest.raises(ValueError, match=r"7\.json:2: <json>:"):
+        import_whoandwhen(log)

@@ -45,9 +45,11 @@ __all__ = [
     "TraceError",
     "STATE_VERBS",
     "axis_inputs",
+    "has_axis_input",
     "is_state_changing",
     "load_summary",
     "load_trace",
+    "read_json",
     "resolve_trace_path",
     "stage_verb",
     "window_trace",
@@ -183,10 +185,10 @@ def axis_inputs(trace: Trace, axis: str) -> dict[str, Any] | None:
     no tool — and is judged), ``retrieval_recalls`` when it records no stage, attempt or step.
     Raises ``ValueError`` for an unknown axis.
     """
+    if not has_axis_input(trace, axis):
+        return None
     p = trace.planner
     if axis == "planner_decomposition":
-        if not p.stage_sequence and not trace.steps:
-            return None
         return {
             "planner.query_type": p.query_type,
             "planner.pipeline": p.pipeline,
@@ -195,15 +197,23 @@ def axis_inputs(trace: Trace, axis: str) -> dict[str, Any] | None:
             "planner.retrieval_budget.reason": p.retrieval_budget.reason if p.retrieval_budget else None,
         }
     if axis == "retrieval_recalls":
-        if not p.stage_sequence and not p.attempts and not trace.steps:
-            return None
         return {"planner.attempts[*].verification_reasons": [list(a.verification_reasons) for a in p.attempts]}
+    call = trace.synthesis_llm_call  # answer_reasoning: has_axis_input checked that it is set
+    assert call is not None
+    return {"synthesis_llm_call.user_prompt_text": call.user_prompt_text,
+            "synthesis_llm_call.completion_text": call.completion_text}
+
+
+def has_axis_input(trace: Trace, axis: str) -> bool:
+    """Whether ``axis`` can be measured on ``trace`` (:func:`axis_inputs` is not ``None``), without
+    building the input subset. Raises ``ValueError`` for an unknown axis."""
+    p = trace.planner
+    if axis == "planner_decomposition":
+        return bool(p.stage_sequence or trace.steps)
+    if axis == "retrieval_recalls":
+        return bool(p.stage_sequence or p.attempts or trace.steps)
     if axis == "answer_reasoning":
-        call = trace.synthesis_llm_call
-        if call is None:
-            return None
-        return {"synthesis_llm_call.user_prompt_text": call.user_prompt_text,
-                "synthesis_llm_call.completion_text": call.completion_text}
+        return trace.synthesis_llm_call is not None
     raise ValueError(f"unknown axis {axis!r}: use one of {', '.join(AXES)}")
 
 
@@ -224,7 +234,7 @@ def load_summary(path: str | os.PathLike[str]) -> EvalSummary:
     JSON, a missing/ill-typed ``case_results``, a row without ``id``, or a duplicate id.
     """
     path = Path(path)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise TraceError(f"{path}: <root>: expected a JSON object with case_results, got {type(data).__name__}")
     if "case_results" not in data:
@@ -249,12 +259,7 @@ def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
     none): about 4× faster, for backends that read only the axis inputs (stub, LLM).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    text = _read_text(path)
     try:  # fast path: parse and validate in one go
         if steps:
             return Trace.model_validate_json(text)
@@ -262,10 +267,7 @@ def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
         return Trace.model_construct(**dict(head), steps=())
     except ValidationError:
         pass  # the slow path below names the line or field
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
+    data = _parse_json(path, text)
     if not isinstance(data, dict):
         raise TraceError(f"{path}: <root>: expected a JSON object, got {type(data).__name__}")
     if not isinstance(data.get("planner"), dict):
@@ -276,6 +278,14 @@ def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
         return Trace.model_construct(**dict(_TraceHead.model_validate(data)), steps=())
     except ValidationError as e:
         raise TraceError(f"{path}: {_first_error(e)}") from None
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The parsed content of a JSON file (a leading UTF-8 BOM is accepted); raises
+    :class:`TraceError` ``file: no such file`` / ``file: cannot read: …`` / ``file:line: <json>: …``.
+    Shared by the summary loader and the trace importers."""
+    path = Path(path)
+    return _parse_json(path, _read_text(path))
 
 
 def resolve_trace_path(summary_path: Path | None, trace_path: str, traces_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -345,13 +355,16 @@ def _stage_name(step: Step) -> str:
     return step.name if step.kind == "tool_call" and step.name else step.actor
 
 
-def _read_json(path: Path) -> Any:
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
+        return path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise TraceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

@@ -120,7 +120,7 @@ def agreement_cmd(
     from assay.judges.rationality_validity import backend_agreement
 
     with _errors(ctx):
-        result = backend_agreement(_read_local(a, "A"), _read_local(b, "B"))
+        result = backend_agreement(_read_local(a), _read_local(b))
         if result["n_pairs"] == 0:
             raise ValueError(f"{a.name} and {b.name} share no case id: are they runs over the same eval summary?")
     if as_json:
@@ -186,13 +186,10 @@ def _wide(console: Any) -> Any:
     return Console(file=console.file, width=max(console.width, _WIDE), highlight=False, soft_wrap=True)
 
 
-def _read_local(path: Path, side: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-        raise ValueError(f"{path}: cases: not a *.local.json (no 'cases' list)")
+def _read_local(path: Path) -> dict[str, Any]:
+    from assay.cli import read_local_json
+
+    data = read_local_json(path)
     if data.get("kind") not in (None, "rationality"):
         raise ValueError(f"{path}: kind: {data.get('kind')!r} is not a rationality run")
     return data

@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, is_state_changing
+from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, is_state_changing, read_json
 
 __all__ = ["import_taubench", "classify_request", "LOOKUP_PREFIXES"]
 
@@ -67,10 +67,7 @@ def import_taubench(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace
     out: list[tuple[CaseResult, Trace]] = []
     seen: set[str] = set()
     for f in files:
-        try:
-            records = json.loads(f.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{f}:{e.lineno}: <json>: {e.msg}") from None
+        records = read_json(f)
         if not isinstance(records, list):
             raise ValueError(f"{f}: <root>: expected a list of runs")
         domain = next((d for d in ("airline", "retail") if d in f.name), "tau")

@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace
+from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, read_json
 
 __all__ = ["import_whoandwhen", "classify_question"]
 
@@ -81,10 +81,7 @@ def _file_number(path: Path) -> tuple[int, str]:
 
 
 def _convert(path: Path) -> tuple[CaseResult, Trace]:
-    try:
-        log = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
+    log = read_json(path)
     if not isinstance(log, dict):
         raise ValueError(f"{path}: <root>: expected an object")
     history = log.get("history")
