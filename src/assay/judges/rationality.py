@@ -194,13 +194,14 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
     dims = {d: summarize([r["scores"].get(d) for r in records], **stat).to_dict() for d in REPORT_DIMS}
     notes = list(notes)
     missing = sum(r["status"] == "missing_trace" for r in records)
+    rejected = sum(r["status"] == "rejected" for r in records)
+    skipped = sum(r["status"] == "skipped" for r in records)
+    with_call = sum(bool(r.get("has_synthesis_llm_call")) for r in records)
     if missing:
         notes.append(f"{missing} case(s) had no usable trace (missing file, invalid JSON or no planner block): "
                      "their axes are not measured")
-    notes.append(f"synthesis_llm_call in {sum(bool(r.get('has_synthesis_llm_call')) for r in records)} of {len(records)} trace(s); "
-                 f"missing trace {missing}, rejected {sum(r['status'] == 'rejected' for r in records)}, "
-                 f"skipped {sum(r['status'] == 'skipped' for r in records)}")
-    with_call = sum(bool(r.get("has_synthesis_llm_call")) for r in records)
+    notes.append(f"synthesis_llm_call in {with_call} of {len(records)} trace(s); "
+                 f"missing trace {missing}, rejected {rejected}, skipped {skipped}")
     if records and dims["answer_reasoning"]["effective_n"] == 0:
         notes.append("answer_reasoning not measured on any case: " + (
             "no trace holds a synthesis_llm_call (full capture)" if with_call == 0 else
@@ -214,10 +215,10 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
         "n": len(records),
         "dims": list(REPORT_DIMS),
         "axes": list(AXES),
-        "cases_with_synthesis_llm_call": sum(bool(r.get("has_synthesis_llm_call")) for r in records),
+        "cases_with_synthesis_llm_call": with_call,
         "n_missing_trace": missing,
-        "n_rejected": sum(r["status"] == "rejected" for r in records),
-        "n_skipped": sum(r["status"] == "skipped" for r in records),
+        "n_rejected": rejected,
+        "n_skipped": skipped,
         "usage": dict(usage or {}),
         "n_resamples": n_resamples,
         "baseline": None,

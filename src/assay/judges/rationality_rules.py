@@ -53,9 +53,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from assay.traces import STATE_VERBS, Step, Trace, axis_inputs, stage_verb
+from assay.traces import Step, Trace, has_axis_input, is_state_changing, stage_verb
 
-__all__ = ["RULES_VERSION", "RuleParams", "DEFAULT_PARAMS", "START_PARAMS", "WEIGHT_GRID", "STAGE_GRID", "QUERY_FIT", "heuristic_scores", "findings", "extract_values", "evidence_values"]
+__all__ = ["RULES_VERSION", "RuleParams", "DEFAULT_PARAMS", "START_PARAMS", "WEIGHT_GRID", "STAGE_GRID", "QUERY_FIT", "heuristic_scores", "findings", "axis_scores", "extract_values", "evidence_values"]
 
 RULES_VERSION = "rationality-rules-2"
 
@@ -136,29 +136,30 @@ def heuristic_scores(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo:
     recur across traces (a system prompt repeated in every trace is scanned once).
     """
     found = findings(trace, params, memo=memo)
-    weights = params.__dict__
-    scores: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
     for axis, counts in found.items():
-        if counts is None:
-            scores[axis] = None
-            continue
-        penalty = math.fsum(weights[k] * n for k, n in counts.items())
-        scores[axis] = round(math.exp(-penalty), 4)
-        hits = [f"{k}×{n:g}" for k, n in counts.items() if n]
-        reasons[axis] = ", ".join(hits) if hits else "no finding"
-    return scores, reasons, {"rules": RULES_VERSION, "findings": {a: c for a, c in found.items() if c is not None}}
+        if counts is not None:
+            hits = [f"{k}×{n:g}" for k, n in counts.items() if n]
+            reasons[axis] = ", ".join(hits) if hits else "no finding"
+    return axis_scores(found, params), reasons, {"rules": RULES_VERSION, "findings": {a: c for a, c in found.items() if c is not None}}
 
 
 def findings(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
              ) -> dict[str, dict[str, float] | None]:
     """Finding counts per axis (``None`` for an axis without input); see the module docstring."""
     evidence = [_evidence(s.content, memo) for s in trace.steps]  # once per step
-    return {  # the axes measured are those with an input (assay.traces.axis_inputs)
-        "planner_decomposition": _planner(trace, params) if axis_inputs(trace, "planner_decomposition") is not None else None,
-        "retrieval_recalls": _recalls(trace, evidence) if axis_inputs(trace, "retrieval_recalls") is not None else None,
-        "answer_reasoning": _answer(trace, evidence) if trace.synthesis_llm_call is not None else None,
+    return {  # the axes measured are those with an input (assay.traces.has_axis_input)
+        "planner_decomposition": _planner(trace, params) if has_axis_input(trace, "planner_decomposition") else None,
+        "retrieval_recalls": _recalls(trace, evidence) if has_axis_input(trace, "retrieval_recalls") else None,
+        "answer_reasoning": _answer(trace, evidence) if has_axis_input(trace, "answer_reasoning") else None,
     }
+
+
+def axis_scores(found: dict[str, dict[str, float] | None], params: RuleParams = DEFAULT_PARAMS) -> dict[str, float | None]:
+    """Scores of :func:`findings` counts: ``exp(-Σ w_k · n_k)`` per axis, 4 decimals (``None`` stays ``None``)."""
+    weights = params.__dict__
+    return {axis: None if counts is None else round(math.exp(-math.fsum(weights[k] * n for k, n in counts.items())), 4)
+            for axis, counts in found.items()}
 
 
 def extract_values(text: str) -> set[str]:
@@ -233,7 +234,7 @@ def _number(tok: str, keep_small: bool = False) -> str | None:
 
 def _planner(trace: Trace, p: RuleParams) -> dict[str, float]:
     stages = list(trace.planner.stage_sequence)
-    changing = [s for s in stages if stage_verb(s) in STATE_VERBS]
+    changing = [s for s in stages if is_state_changing(s)]
     fit = QUERY_FIT.get((trace.planner.query_type or "").lower())
     off = sum(1 for s in changing if fit is not None and stage_verb(s) not in fit)
     redo = len(changing) - len(set(changing))
@@ -247,7 +248,7 @@ def _completed_changes(steps: tuple[Step, ...]) -> int:
     recorded result counts (nothing says it failed)."""
     n = 0
     for k, s in enumerate(steps):
-        if s.kind == "tool_call" and s.name and stage_verb(s.name) in STATE_VERBS:
+        if s.kind == "tool_call" and s.name and is_state_changing(s.name):
             nxt = steps[k + 1] if k + 1 < len(steps) else None
             n += nxt is None or nxt.kind != "tool_result" or not nxt.error
     return n
@@ -264,7 +265,7 @@ def _unconfirmed(steps: tuple[Step, ...]) -> int:
             agreed = agreed or bool(_AFFIRM.search(s.content))
         elif s.kind == "message":
             agreed = False  # the agent spoke again: a new proposal needs a new yes
-        elif s.kind == "tool_call" and s.name and stage_verb(s.name) in STATE_VERBS:
+        elif s.kind == "tool_call" and s.name and is_state_changing(s.name):
             n += not agreed
     return n
 
@@ -293,7 +294,7 @@ def _ungrounded_arguments(steps: tuple[Step, ...], step_evidence: list[Any]) -> 
     known: set[str] = set()
     n = 0
     for s, ev in zip(steps, step_evidence):
-        if s.kind == "tool_call" and s.name and stage_verb(s.name) in STATE_VERBS:
+        if s.kind == "tool_call" and s.name and is_state_changing(s.name):
             n += len(extract_values(" ".join(_leaves(s.arguments))) - known)
         elif s.kind == "tool_result" or s.actor in _HUMAN:
             known |= ev
@@ -333,7 +334,7 @@ def _answer(trace: Trace, step_evidence: list[Any]) -> dict[str, float]:
             unseen += len(extract_values(s.content) - known)
             if has_tools:
                 unbacked += sum(1 for verb in _claims(s.content) if not (_CLAIM_FAMILY.get(verb, {verb}) & done))
-        elif s.kind == "tool_call" and s.name and stage_verb(s.name) in STATE_VERBS:
+        elif s.kind == "tool_call" and s.name and is_state_changing(s.name):
             nxt = steps[k + 1] if k + 1 < len(steps) else None
             if nxt is None or nxt.kind != "tool_result" or not nxt.error:
                 done.add(stage_verb(s.name))

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from assay.judges.rationality import REPORT_DIMS, composite
-from assay.judges.rationality_rules import DEFAULT_PARAMS, STAGE_GRID, START_PARAMS, WEIGHT_GRID, RuleParams, findings, heuristic_scores
+from assay.judges.rationality_rules import (DEFAULT_PARAMS, STAGE_GRID, START_PARAMS, WEIGHT_GRID, RuleParams, axis_scores, findings,
+                                            heuristic_scores)
 from assay.stats import auc, bootstrap_ci, spearman
 from assay.traces import Trace, window_trace
 
@@ -74,10 +75,7 @@ def label_validity(scores: Mapping[str, Sequence[float | None]], labels: Sequenc
     n = len(labels)
     if len(clusters) != n or any(len(v) != n for v in scores.values()):
         raise ValueError("scores, labels and clusters must have the same length")
-    rng = np.random.default_rng(seed)
-    keys = list(dict.fromkeys(clusters))
-    members = {k: [i for i, c in enumerate(clusters) if c == k] for k in keys}
-    draws = [np.concatenate([members[keys[j]] for j in rng.integers(0, len(keys), len(keys))]) for _ in range(n_resamples)] if len(keys) >= 2 else []
+    draws = _cluster_draws(clusters, n_resamples, seed)
     out: dict[str, dict[str, Any]] = {}
     for name, vals in scores.items():
         idx = [i for i in range(n) if vals[i] is not None]
@@ -110,13 +108,9 @@ def auc_difference(a: Sequence[float], b: Sequence[float], labels: Sequence[bool
     (``p_le_zero``: share of resampled differences ≤ 0). No ``None`` scores allowed."""
     if not len(a) == len(b) == len(labels) == len(clusters):
         raise ValueError("a, b, labels and clusters must have the same length")
-    rng = np.random.default_rng(seed)
-    keys = list(dict.fromkeys(clusters))
-    members = {k: [i for i, c in enumerate(clusters) if c == k] for k in keys}
     base_a, base_b = auc(list(a), list(labels)), auc(list(b), list(labels))
     diffs = []
-    for _ in range(n_resamples if len(keys) >= 2 else 0):
-        idx = [i for j in rng.integers(0, len(keys), len(keys)) for i in members[keys[j]]]
+    for idx in _cluster_draws(clusters, n_resamples, seed):
         ra, rb = auc([a[i] for i in idx], [labels[i] for i in idx]), auc([b[i] for i in idx], [labels[i] for i in idx])
         if ra is not None and rb is not None:
             diffs.append(ra - rb)
@@ -138,9 +132,7 @@ def fit_rule_params(traces: Sequence[Trace], labels: Sequence[bool], *, start: R
     def objective(p: RuleParams) -> float:
         if p.max_stages not in counts:
             counts[p.max_stages] = [findings(t, p) for t in traces]
-        w = dataclasses.asdict(p)
-        scores = [composite({a: None if c is None else round(math.exp(-math.fsum(w[k] * n for k, n in c.items())), 4)
-                             for a, c in f.items()}) for f in counts[p.max_stages]]
+        scores = [composite(axis_scores(f, p)) for f in counts[p.max_stages]]
         return auc(scores, list(labels)) or 0.0
 
     params, best = start, objective(start)
@@ -199,6 +191,19 @@ def window_localisation(traces: Sequence[Trace], mistake_steps: Sequence[int], *
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+def _cluster_draws(clusters: Sequence[Hashable], n_resamples: int, seed: int) -> list[list[int]]:
+    """``n_resamples`` cluster-bootstrap resamples as case indices: each draws K of the K distinct
+    clusters with replacement (``numpy.random.default_rng(seed)``); none with fewer than 2 clusters."""
+    members: dict[Hashable, list[int]] = {}
+    for i, c in enumerate(clusters):
+        members.setdefault(c, []).append(i)
+    keys = list(members)
+    if len(keys) < 2:
+        return []
+    rng = np.random.default_rng(seed)
+    return [[i for j in rng.integers(0, len(keys), len(keys)) for i in members[keys[j]]] for _ in range(n_resamples)]
+
 
 def _by_id(run: Mapping[str, Any], side: str) -> dict[str, Mapping[str, Any]]:
     cases = run.get("cases")
