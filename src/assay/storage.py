@@ -11,6 +11,7 @@ init-db`` is never a required step. Dialect-specific SQL lives only in this modu
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -23,7 +24,7 @@ from sqlalchemy import (Column, Connection, DateTime, Engine, Integer, LargeBina
 
 __all__ = ["SCHEMA_VERSION", "metadata", "schema_info", "resolve_db_url", "make_engine", "init_db", "upsert", "insert_ignore",
            "describe_db_error", "vector_support", "VectorSupport", "FloatVector", "SchemaVersionError", "StorageError",
-           "DatabaseUnavailableError", "safe_url"]
+           "DatabaseUnavailableError", "safe_url", "decode_json_texts"]
 
 #: Version of the schema below; bump with a migration when a table changes.
 SCHEMA_VERSION = 1
@@ -449,3 +450,16 @@ def _create_engine(url: str, sqlite_synchronous: str | None) -> Engine:
         engine = create_engine(url)
     event.listen(engine, "handle_error", _unavailable)
     return engine
+
+
+def decode_json_texts(values: list[Any]) -> list[Any]:
+    """JSON texts → objects in one parse (a driver may already have decoded some: kept as is).
+
+    For a JSON column read as text (``type_coerce(col, Text)``): one ``json.loads`` over many
+    rows instead of one per row. Used by the memory and verdict stores.
+    """
+    texts = [v for v in values if isinstance(v, str)]
+    if not texts:
+        return values
+    decoded = iter(json.loads("[" + ",".join(texts) + "]"))
+    return [next(decoded) if isinstance(v, str) else v for v in values]

@@ -20,7 +20,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli import db_errors as _db_errors  # noqa: E402
+from assay.cli import _print_uncut
+from assay.cli import db_errors as _db_errors
 
 __all__ = ["register", "memory_app", "import_locomo_cmd"]
 
@@ -261,14 +262,6 @@ def _open(ctx: typer.Context, embedder: Optional[EmbedderName], *, reranker: Opt
     if reranker:
         changes["reranker"] = reranker
     return MemoryStore(resolve_db_url((ctx.obj or {}).get("db")), settings=default_settings(**changes))
-
-
-
-
-def _print_uncut(table: Table) -> None:
-    from assay.cli import _print_uncut as print_uncut
-
-    print_uncut(table)
 
 
 def _fmt(v: float | None) -> str:

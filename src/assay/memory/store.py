@@ -20,7 +20,6 @@ used here.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,12 +36,12 @@ from assay.cases import InputProblem
 from assay.memory.config import MemorySettings, default_settings
 from assay.memory.embeddings import Embedder, make_embedder
 from assay.memory.index import IndexRow, MemoryIndex
-from assay.jsonl import as_utc
+from assay.jsonl import as_utc, validation_problems
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
 from assay.memory.scoring import reliability
 from assay.memory.tables import memories, memory_state
 from assay.memory.vectors import VectorPath, open_vector_path, sync_vectors
-from assay.storage import init_db, insert_ignore, make_engine
+from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
 if TYPE_CHECKING:
     from assay.memory.search import SearchResult
@@ -193,7 +192,7 @@ class MemoryStore:
             rows = conn.execute(select(*_INDEX_COLS).where(memories.c.revision > since).order_by(memories.c.seq)).all()
         index = self._index if self._index is not None else MemoryIndex()
         if rows:
-            keywords = _decode_json([r.keywords_json for r in rows])
+            keywords = decode_json_texts([r.keywords_json for r in rows])
             vectors = self._vectors(rows)
             index.upsert([IndexRow(r.seq, r.id, r.text, kw, r.scope or None, r.confidence, _utc(r.created_at),
                                    r.superseded_by is not None, bool(r.is_correction), v)
@@ -361,8 +360,7 @@ def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[Input
     try:
         return MemoryIn.model_validate(dict(m)), []
     except ValidationError as e:
-        return None, [InputProblem(file="<memories>", line=i, field=".".join(str(p) for p in err["loc"]) or "<memory>",
-                                   problem=err["msg"].removeprefix("Value error, ")) for err in e.errors()]
+        return None, validation_problems(e, file="<memories>", line=i, what="<memory>")
 
 
 def _to_memory(r: Any) -> Memory:
@@ -373,15 +371,6 @@ def _to_memory(r: Any) -> Memory:
 
 
 _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
-
-
-def _decode_json(values: list[Any]) -> list[Any]:
-    """JSON texts → objects in one parse (a driver may already have decoded some: kept as is)."""
-    texts = [v for v in values if isinstance(v, str)]
-    if not texts:
-        return values
-    decoded = iter(json.loads("[" + ",".join(texts) + "]"))
-    return [next(decoded) if isinstance(v, str) else v for v in values]
 
 
 def now_utc() -> datetime:

@@ -14,19 +14,19 @@ caller inserts nothing from a file with any bad line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.jsonl import InputFileError, InputProblem, as_utc, json_object, read_utf8, validation_problems
+from assay.jsonl import InputFileError, InputProblem, as_utc, json_object, load_jsonl, read_utf8, validation_problems
 from assay.verdicts.spec import FieldValueError, SimilaritySpec
 
 __all__ = [
     "Verdict", "VerdictQuery", "ScoredVerdict", "VerdictFileError", "QueryError",
-    "parse_verdict_line", "parse_verdicts", "parse_numbered_verdicts", "load_verdicts", "load_query", "parse_query",
+    "parse_verdict_line", "load_verdicts", "load_query", "parse_query",
 ]
 
 
@@ -110,7 +110,7 @@ class VerdictFileError(InputFileError):
 
 def parse_verdict_line(text: str, spec: SimilaritySpec, *, file: str, line: int) -> tuple[Verdict | None, list[InputProblem]]:
     """Parse one JSONL line into a :class:`Verdict` with canonical fields, or return its problems."""
-    obj, problems = _json_object(text, file=file, line=line)
+    obj, problems = json_object(text, file=file, line=line)
     if obj is None:
         return None, problems
     if isinstance(obj.get("fields"), Mapping):  # canonicalise first: no copy of the model after
@@ -125,40 +125,15 @@ def parse_verdict_line(text: str, spec: SimilaritySpec, *, file: str, line: int)
     return (None, problems) if problems else (v, [])
 
 
-def parse_verdicts(lines: Iterable[str], spec: SimilaritySpec, *, file: str = "<verdicts>") -> list[Verdict]:
-    """Parse JSONL text lines (blank lines skipped); raise :class:`VerdictFileError` listing every
-    bad line, a duplicate ``id`` (naming both lines) or an input with no verdicts."""
-    return [v for _line, v in parse_numbered_verdicts(lines, spec, file=file)]
-
-
-def parse_numbered_verdicts(lines: Iterable[str], spec: SimilaritySpec, *, file: str = "<verdicts>") -> list[tuple[int, Verdict]]:
-    """:func:`parse_verdicts` keeping each verdict's 1-based line number: ``[(line, verdict)]``."""
-    verdicts: list[tuple[int, Verdict]] = []
-    problems: list[InputProblem] = []
-    first_line: dict[str, int] = {}
-    for lineno, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        v, probs = parse_verdict_line(text, spec, file=file, line=lineno)
-        problems.extend(probs)
-        if v is None:
-            continue
-        if v.id in first_line:
-            problems.append(InputProblem(file=file, line=lineno, field="id", problem=f"duplicate id {v.id!r}; first at line {first_line[v.id]}"))
-            continue
-        first_line[v.id] = lineno
-        verdicts.append((lineno, v))
-    if not verdicts and not problems:
-        problems.append(InputProblem(file=file, line=0, field="<file>", problem="empty file: no verdicts"))
-    if problems:
-        raise VerdictFileError(problems)
-    return verdicts
-
-
 def load_verdicts(path: str | Path, spec: SimilaritySpec) -> list[tuple[int, Verdict]]:
-    """Load a verdicts JSONL file as ``[(line, verdict)]`` (see :func:`parse_verdicts`);
-    ``FileNotFoundError`` if missing, :class:`VerdictFileError` for bytes that are not UTF-8."""
-    return parse_numbered_verdicts(_read_text(path).split("\n"), spec, file=str(path))
+    """Load a verdicts JSONL file as ``[(line, verdict)]`` (blank lines skipped).
+
+    Raises :class:`VerdictFileError` listing every bad line (:func:`parse_verdict_line`), a
+    duplicate ``id`` (naming both lines), bytes that are not UTF-8 or a file with no verdicts;
+    ``FileNotFoundError`` if missing.
+    """
+    return load_jsonl(path, lambda text, file, line: parse_verdict_line(text, spec, file=file, line=line), what="verdicts",
+                      key=lambda v: v.id, describe_key=lambda k: f"id {k!r}", error=VerdictFileError)
 
 
 def parse_query(obj: Any, spec: SimilaritySpec, *, where: str = "query") -> VerdictQuery:
@@ -187,22 +162,13 @@ def parse_query(obj: Any, spec: SimilaritySpec, *, where: str = "query") -> Verd
 
 def load_query(path: str | Path, spec: SimilaritySpec) -> VerdictQuery:
     """Load a query JSON file (see :func:`parse_query`); syntax errors name ``file:line``."""
-    text = _read_text(path)
-    obj, problems = _json_object(text, file=str(path), line=1)
+    obj, problems = json_object(read_utf8(path, VerdictFileError), file=str(path), line=1)
     if obj is None:
         raise VerdictFileError(problems)
     return parse_query(obj, spec, where=str(path))
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-def _read_text(path: str | Path) -> str:
-    return read_utf8(path, VerdictFileError)
-
-
-def _json_object(text: str, *, file: str, line: int) -> tuple[dict | None, list[InputProblem]]:
-    return json_object(text, file=file, line=line)
-
 
 def _problems(e: ValidationError, *, file: str, line: int) -> list[InputProblem]:
     return validation_problems(e, file=file, line=line, what="<verdict>")

@@ -17,10 +17,9 @@ reload. Only portable SQLAlchemy Core is used here; dialect specifics live in
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,7 +28,8 @@ from sqlalchemy import JSON, Column, DateTime, Engine, ForeignKey, Index, Intege
 from sqlalchemy.exc import IntegrityError
 
 from assay.cases import InputProblem
-from assay.storage import init_db, make_engine, metadata, upsert
+from assay.jsonl import as_utc
+from assay.storage import decode_json_texts, init_db, make_engine, metadata, upsert
 from assay.verdicts.models import ScoredVerdict, Verdict, VerdictFileError, VerdictQuery, load_verdicts, parse_query
 from assay.verdicts.similarity import SimilarityIndex
 from assay.verdicts.spec import DEFAULT_SPEC, SimilaritySpec, SpecError, bucket_label, bucket_of
@@ -188,7 +188,7 @@ class VerdictStore:
             decisions = dict(conn.execute(select(c.decision, func.count()).where(c.store == self.name).group_by(c.decision).order_by(c.decision)).all())
             sources = dict(conn.execute(select(c.source, func.count()).where(c.store == self.name).group_by(c.source).order_by(c.source)).all())
             lo, hi = conn.execute(select(func.min(c.created_at), func.max(c.created_at)).where(c.store == self.name)).one()
-            rows = _decode_json(conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all())
+            rows = decode_json_texts(conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all())
         return {
             "store": self.name, "n": len(rows), "spec": self.spec.to_json(),
             "decisions": decisions, "sources": {("(none)" if k is None else k): v for k, v in sources.items()},
@@ -282,7 +282,7 @@ class VerdictStore:
                 index = SimilarityIndex(self.spec)
                 rows = conn.execute(select(*cols).where(c.store == self.name).order_by(c.seq)).all()
         vectors = self._vectors(rows) if self.spec.embedding.weight > 0 else None
-        index.extend([r.seq for r in rows], [r.id for r in rows], _decode_json([r.fields_json for r in rows]), vectors)
+        index.extend([r.seq for r in rows], [r.id for r in rows], decode_json_texts([r.fields_json for r in rows]), vectors)
         self._index, self._revision = index, rev
         return index
 
@@ -309,27 +309,15 @@ class VerdictStore:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _decode_json(values: list[Any]) -> list[Any]:
-    """JSON texts → objects in one parse (a driver may already have decoded some: kept as is)."""
-    texts = [v for v in values if isinstance(v, str)]
-    if not texts:
-        return values
-    decoded = iter(json.loads("[" + ",".join(texts) + "]"))
-    return [next(decoded) if isinstance(v, str) else v for v in values]
-
-
 def _to_verdict(row: Any) -> Verdict:
-    created = row.created_at
-    if created is not None and created.tzinfo is None:
-        created = created.replace(tzinfo=timezone.utc)  # SQLite keeps no offset; stored as UTC
+    # Verdict reads created_at as UTC (SQLite keeps no offset; stored as UTC)
     return Verdict(id=row.id, fields=row.fields, decision=row.decision, rationale=row.rationale,
-                   description=row.description, created_at=created, source=row.source)
+                   description=row.description, created_at=row.created_at, source=row.source)
 
 
 def _iso(v: datetime | None) -> str | None:
-    if v is None:
-        return None
-    return (v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v).isoformat()
+    v = as_utc(v)
+    return None if v is None else v.isoformat()
 
 
 def _field_summary(name: str, fs: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
