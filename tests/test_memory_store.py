@@ -118,6 +118,16 @@ def test_add_file_reports_every_bad_line(store, tmp_path):
     assert store.count() == 0
 
 
+def test_add_reports_field_problems_as_the_file_loader_does(store):
+    """store.add(dicts) said pydantic's "Extra inputs are not permitted" / "Field required" where
+    add_file says "unknown field" / "required field is missing": one wording for both now."""
+    with pytest.raises(MemoryFileError) as e:
+        store.add([{"text": "y", "colour": 1}, {"id": "x"}])
+    msg = str(e.value)
+    assert "<memories>:1: colour: unknown field" in msg and "<memories>:2: text: required field is missing" in msg
+    assert store.count() == 0
+
+
 def test_regression_backends_agree_on_nul_text_and_long_session_ids(store, tmp_path):
     """PostgreSQL refused a NUL in a memory's text and a 300-character --session/--scope with a
     bare DataError while SQLite stored them: both are now the same input error on both."""
@@ -125,6 +135,10 @@ def test_regression_backends_agree_on_nul_text_and_long_session_ids(store, tmp_p
     f.write_text('{"id": "ok", "text": "fine"}\n{"id": "nul", "text": "bad \\u0000 byte"}\n', encoding="utf-8")
     with pytest.raises(MemoryFileError, match=r"m.jsonl:2: text: contains a NUL character"):
         store.add_file(f)
+    with pytest.raises(MemoryFileError, match=r"text: contains a NUL character"):
+        store.add([{"id": "api", "text": "bad \x00 byte"}])  # the API path too, not only files
+    with pytest.raises(MemoryFileError, match=r"keywords: 0: contains a lone surrogate"):
+        store.add([{"id": "api", "text": "fine", "keywords": ["\ud800"]}])
     store.add([{"id": "a", "text": "a note about flights"}])
     for option in ("scope", "session_id"):
         with pytest.raises(ValueError, match=f"{option}: 300 characters, at most 200"):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["as_utc", "InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "validation_problems", "parse_model_line", "load_jsonl"]
+__all__ = ["as_utc", "InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "bad_string", "validation_problems", "parse_model_line", "load_jsonl"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -82,7 +82,7 @@ def json_object(text: str, *, file: str, line: int) -> tuple[dict[str, Any] | No
     if not isinstance(obj, dict):
         return None, [InputProblem(file=file, line=line, field="<json>", problem="expected a JSON object")]
     if _SUSPECT_ESCAPE.search(text):  # only a \u escape can smuggle these in: skip the walk otherwise
-        bad = _bad_string(obj)
+        bad = bad_string(obj)
         if bad is not None:
             return None, [InputProblem(file=file, line=line, field=bad[0] or "<json>", problem=bad[1])]
     return obj, []
@@ -92,7 +92,7 @@ def json_object(text: str, *, file: str, line: int) -> tuple[dict[str, Any] | No
 _SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 
 
-def _bad_string(value: Any, path: str = "") -> tuple[str, str] | None:
+def bad_string(value: Any, path: str = "") -> tuple[str, str] | None:
     """``(dotted path, problem)`` of the first string (key or value) holding a NUL character —
     PostgreSQL text cannot store it, so the two backends would disagree — or a lone surrogate
     (not Unicode: it cannot be written as UTF-8)."""
@@ -104,11 +104,11 @@ def _bad_string(value: Any, path: str = "") -> tuple[str, str] | None:
         except UnicodeEncodeError:
             return path, "contains a lone surrogate escape (\\ud800–\\udfff without its pair): not valid Unicode"
         return None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
     for k, v in items:
         sub = f"{path}.{k}" if path else str(k)
-        bad = _bad_string(k, sub) if isinstance(k, str) else None
-        bad = bad or _bad_string(v, sub)
+        bad = bad_string(k, sub) if isinstance(k, str) else None
+        bad = bad or bad_string(v, sub)
         if bad is not None:
             return bad
     return None

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.jsonl import InputFileError, InputProblem, as_utc, parse_model_line
+from assay.jsonl import InputFileError, InputProblem, as_utc, bad_string, parse_model_line
 from assay.jsonl import load_jsonl as _load_jsonl
 
 __all__ = ["MemoryIn", "Memory", "SearchHit", "MemoryFileError", "load_memories", "parse_memory_line", "default_memory_id"]
@@ -53,6 +53,16 @@ class MemoryIn(BaseModel):
     def _text(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("must be a non-empty string")
+        return v
+
+    @field_validator("id", "text", "keywords", "scope", "layer", "source_ref", "supersedes", "meta")
+    @classmethod
+    def _storable(cls, v: Any) -> Any:
+        """The file loader rejects these already (assay.jsonl); this covers ``MemoryStore.add(dicts)``:
+        a NUL or a lone surrogate would be stored by SQLite and refused by PostgreSQL."""
+        bad = bad_string(v)
+        if bad is not None:
+            raise ValueError(f"{bad[0] + ': ' if bad[0] else ''}{bad[1]}")
         return v
 
     @field_validator("id", "scope", "layer", "source_ref")
@@ -154,7 +164,7 @@ def default_memory_id(text: str, scope: str | None) -> str:
 
 def parse_memory_line(text: str, *, file: str, line: int) -> tuple[MemoryIn | None, list[InputProblem]]:
     """Parse one JSONL line into a :class:`MemoryIn`, or return the problems found on it."""
-    return _parse_line(MemoryIn, text, file=file, line=line, what="<memory>")
+    return parse_model_line(MemoryIn, text, file=file, line=line, what="<memory>")
 
 
 def load_memories(path: str | Path) -> list[tuple[int, MemoryIn]]:
@@ -172,10 +182,6 @@ def load_jsonl(path: str | Path, model: type[BaseModel], *, what: str, unique_id
     ``unique_id``: also report a record whose ``id`` repeats an earlier line's.
     """
     return _load_jsonl(
-        path, lambda text, file, line: _parse_line(model, text, file=file, line=line, what=f"<{what}>"), what=what,
+        path, lambda text, file, line: parse_model_line(model, text, file=file, line=line, what=f"<{what}>"), what=what,
         key=(lambda rec: rec.id) if unique_id else None, describe_key=lambda k: f"id {k!r}", error=MemoryFileError,
     )
-
-
-def _parse_line(model: type[BaseModel], text: str, *, file: str, line: int, what: str) -> tuple[Any, list[InputProblem]]:
-    return parse_model_line(model, text, file=file, line=line, what=what)
