@@ -27,7 +27,16 @@ def one_core() -> None:
         pass
 
 
-def report(name: str, figure: float, unit: str, target: float, *, higher_is_better: bool, baseline: float | None = None, baseline_name: str = "") -> bool:
+def report(
+    name: str,
+    figure: float,
+    unit: str,
+    target: float,
+    *,
+    higher_is_better: bool,
+    baseline: float | None = None,
+    baseline_name: str = "",
+) -> bool:
     """Print one line: figure, target, ratio to target (and to a same-run baseline); return met?"""
     met = figure >= target if higher_is_better else figure <= target
     ratio = figure / target if target else float("nan")

@@ -48,17 +48,55 @@ def _synthetic(i: int) -> tuple[CaseResult, Trace]:
     for k in range(1, 30):
         kind = ("message", "tool_call", "tool_result")[k % 3]
         if kind == "tool_call":
-            steps.append(Step(index=k, actor="assistant", kind=kind, name=rng.choice(["get_booking", "search_flight", "update_booking"]),
-                              arguments={"id": f"B{rng.randrange(10**5)}"}))
+            steps.append(
+                Step(
+                    index=k,
+                    actor="assistant",
+                    kind=kind,
+                    name=rng.choice(["get_booking", "search_flight", "update_booking"]),
+                    arguments={"id": f"B{rng.randrange(10**5)}"},
+                )
+            )
         elif kind == "tool_result":
-            steps.append(Step(index=k, actor="tool", kind=kind, name="tool", content=json.dumps(
-                [{"flight": f"HAT{rng.randrange(999)}", "price": rng.randrange(50, 900), "date": "2024-05-2%d" % rng.randrange(10)}] * 8)))
+            steps.append(
+                Step(
+                    index=k,
+                    actor="tool",
+                    kind=kind,
+                    name="tool",
+                    content=json.dumps(
+                        [
+                            {
+                                "flight": f"HAT{rng.randrange(999)}",
+                                "price": rng.randrange(50, 900),
+                                "date": "2024-05-2%d" % rng.randrange(10),
+                            }
+                        ]
+                        * 8
+                    ),
+                )
+            )
         else:
-            steps.append(Step(index=k, actor=rng.choice(["user", "assistant"]), content=f"Flight HAT{rng.randrange(999)} costs ${rng.randrange(50, 900)}."))
-    attempts = tuple(Attempt(stage="get_booking", step=k, verification_reasons=("new_arguments: id",)) for k in range(2, 8, 3))
-    planner = Planner(query_type="modify", pipeline="synthetic", stage_sequence=tuple(s.name for s in steps if s.name), attempts=attempts)
+            steps.append(
+                Step(
+                    index=k,
+                    actor=rng.choice(["user", "assistant"]),
+                    content=f"Flight HAT{rng.randrange(999)} costs ${rng.randrange(50, 900)}.",
+                )
+            )
+    attempts = tuple(
+        Attempt(stage="get_booking", step=k, verification_reasons=("new_arguments: id",)) for k in range(2, 8, 3)
+    )
+    planner = Planner(
+        query_type="modify",
+        pipeline="synthetic",
+        stage_sequence=tuple(s.name for s in steps if s.name),
+        attempts=attempts,
+    )
     synthesis = LLMCall(user_prompt_text="\n".join(s.content for s in steps[1:-1]), completion_text=steps[-1].content)
-    return CaseResult(id=f"s{i}", slice="modify", trace_path=f"traces/s{i}.json"), Trace(planner=planner, synthesis_llm_call=synthesis, steps=tuple(steps))
+    return CaseResult(id=f"s{i}", slice="modify", trace_path=f"traces/s{i}.json"), Trace(
+        planner=planner, synthesis_llm_call=synthesis, steps=tuple(steps)
+    )
 
 
 def time_backend(backend: str, target_s: float) -> int:
@@ -84,6 +122,8 @@ def time_backend(backend: str, target_s: float) -> int:
         shutil.rmtree(summary.parent, ignore_errors=True)
     assert agg["n"] == len(rows) and agg["n_missing_trace"] == 0
     ok = judge_s <= target_s
-    print(f"rationality {backend}, {what}: {judge_s:.2f} s end to end (target ≤ {target_s:.0f} s); "
-          f"json.loads baseline {parse_s:.2f} s; ratio {judge_s / parse_s:.2f}× — {'MET' if ok else 'MISSED'}")
+    print(
+        f"rationality {backend}, {what}: {judge_s:.2f} s end to end (target ≤ {target_s:.0f} s); "
+        f"json.loads baseline {parse_s:.2f} s; ratio {judge_s / parse_s:.2f}× — {'MET' if ok else 'MISSED'}"
+    )
     return 0 if ok else 1

@@ -64,13 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     time_ok = ours_ms <= TARGET_MS
     delta_ok = delta <= TARGET_DELTA
     print(f"data: n={args.n}, resamples={args.resamples}, runs={args.runs} (median)")
-    print(f"assay bootstrap_ci : {ours_ms:8.2f} ms   target <= {TARGET_MS:.0f} ms   "
-          f"{'OK' if time_ok else 'MISSED'}")
+    print(f"assay bootstrap_ci : {ours_ms:8.2f} ms   target <= {TARGET_MS:.0f} ms   {'OK' if time_ok else 'MISSED'}")
     print(f"scipy bootstrap    : {scipy_ms:8.2f} ms   ratio assay/scipy = {ours_ms / scipy_ms:.2f}")
     print(f"CI assay           : [{ours_ci[0]:.6f}, {ours_ci[1]:.6f}]")
     print(f"CI scipy           : [{scipy_ci[0]:.6f}, {scipy_ci[1]:.6f}]")
-    print(f"max |Δ| CI ends    : {delta:.6f}   target <= {TARGET_DELTA}   "
-          f"{'OK' if delta_ok else 'MISSED'}")
+    print(f"max |Δ| CI ends    : {delta:.6f}   target <= {TARGET_DELTA}   {'OK' if delta_ok else 'MISSED'}")
     return 0 if (time_ok and delta_ok) else 1
 
 
@@ -80,9 +78,7 @@ def _make_data(n: int, seed: int) -> np.ndarray:
     return np.round(rng.beta(2.0, 1.2, size=n), 4)
 
 
-def _median_ms(
-    fn: Callable[[], tuple[float, float]], runs: int, warmup: int
-) -> tuple[float, tuple[float, float]]:
+def _median_ms(fn: Callable[[], tuple[float, float]], runs: int, warmup: int) -> tuple[float, tuple[float, float]]:
     """Median wall time of ``fn`` in ms over ``runs`` calls after ``warmup`` calls; its result."""
     result = fn()
     for _ in range(max(0, warmup - 1)):

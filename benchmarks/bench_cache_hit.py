@@ -102,27 +102,46 @@ def main(argv: list[str] | None = None) -> int:
         fp_ms, _ = _timed(lambda: rng.choice(snapshots).fingerprint(), 500, 20)
         memo_answer = synth(snapshots[0])
         fp0 = snapshots[0].fingerprint()
-        regate_ms, _ = _timed(lambda: gate_answer(memo_answer, snapshots[0], args.gate_mode, fingerprint=fp0, indexes=cache.indexes),
-                              500, 20)
+        regate_ms, _ = _timed(
+            lambda: gate_answer(memo_answer, snapshots[0], args.gate_mode, fingerprint=fp0, indexes=cache.indexes),
+            500,
+            20,
+        )
 
     p50, p99 = _pct(hit_ms, 50), _pct(hit_ms, 99)
     ok = p50 <= TARGET_P50_MS and p99 <= TARGET_P99_MS
-    print(f"cache: SQLite WAL, {n_rows} entries; snapshots of {args.facts} facts; memo states {args.quantities} quantities "
-          f"({'cited' if cited else 'uncited'}); gate mode {args.gate_mode}")
-    print(f"hit path   : p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   (n={len(hit_ms)})   "
-          f"target p50 <= {TARGET_P50_MS:g} ms, p99 <= {TARGET_P99_MS:g} ms   {'OK' if ok else 'MISSED'}")
-    print(f"  of which : fingerprint p50 {_pct(fp_ms, 50):.3f} ms; re-gate p50 {_pct(regate_ms, 50):.3f} ms; "
-          f"thread CPU p50 {_pct(hit_cpu_ms, 50):.3f} ms (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    print(f"  no LRU   : p50 {_pct(cold_ms, 50):.3f} ms (index_cache_size=0: the snapshot index and the answer's claims "
-          f"rebuilt on every hit, as on a process's first hit of a key)")
+    print(
+        f"cache: SQLite WAL, {n_rows} entries; snapshots of {args.facts} facts; memo states {args.quantities} quantities "
+        f"({'cited' if cited else 'uncited'}); gate mode {args.gate_mode}"
+    )
+    print(
+        f"hit path   : p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   (n={len(hit_ms)})   "
+        f"target p50 <= {TARGET_P50_MS:g} ms, p99 <= {TARGET_P99_MS:g} ms   {'OK' if ok else 'MISSED'}"
+    )
+    print(
+        f"  of which : fingerprint p50 {_pct(fp_ms, 50):.3f} ms; re-gate p50 {_pct(regate_ms, 50):.3f} ms; "
+        f"thread CPU p50 {_pct(hit_cpu_ms, 50):.3f} ms (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
+    print(
+        f"  no LRU   : p50 {_pct(cold_ms, 50):.3f} ms (index_cache_size=0: the snapshot index and the answer's claims "
+        f"rebuilt on every hit, as on a process's first hit of a key)"
+    )
     print(f"miss path  : p50 {_pct(miss_ms, 50):7.1f} ms   (synthesize sleeps 100 ms; n={len(miss_ms)})")
     print(f"ratio miss/hit (p50): {_pct(miss_ms, 50) / p50:.0f}x")
     return 0 if ok else 1
 
 
 def _snapshot(rng: random.Random, n: int, salt: int) -> Snapshot:
-    facts = [Fact(id=f"F{i}", label=f"Line item {i % 60} | segment {i % 7}", value=round(rng.uniform(-1e5, 1e6), rng.randint(0, 2)),
-                  unit=UNITS[i % len(UNITS)], period=f"FY{2014 + (i + salt) % 10}") for i in range(n)]
+    facts = [
+        Fact(
+            id=f"F{i}",
+            label=f"Line item {i % 60} | segment {i % 7}",
+            value=round(rng.uniform(-1e5, 1e6), rng.randint(0, 2)),
+            unit=UNITS[i % len(UNITS)],
+            period=f"FY{2014 + (i + salt) % 10}",
+        )
+        for i in range(n)
+    ]
     return Snapshot(facts=tuple(facts), as_of=f"2024-01-{salt % 28 + 1:02d}")
 
 
@@ -142,7 +161,9 @@ def _fill(cache: MemoCache, n: int, rng: random.Random) -> None:
         rows = []
         for i in range(n):
             row = dict(template)
-            row.update(key=f"memo:FILL{i:06d}:{rng.choice(('brief', 'full'))}", fingerprint=f"{rng.getrandbits(256):064x}")
+            row.update(
+                key=f"memo:FILL{i:06d}:{rng.choice(('brief', 'full'))}", fingerprint=f"{rng.getrandbits(256):064x}"
+            )
             rows.append(row)
         conn.execute(memo_cache.insert(), rows)
 

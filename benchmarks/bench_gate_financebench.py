@@ -48,8 +48,15 @@ def main() -> int:
     best = min(_timed(run_gate) for _ in range(3))
     naive = min(_timed(run_naive) for _ in range(3))
     per_s = len(cases) / best
-    ok = report(f"gate+completeness, {len(cases)} FinanceBench answers", per_s, "answers/s", 1000, higher_is_better=True,
-                baseline=len(cases) / naive, baseline_name="verbatim-substring check")
+    ok = report(
+        f"gate+completeness, {len(cases)} FinanceBench answers",
+        per_s,
+        "answers/s",
+        1000,
+        higher_is_better=True,
+        baseline=len(cases) / naive,
+        baseline_name="verbatim-substring check",
+    )
     return 0 if ok else 1
 
 

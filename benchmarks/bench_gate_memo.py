@@ -20,18 +20,48 @@ from assay.claims import extract_claims
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import check_answer
 
-LABELS = ["Revenue", "Gross profit", "Operating income", "Net income", "Operating cash flow", "Capital expenditure",
-          "Total assets", "Total debt", "R&D expense", "SG&A expense", "Inventories", "Receivables", "Payables",
-          "Cash", "Goodwill", "Dividends paid", "Share repurchases", "Income tax", "Interest expense", "Depreciation"]
-FILLER = ("the company reported that in the period under review its performance across segments reflected pricing "
-          "volume and mix effects while management pointed to continued investment in products and services").split()
+LABELS = [
+    "Revenue",
+    "Gross profit",
+    "Operating income",
+    "Net income",
+    "Operating cash flow",
+    "Capital expenditure",
+    "Total assets",
+    "Total debt",
+    "R&D expense",
+    "SG&A expense",
+    "Inventories",
+    "Receivables",
+    "Payables",
+    "Cash",
+    "Goodwill",
+    "Dividends paid",
+    "Share repurchases",
+    "Income tax",
+    "Interest expense",
+    "Depreciation",
+]
+FILLER = (
+    "the company reported that in the period under review its performance across segments reflected pricing "
+    "volume and mix effects while management pointed to continued investment in products and services"
+).split()
 
 
 def build(seed: int = 0) -> tuple[Snapshot, str]:
     """200 facts (20 line items × 10 fiscal years) and a ~400-word memo stating 30 of them."""
     rng = random.Random(seed)
-    facts = [Fact(id=f"F{i * 10 + y}", label=label, value=round(rng.uniform(100, 99_999), 1), unit="USD millions", period=f"FY{2014 + y}")
-             for i, label in enumerate(LABELS) for y in range(10)]
+    facts = [
+        Fact(
+            id=f"F{i * 10 + y}",
+            label=label,
+            value=round(rng.uniform(100, 99_999), 1),
+            unit="USD millions",
+            period=f"FY{2014 + y}",
+        )
+        for i, label in enumerate(LABELS)
+        for y in range(10)
+    ]
     sentences = []
     for k in range(30):
         f = rng.choice(facts)
@@ -59,8 +89,15 @@ def main() -> int:
     p99 = float(np.percentile(times, 99)) * 1000
     p50 = float(np.percentile(times, 50)) * 1000
     print(f"memo: {words} words, {result.n_checkable} quantities, {len(snap.facts)} facts; p50 {p50:.3f} ms")
-    ok = report("gate p99 latency", p99, "ms", 2.0, higher_is_better=False,
-                baseline=float(np.percentile(base, 99)) * 1000, baseline_name="claim extraction only, p99")
+    ok = report(
+        "gate p99 latency",
+        p99,
+        "ms",
+        2.0,
+        higher_is_better=False,
+        baseline=float(np.percentile(base, 99)) * 1000,
+        baseline_name="claim extraction only, p99",
+    )
     return 0 if ok else 1
 
 

@@ -37,11 +37,16 @@ TARGET_MS = 1.0
 
 
 def _cases(n: int, offset: int = 0) -> list[Case]:
-    return [Case(id=f"q{i}", question="What happened to revenue?",
-                 answer=f"Revenue was ${i} billion in FY2023 [F1]. It grew {i % 13}% on strong demand. Margins were stable.",
-                 facts=({"id": "F1", "label": "Revenue", "value": i, "unit": "USD billions", "period": "FY2023"},),
-                 sources=(f"In FY2023 revenue reached ${i}bn, up {i % 13}% year on year, on strong demand. " * 3,))
-            for i in range(offset, offset + n)]
+    return [
+        Case(
+            id=f"q{i}",
+            question="What happened to revenue?",
+            answer=f"Revenue was ${i} billion in FY2023 [F1]. It grew {i % 13}% on strong demand. Margins were stable.",
+            facts=({"id": "F1", "label": "Revenue", "value": i, "unit": "USD billions", "period": "FY2023"},),
+            sources=(f"In FY2023 revenue reached ${i}bn, up {i % 13}% year on year, on strong demand. " * 3,),
+        )
+        for i in range(offset, offset + n)
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,9 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=float, default=50.0)
     args = parser.parse_args(argv)
     server = Path(__file__).resolve().parents[1] / "tests" / "llm_fault_server.py"
-    with tempfile.TemporaryDirectory() as tmp, \
-            subprocess.Popen([sys.executable, str(server), "--latency-ms", str(args.latency_ms)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        subprocess.Popen(
+            [sys.executable, str(server), "--latency-ms", str(args.latency_ms)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as proc,
+    ):
         try:
             base_url = proc.stdout.readline().strip()
             cache = ResponseCache.open(tmp)
@@ -64,10 +75,28 @@ def main(argv: list[str] | None = None) -> int:
 
             client = LLMClient(OpenAICompatibleBackend(settings), cache=cache, settings=settings)
             hot = [build_request(c, "ok")[0] for c in _cases(args.hot)]
-            filler = json.dumps({"claims": [{"id": f"c{k}", "supported": True, "citation": "F1", "rationale": "stated in F1" * 3} for k in range(3)]})
+            filler = json.dumps(
+                {
+                    "claims": [
+                        {"id": f"c{k}", "supported": True, "citation": "F1", "rationale": "stated in F1" * 3}
+                        for k in range(3)
+                    ]
+                }
+            )
             with cache.engine.begin() as conn:
-                conn.execute(llm_cache.insert(), [{"key": f"{i:064x}", "backend": "openai_compatible", "model": "ok", "schema": "claim_verdicts:claims-2",
-                                                   "response": LLMResponse(text=filler, model="ok").model_dump_json()} for i in range(args.entries - args.hot)])
+                conn.execute(
+                    llm_cache.insert(),
+                    [
+                        {
+                            "key": f"{i:064x}",
+                            "backend": "openai_compatible",
+                            "model": "ok",
+                            "schema": "claim_verdicts:claims-2",
+                            "response": LLMResponse(text=filler, model="ok").model_dump_json(),
+                        }
+                        for i in range(args.entries - args.hot)
+                    ],
+                )
             misses = [build_request(c, "ok")[0] for c in _cases(args.misses, offset=10**6)]
 
             async def timed() -> tuple[list[float], list[float]]:
@@ -96,9 +125,13 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait(timeout=10)
     p50, p99 = statistics.median(hit_ms), statistics.quantiles(hit_ms, n=100)[98]
     miss = statistics.median(miss_ms)
-    print(f"hit p50 {p50:.3f} ms, p99 {p99:.3f} ms; miss p50 {miss:.1f} ms ({args.latency_ms:g} ms server latency); "
-          f"a hit is {miss / p50:,.0f}x faster than the call it saves")
-    ok = report("LLM cache hit p50", p50, "ms", TARGET_MS, higher_is_better=False, baseline=miss, baseline_name="miss p50")
+    print(
+        f"hit p50 {p50:.3f} ms, p99 {p99:.3f} ms; miss p50 {miss:.1f} ms ({args.latency_ms:g} ms server latency); "
+        f"a hit is {miss / p50:,.0f}x faster than the call it saves"
+    )
+    ok = report(
+        "LLM cache hit p50", p50, "ms", TARGET_MS, higher_is_better=False, baseline=miss, baseline_name="miss p50"
+    )
     return 0 if ok else 1
 
 

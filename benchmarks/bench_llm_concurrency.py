@@ -50,11 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=48)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     args = parser.parse_args(argv)
-    cases = [Case(id=f"q{i}", answer=f"Revenue was ${i} billion. Margins rose {i % 7}%.", sources=(f"Revenue was ${i}bn.",))
-             for i in range(args.cases)]
+    cases = [
+        Case(id=f"q{i}", answer=f"Revenue was ${i} billion. Margins rose {i % 7}%.", sources=(f"Revenue was ${i}bn.",))
+        for i in range(args.cases)
+    ]
     server = Path(__file__).resolve().parents[1] / "tests" / "llm_fault_server.py"
-    with subprocess.Popen([sys.executable, str(server), "--latency-ms", str(args.latency_ms), "--max-requests", str(4 * args.cases + 8)],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        [sys.executable, str(server), "--latency-ms", str(args.latency_ms), "--max-requests", str(4 * args.cases + 8)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
         try:
             base_url = proc.stdout.readline().strip()
             run(base_url, cases[:4], 4)  # warm-up: imports, SDK client, connections
@@ -63,8 +69,18 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             proc.stdin.close()
             proc.wait(timeout=10)
-    print(f"{args.cases} cases, {args.latency_ms:g} ms server latency: sequential {seq:.2f} cases/s, 4-way {par:.2f} cases/s")
-    ok = report("4-way / sequential throughput", par / seq, "x", TARGET_RATIO, higher_is_better=True, baseline=1.0, baseline_name="sequential = 1x")
+    print(
+        f"{args.cases} cases, {args.latency_ms:g} ms server latency: sequential {seq:.2f} cases/s, 4-way {par:.2f} cases/s"
+    )
+    ok = report(
+        "4-way / sequential throughput",
+        par / seq,
+        "x",
+        TARGET_RATIO,
+        higher_is_better=True,
+        baseline=1.0,
+        baseline_name="sequential = 1x",
+    )
     return 0 if ok else 1
 
 

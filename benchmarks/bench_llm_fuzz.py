@@ -31,8 +31,26 @@ from assay.cases import Case
 from assay.judges.claims import FaithfulnessJudge, split_claims
 from assay.llm import LLMClient, LLMRequest, LLMResponse
 
-KINDS = ("truncate", "prose_before", "prose_after", "fence_other", "drop", "duplicate", "extra_id", "rename", "type_supported",
-         "type_id", "missing_field", "extra_field", "wrap", "nan", "dup_key", "bad_citation", "finish", "empty")
+KINDS = (
+    "truncate",
+    "prose_before",
+    "prose_after",
+    "fence_other",
+    "drop",
+    "duplicate",
+    "extra_id",
+    "rename",
+    "type_supported",
+    "type_id",
+    "missing_field",
+    "extra_field",
+    "wrap",
+    "nan",
+    "dup_key",
+    "bad_citation",
+    "finish",
+    "empty",
+)
 
 
 class ScriptedBackend:
@@ -50,13 +68,26 @@ class ScriptedBackend:
 def make_case(rng: random.Random, i: int) -> Case:
     n = rng.randint(1, 8)
     answer = " ".join(f"Claim {k} of case {i} says revenue was ${rng.randint(1, 99)} billion." for k in range(n))
-    return Case(id=f"f{i}", answer=answer, facts=({"id": "F1", "label": "Revenue", "value": 5, "unit": "USD billions"},),
-                sources=("Revenue was $5bn.", "Margins were thin."))
+    return Case(
+        id=f"f{i}",
+        answer=answer,
+        facts=({"id": "F1", "label": "Revenue", "value": 5, "unit": "USD billions"},),
+        sources=("Revenue was $5bn.", "Margins were thin."),
+    )
 
 
 def valid_obj(case: Case, rng: random.Random) -> dict:
-    return {"claims": [{"id": cid, "supported": rng.random() < 0.5, "citation": rng.choice([None, "F1", 0, 1, "1"]), "rationale": "r"}
-                       for cid, _, _ in split_claims(case)]}
+    return {
+        "claims": [
+            {
+                "id": cid,
+                "supported": rng.random() < 0.5,
+                "citation": rng.choice([None, "F1", 0, 1, "1"]),
+                "rationale": "r",
+            }
+            for cid, _, _ in split_claims(case)
+        ]
+    }
 
 
 def mutate(obj: dict, kind: str, rng: random.Random) -> tuple[str, str]:
@@ -79,7 +110,9 @@ def mutate(obj: dict, kind: str, rng: random.Random) -> tuple[str, str]:
     elif kind == "duplicate":
         entries.insert(rng.randrange(len(entries) + 1), dict(e))
     elif kind == "extra_id":
-        entries.append({"id": f"c{len(entries) + rng.randint(1, 5)}", "supported": True, "citation": None, "rationale": ""})
+        entries.append(
+            {"id": f"c{len(entries) + rng.randint(1, 5)}", "supported": True, "citation": None, "rationale": ""}
+        )
     elif kind == "rename":
         e["id"] = rng.choice(["C1", "claim1", e["id"] + " ", "", "1"])
     elif kind == "type_supported":
@@ -91,7 +124,9 @@ def mutate(obj: dict, kind: str, rng: random.Random) -> tuple[str, str]:
     elif kind == "extra_field":
         e[rng.choice(["score", "confidence", "label"])] = rng.choice([1, "x", None])
     elif kind == "wrap":
-        text = json.dumps(rng.choice([{"result": obj}, [obj], entries, {"claims": obj}, {"claims": entries, "score": 1.0}]))
+        text = json.dumps(
+            rng.choice([{"result": obj}, [obj], entries, {"claims": obj}, {"claims": entries, "score": 1.0}])
+        )
     elif kind == "nan":
         text = json.dumps(obj).replace('"r"', "NaN", 1) if '"r"' in json.dumps(obj) else '{"claims": NaN}'
     elif kind == "dup_key":
@@ -112,7 +147,9 @@ def run(cases: list[Case], replies: list[tuple[str, str]]) -> list:
 
     for case, (text, finish) in zip(cases, replies):
         request, _ = build_request(case, judge.model)
-        backend.replies[request.messages[1]["content"]] = LLMResponse(text=text, parsed=None, finish_reason=finish, model="scripted")
+        backend.replies[request.messages[1]["content"]] = LLMResponse(
+            text=text, parsed=None, finish_reason=finish, model="scripted"
+        )
     return asyncio.run(judge.ajudge_many(cases))
 
 
@@ -132,14 +169,23 @@ def main(argv: list[str] | None = None) -> int:
     numeric = sum(v.score is not None for v in bad_v)
     rejected = sum(v.status == "rejected" and bool(v.reason) for v in bad_v)
     reasons = Counter(v.reason.split(":")[0] for v in bad_v if v.reason)
-    print(f"{args.n} malformed replies over {len(KINDS)} kinds → {numeric} numeric scores, {rejected} rejected with a reason")
+    print(
+        f"{args.n} malformed replies over {len(KINDS)} kinds → {numeric} numeric scores, {rejected} rejected with a reason"
+    )
     print("reasons: " + ", ".join(f"{k} {n}" for k, n in reasons.most_common()))
     leaks = [(k, v.status) for k, v in zip(kinds, bad_v) if v.status != "rejected"]
     if leaks:
         print(f"NOT REJECTED: {Counter(leaks).most_common(5)}")
     control = sum(v.status == "scored" for v in good_v) / len(good_v)
-    ok = report("malformed replies rejected", rejected / args.n, "share", 1.0, higher_is_better=True, baseline=control,
-                baseline_name="valid replies scored (control)")
+    ok = report(
+        "malformed replies rejected",
+        rejected / args.n,
+        "share",
+        1.0,
+        higher_is_better=True,
+        baseline=control,
+        baseline_name="valid replies scored (control)",
+    )
     ok &= report("numeric scores from malformed replies", float(numeric), "scores", 0.0, higher_is_better=False)
     ok &= control == 1.0
     return 0 if ok else 1

@@ -63,12 +63,26 @@ def main(argv: list[str] | None = None) -> int:
     queries = [Query.model_validate(q) for q in imp.queries]
     main_q = [q for q in queries if q.category in ("1", "2", "3", "4")]
     adv_q = [q for q in queries if q.category == "5"]
-    print(f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} queries "
-          f"({len(main_q)} in categories 1-4, {len(adv_q)} adversarial); left out: {imp.skipped}")
-    out: dict = {"data": {"conversations": imp.conversations, "memories": len(imp.memories), "queries": len(queries),
-                          "queries_1_4": len(main_q), "queries_5": len(adv_q), "skipped": imp.skipped}, "retrieval": {}, "engagement": {}}
+    print(
+        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} queries "
+        f"({len(main_q)} in categories 1-4, {len(adv_q)} adversarial); left out: {imp.skipped}"
+    )
+    out: dict = {
+        "data": {
+            "conversations": imp.conversations,
+            "memories": len(imp.memories),
+            "queries": len(queries),
+            "queries_1_4": len(main_q),
+            "queries_5": len(adv_q),
+            "skipped": imp.skipped,
+        },
+        "retrieval": {},
+        "engagement": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore(f"sqlite:///{Path(tmp) / 'locomo.db'}", settings=MemorySettings(embedder="minilm"), embedder=minilm)
+        store = MemoryStore(
+            f"sqlite:///{Path(tmp) / 'locomo.db'}", settings=MemorySettings(embedder="minilm"), embedder=minilm
+        )
         t0 = time.perf_counter()
         store.add(imp.memories)
         print(f"added {len(imp.memories)} memories with MiniLM in {time.perf_counter() - t0:.1f} s")
@@ -99,8 +113,13 @@ def main(argv: list[str] | None = None) -> int:
             for q, res in searches:
                 engage(store, res.search_id, str(q.answer), prompt=q.query, semantic=semantic)
                 with store.engine.connect() as conn:
-                    rows = conn.execute(select(memory_deliveries.c.memory_id, memory_deliveries.c.engaged, memory_deliveries.c.engaged_method)
-                                        .where(memory_deliveries.c.search_id == res.search_id)).all()
+                    rows = conn.execute(
+                        select(
+                            memory_deliveries.c.memory_id,
+                            memory_deliveries.c.engaged,
+                            memory_deliveries.c.engaged_method,
+                        ).where(memory_deliveries.c.search_id == res.search_id)
+                    ).all()
                 rel = set(q.relevant)
                 for r in rows:
                     truth = r.memory_id in rel
@@ -112,17 +131,31 @@ def main(argv: list[str] | None = None) -> int:
                         by_method[r.engaged_method] = by_method.get(r.engaged_method, 0) + 1
             prec = tp / (tp + fp) if tp + fp else None
             rec = tp / (tp + fn) if tp + fn else None
-            out["engagement"][procedure] = {"precision": prec, "recall": rec, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-                                            "engaged_by_method": by_method, "searches": len(searches)}
-        print(f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, composite top-{k} delivered, answer as response)")
+            out["engagement"][procedure] = {
+                "precision": prec,
+                "recall": rec,
+                "tp": tp,
+                "fp": fp,
+                "fn": fn,
+                "tn": tn,
+                "engaged_by_method": by_method,
+                "searches": len(searches),
+            }
+        print(
+            f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, composite top-{k} delivered, answer as response)"
+        )
         for procedure, e in out["engagement"].items():
-            print(f"  {procedure:18} precision {e['precision']:.3f}  recall {e['recall']:.3f}  "
-                  f"(tp {e['tp']}, fp {e['fp']}, fn {e['fn']}, tn {e['tn']}; engaged by method {e['engaged_by_method']})")
+            print(
+                f"  {procedure:18} precision {e['precision']:.3f}  recall {e['recall']:.3f}  "
+                f"(tp {e['tp']}, fp {e['fp']}, fn {e['fn']}, tn {e['tn']}; engaged by method {e['engaged_by_method']})"
+            )
     r14 = out["retrieval"]["1-4"]
     best = max(r14["bm25"][f"recall@{k}"], r14["dense"][f"recall@{k}"])
     ok = r14["composite"][f"recall@{k}"] >= best
-    print(f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: {'OK' if ok else 'MISSED'}"
-          f"  (total {time.perf_counter() - t_start:.0f} s)")
+    print(
+        f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: {'OK' if ok else 'MISSED'}"
+        f"  (total {time.perf_counter() - t_start:.0f} s)"
+    )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0 if ok else 1

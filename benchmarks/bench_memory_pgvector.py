@@ -42,8 +42,13 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 from bench_memory_search import PrecomputedQueries, make_memories  # noqa: E402
 from pg_cluster import pgserver_bin_dir, start_cluster  # noqa: E402
 
-SERVER_SETTINGS = {"shared_buffers": "1GB", "maintenance_work_mem": "1GB", "max_connections": "60", "fsync": "off",
-                   "full_page_writes": "off"}
+SERVER_SETTINGS = {
+    "shared_buffers": "1GB",
+    "maintenance_work_mem": "1GB",
+    "max_connections": "60",
+    "fsync": "off",
+    "full_page_writes": "off",
+}
 
 
 def queries(n: int, n_memories: int, seed: int = 21) -> np.ndarray:
@@ -119,15 +124,19 @@ def main(argv: list[str] | None = None) -> int:
         restart_s = time.perf_counter() - t0
         npy = MemoryStore(url, settings=base.with_(vector_path="numpy"), embedder=emb)
         vp = pg.vector_path
-        print(f"PostgreSQL {cluster.version} + pgvector {vp.version} (pgserver), {args.n:,} memories × 384-d, "
-              f"{os.cpu_count()} cores, server {', '.join(f'{k}={v}' for k, v in SERVER_SETTINGS.items())}")
+        print(
+            f"PostgreSQL {cluster.version} + pgvector {vp.version} (pgserver), {args.n:,} memories × 384-d, "
+            f"{os.cpu_count()} cores, server {', '.join(f'{k}={v}' for k, v in SERVER_SETTINGS.items())}"
+        )
         print(f"store path: {vp.path} — {vp.detail}")
         if vp.path != "pgvector":
             print("FAIL: the store did not choose the pgvector path")
             return 1
-        print(f"load {args.n:,} memories through MemoryStore.add (rows, mirror, HNSW build): {load_s:.1f} s; "
-              f"backfill (mirror dropped → rebuilt from real[] + HNSW build at start-up): {backfill_s:.1f} s; "
-              f"next start-up (catch-up anti-join): {restart_s:.2f} s")
+        print(
+            f"load {args.n:,} memories through MemoryStore.add (rows, mirror, HNSW build): {load_s:.1f} s; "
+            f"backfill (mirror dropped → rebuilt from real[] + HNSW build at start-up): {backfill_s:.1f} s; "
+            f"next start-up (catch-up anti-join): {restart_s:.2f} s"
+        )
         t0 = time.perf_counter()
         for s in (pg, exact, npy):
             s.index()
@@ -143,10 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             ms_np, ids_np = results[(ranker, "numpy")]
             for name in ("pgvector", "pgvector exact"):
                 ms, ids = results[(ranker, name)]
-                print(f"{ranker} top-{args.k} [{name}]: p50 {statistics.median(ms):.2f} ms, p95 {p(ms, 95):.2f} ms; "
-                      f"same-run baseline [numpy path] p50 {statistics.median(ms_np):.2f} ms, p95 {p(ms_np, 95):.2f} ms; "
-                      f"ratio p50 {statistics.median(ms) / statistics.median(ms_np):.2f}, p95 {p(ms, 95) / p(ms_np, 95):.2f}; "
-                      f"recall@{args.k} vs numpy {recall(ids, ids_np, args.k):.4f}")
+                print(
+                    f"{ranker} top-{args.k} [{name}]: p50 {statistics.median(ms):.2f} ms, p95 {p(ms, 95):.2f} ms; "
+                    f"same-run baseline [numpy path] p50 {statistics.median(ms_np):.2f} ms, p95 {p(ms_np, 95):.2f} ms; "
+                    f"ratio p50 {statistics.median(ms) / statistics.median(ms_np):.2f}, p95 {p(ms, 95) / p(ms_np, 95):.2f}; "
+                    f"recall@{args.k} vs numpy {recall(ids, ids_np, args.k):.4f}"
+                )
 
         exact_keys = [vp.mirror.top_k(pg.engine, v, args.k, exact=True)[0].tolist() for v in qv]
         for ef in (40, 100, 200, 400):
@@ -155,8 +166,10 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 got.append(vp.mirror.top_k(pg.engine, v, args.k, ef_search=ef)[0].tolist())
                 ms.append((time.perf_counter() - t0) * 1000)
-            print(f"bare SQL top-{args.k}, HNSW ef_search={ef}: recall@{args.k} {recall(got, exact_keys, args.k):.4f}, "
-                  f"p50 {statistics.median(ms):.2f} ms, p95 {p(ms, 95):.2f} ms")
+            print(
+                f"bare SQL top-{args.k}, HNSW ef_search={ef}: recall@{args.k} {recall(got, exact_keys, args.k):.4f}, "
+                f"p50 {statistics.median(ms):.2f} ms, p95 {p(ms, 95):.2f} ms"
+            )
         ms = []
         for v in qv:
             t0 = time.perf_counter()

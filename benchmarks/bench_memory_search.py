@@ -69,7 +69,7 @@ def make_memories(n: int, seed: int = 5) -> tuple[list[dict], np.ndarray]:
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     mems, pos = [], 0
     for i in range(n):
-        text = " ".join(words[pos:pos + sizes[i]])
+        text = " ".join(words[pos : pos + sizes[i]])
         pos += sizes[i]
         mems.append({"id": f"m{i:07d}", "text": f"item {i}: {text}", "scope": f"s{i % 50:02d}"})
     return mems, vecs
@@ -90,9 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads for MiniLM (MemorySettings.embed_threads; default 1: a one-query embedding gains "
-                             "nothing from intra-op threads, and their spin-waiting slows the numpy scoring that follows)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads for MiniLM (MemorySettings.embed_threads; default 1: a one-query embedding gains "
+        "nothing from intra-op threads, and their spin-waiting slows the numpy scoring that follows)",
+    )
     args = parser.parse_args(argv)
     cores = pin_cores(args.cores)
     os.environ.setdefault("OMP_NUM_THREADS", str(cores))
@@ -136,9 +140,25 @@ def main(argv: list[str] | None = None) -> int:
         base_url = f"sqlite:///{Path(tmp) / 'base.db'}"
         eng = create_engine(base_url)
         memories_table.metadata.create_all(eng, tables=[memories_table])
-        rows = [{"id": m["id"], "text": m["text"], "dedupe_key": f"{i:064d}", "keywords": [], "keywords_source": "derived",
-                 "scope": m["scope"], "confidence": 0.5, "confidence_prior": 0.5, "n_corroborations": 0, "n_contradictions": 0,
-                 "is_correction": False, "embedding": vecs[i], "embedding_model": model_name, "revision": 1} for i, m in enumerate(mems)]
+        rows = [
+            {
+                "id": m["id"],
+                "text": m["text"],
+                "dedupe_key": f"{i:064d}",
+                "keywords": [],
+                "keywords_source": "derived",
+                "scope": m["scope"],
+                "confidence": 0.5,
+                "confidence_prior": 0.5,
+                "n_corroborations": 0,
+                "n_contradictions": 0,
+                "is_correction": False,
+                "embedding": vecs[i],
+                "embedding_model": model_name,
+                "revision": 1,
+            }
+            for i, m in enumerate(mems)
+        ]
         t0 = time.perf_counter()
         with eng.begin() as conn:
             conn.execute(memories_table.insert(), rows)
@@ -169,14 +189,34 @@ def main(argv: list[str] | None = None) -> int:
             top = np.argpartition(-s, 10)[:10]
             top[np.argsort(-s[top])]
             floor_ms.append((time.perf_counter() - t0) * 1000)
-        p50_rank, p50_search, p50_floor = statistics.median(rank_ms), statistics.median(search_ms), statistics.median(floor_ms)
+        p50_rank, p50_search, p50_floor = (
+            statistics.median(rank_ms),
+            statistics.median(search_ms),
+            statistics.median(floor_ms),
+        )
 
         print(f"store: n={args.n:,} memories, 384-d, {cores} core(s); cold index load {cold_s:.1f} s")
-        ok &= report("insert 100k precomputed", insert_s, "s", TARGET_INSERT_S, higher_is_better=False,
-                     baseline=base_insert_s, baseline_name="bare executemany of the same rows")
-        ok &= report("composite top-10 p50 (rank, no embedding)", p50_rank, "ms", TARGET_P50_MS, higher_is_better=False,
-                     baseline=p50_floor, baseline_name="numpy matvec + argpartition floor")
-        print(f"search top-10 incl. delivery logging, no embedding: p50 {p50_search:.2f} ms, p95 {np.percentile(search_ms, 95):.2f} ms")
+        ok &= report(
+            "insert 100k precomputed",
+            insert_s,
+            "s",
+            TARGET_INSERT_S,
+            higher_is_better=False,
+            baseline=base_insert_s,
+            baseline_name="bare executemany of the same rows",
+        )
+        ok &= report(
+            "composite top-10 p50 (rank, no embedding)",
+            p50_rank,
+            "ms",
+            TARGET_P50_MS,
+            higher_is_better=False,
+            baseline=p50_floor,
+            baseline_name="numpy matvec + argpartition floor",
+        )
+        print(
+            f"search top-10 incl. delivery logging, no embedding: p50 {p50_search:.2f} ms, p95 {np.percentile(search_ms, 95):.2f} ms"
+        )
 
         if minilm is not None:
             live = MemoryStore(url, settings=settings, embedder=minilm)
@@ -194,16 +234,27 @@ def main(argv: list[str] | None = None) -> int:
                 minilm.embed([q])
                 embed_ms.append((time.perf_counter() - t0) * 1000)
             p95_full = float(np.percentile(full_ms, 95))
-            ok &= report("search top-10 p95 incl. MiniLM query embedding", p95_full, "ms", TARGET_P95_MS, higher_is_better=False,
-                         baseline=float(np.percentile(embed_ms, 95)), baseline_name="MiniLM query embedding alone, p95")
+            ok &= report(
+                "search top-10 p95 incl. MiniLM query embedding",
+                p95_full,
+                "ms",
+                TARGET_P95_MS,
+                higher_is_better=False,
+                baseline=float(np.percentile(embed_ms, 95)),
+                baseline_name="MiniLM query embedding alone, p95",
+            )
             sample = [m["text"] for m in mems[:512]]
             t0 = time.perf_counter()
             minilm.embed(sample)
             tput = len(sample) / (time.perf_counter() - t0)
-            print(f"MiniLM encoding throughput: {tput:,.0f} sentences/s (512 memories, batch {minilm.batch_size}, {cores} core(s))")
+            print(
+                f"MiniLM encoding throughput: {tput:,.0f} sentences/s (512 memories, batch {minilm.batch_size}, {cores} core(s))"
+            )
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS: {rss_mib:,.0f} MiB (includes torch + MiniLM, the generated rows and the baseline copy); "
-          f"torch threads {args.threads}; load average now: {os.getloadavg()[0]:.1f}")
+    print(
+        f"peak RSS: {rss_mib:,.0f} MiB (includes torch + MiniLM, the generated rows and the baseline copy); "
+        f"torch threads {args.threads}; load average now: {os.getloadavg()[0]:.1f}"
+    )
     return 0 if ok else 1
 
 

@@ -44,8 +44,10 @@ def main() -> int:
     train = [x for x in rows if x[0].labels["task_id"] <= 19]
     test = [x for x in rows if x[0].labels["task_id"] >= 20]
     fitted, train_auc = fit_rule_params([t for _, t, _ in train], [r.labels["reward"] == 1.0 for r, _, _ in train])
-    print(f"fit on tasks 0–19 ({len(train)} runs): composite AUC {train_auc:.3f}; "
-          f"{'equals' if fitted == DEFAULT_PARAMS else 'DIFFERS FROM'} DEFAULT_PARAMS")
+    print(
+        f"fit on tasks 0–19 ({len(train)} runs): composite AUC {train_auc:.3f}; "
+        f"{'equals' if fitted == DEFAULT_PARAMS else 'DIFFERS FROM'} DEFAULT_PARAMS"
+    )
     if fitted != DEFAULT_PARAMS:
         print(f"  fitted: {fitted}\n  shipped: {DEFAULT_PARAMS}")
     result = {}
@@ -55,21 +57,33 @@ def main() -> int:
         clusters = [r.labels["task_id"] for r, _, _ in sel]
         table = label_validity(scores, labels, clusters, n_resamples=2000, seed=0)
         result[split] = table
-        print(f"\n{split}: {len(sel)} runs, {sum(labels)} with reward 1, {len(set(clusters))} tasks "
-              "(95% CIs resample whole tasks)")
+        print(
+            f"\n{split}: {len(sel)} runs, {sum(labels)} with reward 1, {len(set(clusters))} tasks "
+            "(95% CIs resample whole tasks)"
+        )
         print(f"  {'score':34s} {'AUC':>6s} {'95% CI':>16s} {'Spearman ρ':>11s} {'95% CI':>17s}")
         for name, r in table.items():
-            print(f"  {name:34s} {_f(r['auc']):>6s} {_ci(r['auc_ci']):>16s} {_f(r['rho'], True):>11s} {_ci(r['rho_ci'], True):>17s}")
+            print(
+                f"  {name:34s} {_f(r['auc']):>6s} {_ci(r['auc_ci']):>16s} {_f(r['rho'], True):>11s} {_ci(r['rho_ci'], True):>17s}"
+            )
     scores = _scores(test)
-    d = auc_difference(scores["heuristic composite"], scores["length (fewer messages)"],
-                       [r.labels["reward"] == 1.0 for r, _, _ in test], [r.labels["task_id"] for r, _, _ in test])
-    print(f"\nheuristic composite − length, AUC on tasks 20–39: {_f(d['diff'], True)} {_ci(d['ci'], True)} "
-          f"(paired, tasks resampled; share of resamples ≤ 0: {_f(d['p_le_zero'])})")
+    d = auc_difference(
+        scores["heuristic composite"],
+        scores["length (fewer messages)"],
+        [r.labels["reward"] == 1.0 for r, _, _ in test],
+        [r.labels["task_id"] for r, _, _ in test],
+    )
+    print(
+        f"\nheuristic composite − length, AUC on tasks 20–39: {_f(d['diff'], True)} {_ci(d['ci'], True)} "
+        f"(paired, tasks resampled; share of resamples ≤ 0: {_f(d['p_le_zero'])})"
+    )
     report = result["tasks 20–39 (report)"]
     h, length = report["heuristic composite"]["auc"], report["length (fewer messages)"]["auc"]
     ok = h is not None and length is not None and h >= TARGET_AUC and h >= length + TARGET_MARGIN
-    print(f"\ntarget: heuristic composite AUC {_f(h)} ≥ {TARGET_AUC} and ≥ length {_f(length)} + {TARGET_MARGIN} "
-          f"(ratio to length {h / length:.3f}): {'MET' if ok else 'MISSED'}")
+    print(
+        f"\ntarget: heuristic composite AUC {_f(h)} ≥ {TARGET_AUC} and ≥ length {_f(length)} + {TARGET_MARGIN} "
+        f"(ratio to length {h / length:.3f}): {'MET' if ok else 'MISSED'}"
+    )
     _who_and_when()
     print(f"\n({time.perf_counter() - t0:.1f} s)")
     return 0 if ok else 1
@@ -96,15 +110,20 @@ def _who_and_when() -> None:
         print(f"\nWho&When: {src} missing, skipped")
         return
     pairs = import_whoandwhen(src)
-    print("\nWho&When: lowest-scoring window of the heuristic composite vs the labelled mistake step "
-          "(ties share the hit)")
-    print(f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'95% CI':>16s} {'chance':>7s} {'first':>7s}")
+    print(
+        "\nWho&When: lowest-scoring window of the heuristic composite vs the labelled mistake step (ties share the hit)"
+    )
+    print(
+        f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'95% CI':>16s} {'chance':>7s} {'first':>7s}"
+    )
     for subset in ("algorithm-generated", "hand-crafted"):
         sel = [(r, t) for r, t in pairs if r.slice == subset]
         for size in (2, 3, 5, 10):
             res = window_localisation([t for _, t in sel], [r.labels["mistake_step"] for r, _ in sel], size=size)
-            print(f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} {_f(res['hit_rate']):>9s} {_ci(res['hit_rate_ci']):>16s} "
-                  f"{_f(res['chance']):>7s} {_f(res['first_window']):>7s}")
+            print(
+                f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} {_f(res['hit_rate']):>9s} {_ci(res['hit_rate_ci']):>16s} "
+                f"{_f(res['chance']):>7s} {_f(res['first_window']):>7s}"
+            )
 
 
 def _f(v: float | None, signed: bool = False) -> str:

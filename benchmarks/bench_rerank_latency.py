@@ -47,7 +47,10 @@ def pools(n: int, seed: int = 0) -> list[tuple[str, list[str]]]:
         qs = rng.sample(imp.queries, min(n, len(imp.queries)))
         return [(q["query"], rng.sample(by_scope[q["scope"]], N_CANDIDATES)) for q in qs]
     words = "budget offsite invoice catering lisbon april march paid team vegetarian project deadline review".split()
-    return [(" ".join(rng.choices(words, k=10)) + "?", [" ".join(rng.choices(words, k=18)) for _ in range(N_CANDIDATES)]) for _ in range(n)]
+    return [
+        (" ".join(rng.choices(words, k=10)) + "?", [" ".join(rng.choices(words, k=18)) for _ in range(N_CANDIDATES)])
+        for _ in range(n)
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     data = pools(args.queries)
     load0 = os.getloadavg()[0]
     name = Path(path).name if args.student else "all-MiniLM-L6-v2 (packaged; untrained head)"
-    print(f"{len(data)} queries × {N_CANDIDATES} candidates, model {name} ({kind}), {args.threads} thread(s); "
-          f"load average {load0:.2f} on {os.cpu_count()} cores")
+    print(
+        f"{len(data)} queries × {N_CANDIDATES} candidates, model {name} ({kind}), {args.threads} thread(s); "
+        f"load average {load0:.2f} on {os.cpu_count()} cores"
+    )
     lat: dict[bool, np.ndarray] = {}
     scores: dict[bool, list[list[float]]] = {}
     for int8 in (False, True):
@@ -93,11 +98,19 @@ def main(argv: list[str] | None = None) -> int:
         a, b = np.asarray(a), np.asarray(b)
         i, j = np.triu_indices(len(a), 1)
         kept.append(np.mean(np.sign(a[i] - a[j]) == np.sign(b[i] - b[j])))
-    print(f"  int8 keeps {np.mean(kept):.3f} of fp32's pairwise candidate orders; load average at end {os.getloadavg()[0]:.2f}")
+    print(
+        f"  int8 keeps {np.mean(kept):.3f} of fp32's pairwise candidate orders; load average at end {os.getloadavg()[0]:.2f}"
+    )
     served = not args.fp32
-    ok = report(f"rerank {N_CANDIDATES} candidates p95 ({'int8' if served else 'fp32'})", float(np.percentile(lat[served], 95)), "ms",
-                TARGET_P95_MS, higher_is_better=False, baseline=float(np.percentile(lat[not served], 95)),
-                baseline_name="int8" if args.fp32 else "fp32")
+    ok = report(
+        f"rerank {N_CANDIDATES} candidates p95 ({'int8' if served else 'fp32'})",
+        float(np.percentile(lat[served], 95)),
+        "ms",
+        TARGET_P95_MS,
+        higher_is_better=False,
+        baseline=float(np.percentile(lat[not served], 95)),
+        baseline_name="int8" if args.fp32 else "fp32",
+    )
     return 0 if ok else 1
 
 

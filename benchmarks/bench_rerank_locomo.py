@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engagement-max-pairs", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     ap.add_argument("--cranfield-queries", type=int, default=None, help="only the first N Cranfield queries")
-    ap.add_argument("--student-out", type=Path, default=None, help="keep the trained student here (default: a temp folder)")
+    ap.add_argument(
+        "--student-out", type=Path, default=None, help="keep the trained student here (default: a temp folder)"
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     data = args.data or SHARED_DATA
@@ -102,37 +104,63 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     store = MemoryStore(url, settings=MemorySettings(embedder="minilm"), embedder=minilm)
     t0 = time.perf_counter()
     store.add(imp.memories)
-    print(f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} questions (categories 1-4); "
-          f"embedded in {time.perf_counter() - t0:.0f} s")
+    print(
+        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} questions (categories 1-4); "
+        f"embedded in {time.perf_counter() - t0:.0f} s"
+    )
     t0 = time.perf_counter()
     for q in queries:
         res = store.search(q.query, args.k, scope=q.scope, restrict_to_scope=True)
         rel = set(q.relevant)
-        apply_grades(store, res.search_id, ", ".join(f"{h.memory.id}:{3 if h.memory.id in rel else 0}" for h in res.hits))
+        apply_grades(
+            store, res.search_id, ", ".join(f"{h.memory.id}:{3 if h.memory.id in rel else 0}" for h in res.hits)
+        )
         if q.answer is not None and str(q.answer).strip():
             engage(store, res.search_id, str(q.answer), prompt=q.query)
     labels = tmpd / "labels.jsonl"
     n_labels = export_labels(store, labels)
-    print(f"searched, graded and engagement-labelled in {time.perf_counter() - t0:.0f} s: {n_labels} labelled deliveries")
+    print(
+        f"searched, graded and engagement-labelled in {time.perf_counter() - t0:.0f} s: {n_labels} labelled deliveries"
+    )
 
     settings = RerankerSettings(gpu=False, threads=args.threads)
     config = TrainConfig(seed=args.seed, epochs=args.epochs, max_length=args.max_length, threads=args.threads)
     cand_dir = tmpd / "candidate"
     t0 = time.perf_counter()
-    rep = train_and_deploy(labels, student_dir, config=config, settings=settings, split_by="scope", holdout=0.25, engagement=True,
-                           engagement_max_pairs=args.engagement_max_pairs, keep_candidate=cand_dir)
+    rep = train_and_deploy(
+        labels,
+        student_dir,
+        config=config,
+        settings=settings,
+        split_by="scope",
+        holdout=0.25,
+        engagement=True,
+        engagement_max_pairs=args.engagement_max_pairs,
+        keep_candidate=cand_dir,
+    )
     d, ds, tr = rep.decision, rep.dataset, rep.training
-    print(f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + {ds['weak_pairs']} weak pairs from "
-          f"{ds['train_groups']} conversations; {d.n_pairs} held-out pairs from {ds['heldout_groups']} conversations "
-          f"({ds['heldout_queries']} questions)")
-    print(f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, loss {tr['epoch_mean_loss']}")
+    print(
+        f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + {ds['weak_pairs']} weak pairs from "
+        f"{ds['train_groups']} conversations; {d.n_pairs} held-out pairs from {ds['heldout_groups']} conversations "
+        f"({ds['heldout_queries']} questions)"
+    )
+    print(
+        f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, loss {tr['epoch_mean_loss']}"
+    )
     ci = d.margin_ci or [float("nan")] * 2
-    print(f"held-out pairwise agreement: incumbent {d.incumbent} {d.incumbent_agreement:.3f}; student as served "
-          f"{d.candidate_agreement:.3f} (alone {rep.candidate_raw_agreement:.3f}); margin {d.margin:+.3f} "
-          f"[95% CI {ci[0]:+.3f}, {ci[1]:+.3f}]; decision: {'DEPLOYED' if d.deployed else 'not deployed'}"
-          f"{' (auto_promote_safe)' if d.auto_promote_safe else ''}")
-    out["locomo"] = {"labels": n_labels, "gate": d.to_dict(), "candidate_raw_agreement": rep.candidate_raw_agreement,
-                     "dataset": ds, "training": tr}
+    print(
+        f"held-out pairwise agreement: incumbent {d.incumbent} {d.incumbent_agreement:.3f}; student as served "
+        f"{d.candidate_agreement:.3f} (alone {rep.candidate_raw_agreement:.3f}); margin {d.margin:+.3f} "
+        f"[95% CI {ci[0]:+.3f}, {ci[1]:+.3f}]; decision: {'DEPLOYED' if d.deployed else 'not deployed'}"
+        f"{' (auto_promote_safe)' if d.auto_promote_safe else ''}"
+    )
+    out["locomo"] = {
+        "labels": n_labels,
+        "gate": d.to_dict(),
+        "candidate_raw_agreement": rep.candidate_raw_agreement,
+        "dataset": ds,
+        "training": tr,
+    }
 
     # held-out conversations = the scopes of the held-out pairs (the same seeded split)
     recs = load_labels(labels)
@@ -146,14 +174,18 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     r32 = configured_reranker(RerankerSettings(student_dir=str(served), gpu=False, int8=False, threads=args.threads))
     s32, raw32 = system_scores(ds2.heldout, r32.score_pairs, 0.5)
     a32, a32_raw = pairwise_agreement(ds2.heldout, s32), pairwise_agreement(ds2.heldout, raw32)
-    print(f"agreement change of int8 (served, the default on CPU) vs fp32 on the same held-out pairs: blended "
-          f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})")
+    print(
+        f"agreement change of int8 (served, the default on CPU) vs fp32 on the same held-out pairs: blended "
+        f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})"
+    )
     out["locomo"]["fp32_agreement"] = {"served": round(a32, 6), "alone": round(a32_raw, 6)}
     k = args.k
     rows = {}
     rows["composite (before)"] = evaluate_retrieval(store, hq, k=k, ranker="composite")
     for label, w in (("student blend 0.5 (after)", 0.5), ("student alone", 1.0)):
-        rr = configured_reranker(RerankerSettings(student_dir=str(served), gpu=False, blend_weight=w, threads=args.threads))
+        rr = configured_reranker(
+            RerankerSettings(student_dir=str(served), gpu=False, blend_weight=w, threads=args.threads)
+        )
         s2 = MemoryStore(url, settings=MemorySettings(embedder="minilm"), embedder=minilm, reranker=rr)
         t0 = time.perf_counter()
         rows[label] = evaluate_retrieval(s2, hq, k=k, ranker="reranker")
@@ -191,24 +223,36 @@ def cranfield_figures(cran: Path, student: Path, args, out: dict) -> None:
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
     for q in queries:
-        scores = np.asarray(model.get_scores(bm25s.tokenize([q["text"]], stopwords="english", return_ids=False, show_progress=False)[0]))
+        scores = np.asarray(
+            model.get_scores(bm25s.tokenize([q["text"]], stopwords="english", return_ids=False, show_progress=False)[0])
+        )
         top = np.lexsort((ids, -scores))[:100]
         bm = [float(scores[i]) for i in top]
         st = rr.score_pairs([(q["text"], texts[i]) for i in top])
         rel = qrels[q["query_id"]]
-        for name, s in (("bm25", bm), ("student alone", st), ("student+bm25 blend 0.5", blend_scores(st, bm, 0.5)),
-                        ("random order (reference)", rng.random(len(top)).tolist())):
+        for name, s in (
+            ("bm25", bm),
+            ("student alone", st),
+            ("student+bm25 blend 0.5", blend_scores(st, bm, 0.5)),
+            ("random order (reference)", rng.random(len(top)).tolist()),
+        ):
             order = sorted(range(len(top)), key=lambda j: (-s[j], j))
-            res[name].append(_ndcg([rel.get(str(ids[top[j]]), 0) for j in order], sorted(rel.values(), reverse=True), 10))
+            res[name].append(
+                _ndcg([rel.get(str(ids[top[j]]), 0) for j in order], sorted(rel.values(), reverse=True), 10)
+            )
     secs = time.perf_counter() - t0
-    print(f"\nCranfield: {len(queries)} queries with graded qrels, BM25 top-100 re-ranked ({secs:.0f} s, "
-          f"{len(queries) * 100 / secs:.0f} pairs/s)")
+    print(
+        f"\nCranfield: {len(queries)} queries with graded qrels, BM25 top-100 re-ranked ({secs:.0f} s, "
+        f"{len(queries) * 100 / secs:.0f} pairs/s)"
+    )
     out["cranfield"] = {"n": len(queries)}
     for name, v in res.items():
         m = float(np.mean(v))
         out["cranfield"][name] = round(m, 4)
         print(f"  nDCG@10 {name:24} {m:.4f}")
-    print(f"  transfer cost (student alone − BM25): {out['cranfield']['student alone'] - out['cranfield']['bm25']:+.4f}")
+    print(
+        f"  transfer cost (student alone − BM25): {out['cranfield']['student alone'] - out['cranfield']['bm25']:+.4f}"
+    )
 
 
 def _ndcg(gains: list[int], ideal: list[int], k: int) -> float:

@@ -87,10 +87,20 @@ def main() -> int:
                     one = measure(urls[0], workload, 1, args.n)
                     four = measure(urls[1], workload, WRITERS, args.n)
                     name = f"{backend} {workload} write throughput, {WRITERS} writers × {args.n}"
-                    ok &= report(name, four, "rows/s", FLOOR_ROWS_PER_S, higher_is_better=True, baseline=one, baseline_name="1 writer")
+                    ok &= report(
+                        name,
+                        four,
+                        "rows/s",
+                        FLOOR_ROWS_PER_S,
+                        higher_is_better=True,
+                        baseline=one,
+                        baseline_name="1 writer",
+                    )
                     scales = four >= RATIO_TARGET[backend] * one
-                    print(f"  scaling: {WRITERS} writers = {four / one:.2f}× one writer (target ≥ {RATIO_TARGET[backend]}×)"
-                          + ("  OK" if scales else "  MISSED"))
+                    print(
+                        f"  scaling: {WRITERS} writers = {four / one:.2f}× one writer (target ≥ {RATIO_TARGET[backend]}×)"
+                        + ("  OK" if scales else "  MISSED")
+                    )
                     ok &= scales
     finally:
         if cluster is not None:

@@ -51,14 +51,24 @@ def make_pairs(n: int, seed: int = 0):
                 neg = rng.choice([m for m in by_scope[q["scope"]] if m not in q["relevant"]])
                 base.append((q["query"], text[r], text[neg]))
     else:
-        words = "budget offsite invoice catering lisbon april march paid team vegetarian project deadline review".split()
-        base = [(" ".join(rng.choices(words, k=10)) + "?", " ".join(rng.choices(words, k=18)), " ".join(rng.choices(words, k=18)))
-                for _ in range(500)]
+        words = (
+            "budget offsite invoice catering lisbon april march paid team vegetarian project deadline review".split()
+        )
+        base = [
+            (
+                " ".join(rng.choices(words, k=10)) + "?",
+                " ".join(rng.choices(words, k=18)),
+                " ".join(rng.choices(words, k=18)),
+            )
+            for _ in range(500)
+        ]
     rng.shuffle(base)
     out = []
     for i in range(n):
         q, p, ng = base[i % len(base)]
-        out.append(Pair(f"q{i}", f"q{i}", q, Item(f"p{i}", p, 3, None, None, None), Item(f"n{i}", ng, 0, None, None, None)))
+        out.append(
+            Pair(f"q{i}", f"q{i}", q, Item(f"p{i}", p, 3, None, None, None), Item(f"n{i}", ng, 0, None, None, None))
+        )
     return out
 
 
@@ -79,13 +89,17 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     pairs = make_pairs(args.pairs)
-    print(f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; load average {os.getloadavg()[0]:.2f} "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; load average {os.getloadavg()[0]:.2f} "
+        f"on {os.cpu_count()} cores"
+    )
     # baseline: forward-only scoring of the same pairs with the same base model
     from sentence_transformers import CrossEncoder
 
     with quiet_loading():
-        ce = CrossEncoder(base_model_path(None)[0], num_labels=1, max_length=args.max_length, local_files_only=True, device="cpu")
+        ce = CrossEncoder(
+            base_model_path(None)[0], num_labels=1, max_length=args.max_length, local_files_only=True, device="cpu"
+        )
     sample = pairs[: min(len(pairs), 1000)]
     flat = [(p.query, p.pos.text) for p in sample] + [(p.query, p.neg.text) for p in sample]
     t = time.perf_counter()
@@ -96,10 +110,19 @@ def main(argv: list[str] | None = None) -> int:
     res = train_pairwise(pairs, TrainConfig(max_length=args.max_length, threads=args.threads, device="cpu"))
     pps = res.pairs_per_s
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
-    print(f"trained {res.pairs} pairs in {res.seconds:.1f} s ({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
-          f"load average at end {os.getloadavg()[0]:.2f}")
-    ok = report("training throughput", pps, "pairs/s", EPOCH_PAIRS / TARGET_EPOCH_S, higher_is_better=True, baseline=fwd_pps,
-                baseline_name="forward-only scoring")
+    print(
+        f"trained {res.pairs} pairs in {res.seconds:.1f} s ({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
+        f"load average at end {os.getloadavg()[0]:.2f}"
+    )
+    ok = report(
+        "training throughput",
+        pps,
+        "pairs/s",
+        EPOCH_PAIRS / TARGET_EPOCH_S,
+        higher_is_better=True,
+        baseline=fwd_pps,
+        baseline_name="forward-only scoring",
+    )
     ok &= report("10,000-pair epoch (projected)", EPOCH_PAIRS / pps, "s", TARGET_EPOCH_S, higher_is_better=False)
     ok &= report("peak RSS", rss_gb, "GB", TARGET_RSS_GB, higher_is_better=False)
     return 0 if ok else 1

@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = [(v["id"], json.dumps(v["fields"]), v["decision"], v["rationale"], v["description"]) for v in verdicts]
         con = sqlite3.connect(Path(tmp) / "raw.db")
         con.execute("PRAGMA journal_mode=WAL")
-        con.execute("CREATE TABLE v (seq INTEGER PRIMARY KEY, id TEXT, fields TEXT, decision TEXT, rationale TEXT, description TEXT, UNIQUE(id))")
+        con.execute(
+            "CREATE TABLE v (seq INTEGER PRIMARY KEY, id TEXT, fields TEXT, decision TEXT, rationale TEXT, description TEXT, UNIQUE(id))"
+        )
         t0 = time.perf_counter()
         with con:
             con.executemany("INSERT INTO v (id, fields, decision, rationale, description) VALUES (?, ?, ?, ?, ?)", rows)
@@ -57,8 +59,15 @@ def main(argv: list[str] | None = None) -> int:
         con.close()
 
     print(f"inserted {inserted:,} verdicts from a {args.n:,}-line JSONL file; store holds {held:,}")
-    ok = report("insert 100k verdicts (add_file)", ours, "s", TARGET_S, higher_is_better=False, baseline=base,
-                baseline_name="raw sqlite3 executemany, no validation")
+    ok = report(
+        "insert 100k verdicts (add_file)",
+        ours,
+        "s",
+        TARGET_S,
+        higher_is_better=False,
+        baseline=base,
+        baseline_name="raw sqlite3 executemany, no validation",
+    )
     print(f"throughput: {inserted / ours:,.0f} verdicts/s")
     return 0 if (ok and held == inserted == args.n) else 1
 

@@ -42,7 +42,7 @@ def make_verdicts(n: int, seed: int = 7) -> list[dict]:
     fill = rng.integers(0, 5000, size=8 * n + 64)  # uniform draws that replace repeated codes
     out, pos = [], 0
     for i in range(n):
-        picked = list(dict.fromkeys(codes[pos:pos + sizes[i]].tolist()))
+        picked = list(dict.fromkeys(codes[pos : pos + sizes[i]].tolist()))
         pos += sizes[i]
         j = 8 * i
         while len(picked) < sizes[i]:
@@ -50,9 +50,19 @@ def make_verdicts(n: int, seed: int = 7) -> list[dict]:
                 picked.append(int(fill[j]))
             j += 1
         cc = vocab[picked].tolist()
-        out.append({"id": f"v{i:07d}", "fields": {"cost_codes": cc, "measure_type": f"type-{types[i]:02d}", "claimed_saving": float(savings[i])},
-                    "decision": "approve" if i % 3 else "reject", "rationale": f"Rationale {i}: checked against invoices.",
-                    "description": f"Proposal {i} on {', '.join(cc)}."})
+        out.append(
+            {
+                "id": f"v{i:07d}",
+                "fields": {
+                    "cost_codes": cc,
+                    "measure_type": f"type-{types[i]:02d}",
+                    "claimed_saving": float(savings[i]),
+                },
+                "decision": "approve" if i % 3 else "reject",
+                "rationale": f"Rationale {i}: checked against invoices.",
+                "description": f"Proposal {i} on {', '.join(cc)}.",
+            }
+        )
     return out
 
 
@@ -63,7 +73,15 @@ def make_queries(verdicts: list[dict], count: int, seed: int = 11) -> list[dict]
     for j in rng.integers(0, len(verdicts), size=count):
         f = verdicts[j]["fields"]
         codes = list(f["cost_codes"])[: max(1, len(f["cost_codes"]) - 1)] + [f"CC-{rng.integers(0, 5000):04d}"]
-        qs.append({"fields": {"cost_codes": codes, "measure_type": f["measure_type"], "claimed_saving": f["claimed_saving"] * 1.3}})
+        qs.append(
+            {
+                "fields": {
+                    "cost_codes": codes,
+                    "measure_type": f["measure_type"],
+                    "claimed_saving": f["claimed_saving"] * 1.3,
+                }
+            }
+        )
     return qs
 
 
@@ -110,10 +128,20 @@ def main(argv: list[str] | None = None) -> int:
             same &= got == top
     base = statistics.median(base_times)
 
-    print(f"store: n={args.n:,} verdicts, {sum(len(v['fields']['cost_codes']) for v in verdicts):,} codes; "
-          f"insert {insert_s:.1f} s; cold index load + first query {cold_s * 1000:.0f} ms")
+    print(
+        f"store: n={args.n:,} verdicts, {sum(len(v['fields']['cost_codes']) for v in verdicts):,} codes; "
+        f"insert {insert_s:.1f} s; cold index load + first query {cold_s * 1000:.0f} ms"
+    )
     print(f"retrieve top-5: {len(times)} queries, p50 {p50:.2f} ms, p95 {p95:.2f} ms")
-    ok = report("retrieve top-5 p50", p50, "ms", TARGET_P50_MS, higher_is_better=False, baseline=base, baseline_name="Python loop over rows")
+    ok = report(
+        "retrieve top-5 p50",
+        p50,
+        "ms",
+        TARGET_P50_MS,
+        higher_is_better=False,
+        baseline=base,
+        baseline_name="Python loop over rows",
+    )
     print(f"speed-up over the Python loop: {base / p50:,.0f}x")
     print(f"top-5 identical to the Python-loop baseline on {len(base_times)} queries: {'yes' if same else 'NO'}")
     return 0 if (ok and same) else 1

@@ -49,8 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     for kind, statuses in report["by_kind"].items():
         print(f"  {kind:<{width}}  " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())))
     ok = report["stale_serves"] == 0 and report["unexpected"] == 0
-    print(f"trials {report['trials']} in {secs:.1f} s; hits {report['hits']}; "
-          f"stale serves {report['stale_serves']} (target 0); unexpected statuses {report['unexpected']}   {'OK' if ok else 'MISSED'}")
+    print(
+        f"trials {report['trials']} in {secs:.1f} s; hits {report['hits']}; "
+        f"stale serves {report['stale_serves']} (target 0); unexpected statuses {report['unexpected']}   {'OK' if ok else 'MISSED'}"
+    )
     for line in report["examples"]:
         print("  " + line)
     return 0 if ok else 1

@@ -29,6 +29,7 @@ def shared_data() -> Path:
 # PostgreSQL + pgvector build bundled by the PyPI package `pgserver`. Locally a missing server
 # or driver skips those tests with one line; under CI=true it fails them.
 
+
 def _pg_leg_unavailable(what: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{what} (required when CI=true)", pytrace=False)
@@ -62,7 +63,9 @@ def pgvector_cluster():
     """A PostgreSQL server with the pgvector extension (PyPI ``pgserver``'s build) for this run."""
     from pg_cluster import pgserver_bin_dir
 
-    cluster = _pg_session_cluster(pgserver_bin_dir(), "the pgvector path needs the PyPI package pgserver (pip install 'assay[dev]')")
+    cluster = _pg_session_cluster(
+        pgserver_bin_dir(), "the pgvector path needs the PyPI package pgserver (pip install 'assay[dev]')"
+    )
     yield cluster
     cluster.destroy()
 

@@ -26,7 +26,9 @@ ADVICE = "Total net sales were $100 million [F1]. You should buy the stock for y
 EMPLOYEES = "The company had 1,200 employees [E1]."  # pass, completeness None (with NON_MATERIAL)
 
 
-def case(id: str, variant: str, answer: str, *, facts: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+def case(
+    id: str, variant: str, answer: str, *, facts: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
     """One case line as a dict (``facts`` default :data:`FACTS`)."""
     return {"id": id, "variant": variant, "answer": answer, "facts": FACTS if facts is None else facts, **extra}
 

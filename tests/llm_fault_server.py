@@ -32,7 +32,14 @@ __all__ = ["FaultServer", "verdicts_for"]
 class FaultServer:
     """A threaded HTTP/1.1 server on 127.0.0.1 (see module docstring)."""
 
-    def __init__(self, *, latency_s: float = 0.0, hang_s: float = 3.0, reject_json_schema: bool = False, max_requests: int = 20_000):
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        hang_s: float = 3.0,
+        reject_json_schema: bool = False,
+        max_requests: int = 20_000,
+    ):
         self.latency_s = latency_s
         self.hang_s = hang_s
         self.reject_json_schema = reject_json_schema
@@ -132,7 +139,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif scenario == "empty":
             content = json.dumps({"claims": []})
         reply: dict[str, Any] = {
-            "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()), "model": scenario,
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": scenario,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
         }
         if scenario != "no-usage":
@@ -157,7 +167,7 @@ def _claim_ids(body: dict[str, Any]) -> list[str]:
     for m in body.get("messages", []):
         content = m.get("content", "")
         if m.get("role") == "user" and content.startswith("<data>") and content.endswith("</data>"):
-            return [c["id"] for c in json.loads(content[len("<data>"):-len("</data>")]).get("claims", [])]
+            return [c["id"] for c in json.loads(content[len("<data>") : -len("</data>")]).get("claims", [])]
     return ["c1"]
 
 

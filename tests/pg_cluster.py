@@ -91,13 +91,23 @@ class PgCluster:
     def _admin(self, sql: str) -> None:
         import psycopg
 
-        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", password=self.password, dbname="postgres",
-                             autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(
+            host="127.0.0.1",
+            port=self.port,
+            user="postgres",
+            password=self.password,
+            dbname="postgres",
+            autocommit=True,
+            connect_timeout=10,
+        ) as conn:
             conn.execute(sql)
 
     def _pg_ctl(self, *args: str) -> None:
-        _run([str(self.bin_dir / "pg_ctl"), "-D", str(self.base / "data"), "-w", "-t", "60", *args], self.run_as,
-             log=self.base / "server.log")
+        _run(
+            [str(self.bin_dir / "pg_ctl"), "-D", str(self.base / "data"), "-w", "-t", "60", *args],
+            self.run_as,
+            log=self.base / "server.log",
+        )
 
 
 def system_bin_dir() -> Path | None:
@@ -108,10 +118,14 @@ def system_bin_dir() -> Path | None:
     candidates: list[str] = []
     if os.environ.get("ASSAY_PG_BIN"):
         candidates.append(os.environ["ASSAY_PG_BIN"])
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(re.sub(r"\D", "", p) or 0), reverse=True)
+    candidates += sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(re.sub(r"\D", "", p) or 0), reverse=True
+    )
     if shutil.which("pg_config"):
         try:
-            candidates.append(subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10).stdout.strip())
+            candidates.append(
+                subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10).stdout.strip()
+            )
         except (OSError, subprocess.SubprocessError):
             pass
     if shutil.which("initdb"):
@@ -147,12 +161,30 @@ def start_cluster(bin_dir: Path, *, durable: bool = False, tries: int = 3) -> Pg
             ids = pwd.getpwnam(run_as)
             for p in (base, base / "pw"):
                 os.chown(p, ids.pw_uid, ids.pw_gid)
-        _run([str(bin_dir / "initdb"), "-D", str(base / "data"), "-U", "postgres", f"--pwfile={base / 'pw'}", "-E", "UTF8",
-              "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"], run_as, log=base / "initdb.log")
+        _run(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(base / "data"),
+                "-U",
+                "postgres",
+                f"--pwfile={base / 'pw'}",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--auth-local=trust",
+                "--auth-host=scram-sha-256",
+                "--no-sync",
+            ],
+            run_as,
+            log=base / "initdb.log",
+        )
         (base / "pw").unlink()
         settings = {} if durable else dict(FAST_SETTINGS)
         for attempt in range(1, tries + 1):
-            cluster = PgCluster(bin_dir=bin_dir, base=base, port=_free_port(), password=password, run_as=run_as, settings=settings)
+            cluster = PgCluster(
+                bin_dir=bin_dir, base=base, port=_free_port(), password=password, run_as=run_as, settings=settings
+            )
             try:
                 cluster.start()
                 _watch(cluster)
@@ -192,9 +224,22 @@ def _watch(cluster: PgCluster) -> None:
     """Start the watchdog of ``cluster`` (a detached Python process owned by nobody's teardown)."""
     import sys
 
-    subprocess.Popen([sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(cluster.bin_dir / "pg_ctl"), str(cluster.base),
-                      cluster.run_as or ""], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, cwd="/")
+    subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _WATCHDOG,
+            str(os.getpid()),
+            str(cluster.bin_dir / "pg_ctl"),
+            str(cluster.base),
+            cluster.run_as or "",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd="/",
+    )
 
 
 def _server_user() -> str | None:
@@ -214,7 +259,9 @@ def _run(cmd: list[str], run_as: str | None, *, log: Path) -> None:
     r = subprocess.run(cmd, user=run_as, capture_output=True, text=True, timeout=120, cwd="/")
     if r.returncode != 0:
         tail = (log.read_text(errors="replace") if log.exists() else "")[-1500:]
-        raise ClusterError(f"{Path(cmd[0]).name} {cmd[1:4]} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-800:]}\n{tail}")
+        raise ClusterError(
+            f"{Path(cmd[0]).name} {cmd[1:4]} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-800:]}\n{tail}"
+        )
 
 
 def _free_port() -> int:

@@ -49,14 +49,19 @@ class Workload:
 
 # --- memo cache -----------------------------------------------------------------------------
 
+
 def _memo():
     """One memo that passes the gate (stored under every key)."""
     from assay.cache.memo import build_memo
     from assay.cache.soak import cited_synthesizer
     from assay.facts import Fact, Snapshot
 
-    snap = Snapshot(facts=tuple(Fact(id=f"F{i}", label=f"item {i}", value=100 * i, unit="USD millions", period="FY2024")
-                                for i in range(1, 6)))
+    snap = Snapshot(
+        facts=tuple(
+            Fact(id=f"F{i}", label=f"item {i}", value=100 * i, unit="USD millions", period="FY2024")
+            for i in range(1, 6)
+        )
+    )
     memo = build_memo(snap, cited_synthesizer, fingerprint=snap.fingerprint(), synthesis_version="", gate_mode="auto")
     assert memo.gate.status == "pass", memo.gate
     return memo
@@ -104,6 +109,7 @@ def _memo_check(url: str, procs: int, n: int) -> list[str]:
 
 # --- LLM response cache ----------------------------------------------------------------------
 
+
 def _llm_request(proc: int, i: int, n: int):
     from assay.llm.base import LLMRequest
 
@@ -114,7 +120,9 @@ def _llm_request(proc: int, i: int, n: int):
 def _llm_reply(proc: int, i: int, n: int):
     from assay.llm.base import LLMResponse
 
-    return LLMResponse(text=f"reply {i}", parsed={"i": i}, prompt_tokens=3, completion_tokens=2, model="m", backend="stub")
+    return LLMResponse(
+        text=f"reply {i}", parsed={"i": i}, prompt_tokens=3, completion_tokens=2, model="m", backend="stub"
+    )
 
 
 def _llm_write(url: str, proc: int, n: int, skip: set[int]) -> None:
@@ -144,8 +152,11 @@ def _llm_check(url: str, procs: int, n: int) -> list[str]:
     expected = {request_key("stub", _llm_request(p, i, n)) for p in range(procs) for i in range(n)}
     if len(keys) != len(set(keys)) or set(keys) != expected:
         problems.append(f"llm_cache: {len(keys)} rows ({len(set(keys))} distinct), expected {len(expected)} keys")
-    bad = sum((r := cache.get("stub", _llm_request(p, i, n))) is None or r.parsed != {"i": i}
-              for p in range(procs) for i in range(0, n, max(1, n // 50)))
+    bad = sum(
+        (r := cache.get("stub", _llm_request(p, i, n))) is None or r.parsed != {"i": i}
+        for p in range(procs)
+        for i in range(0, n, max(1, n // 50))
+    )
     if bad:
         problems.append(f"llm_cache: {bad} sampled replies missing or wrong")
     return problems
@@ -153,12 +164,22 @@ def _llm_check(url: str, procs: int, n: int) -> list[str]:
 
 # --- memory deliveries -----------------------------------------------------------------------
 
+
 def _delivery(proc: int, i: int) -> dict:
     from datetime import datetime, timezone
 
-    return {"id": f"p{proc}-{i}", "search_id": f"s{proc}-{i // 5}", "memory_id": f"m{i % 50}", "query": f"query {i}",
-            "rank": i % 5 + 1, "score": 1.0 / (i % 5 + 1), "score_components": {"bm25": 0.5}, "arm": "incumbent",
-            "version": "v1", "created_at": datetime.now(timezone.utc)}
+    return {
+        "id": f"p{proc}-{i}",
+        "search_id": f"s{proc}-{i // 5}",
+        "memory_id": f"m{i % 50}",
+        "query": f"query {i}",
+        "rank": i % 5 + 1,
+        "score": 1.0 / (i % 5 + 1),
+        "score_components": {"bm25": 0.5},
+        "arm": "incumbent",
+        "version": "v1",
+        "created_at": datetime.now(timezone.utc),
+    }
 
 
 def _deliveries_write(url: str, proc: int, n: int, skip: set[int]) -> None:
@@ -180,7 +201,9 @@ def _deliveries_present(url: str, proc: int, n: int) -> set[int]:
     engine = make_engine(url)
     init_db(engine)
     with engine.connect() as conn:
-        ids = conn.execute(select(memory_deliveries.c.id).where(memory_deliveries.c.id.startswith(f"p{proc}-"))).scalars()
+        ids = conn.execute(
+            select(memory_deliveries.c.id).where(memory_deliveries.c.id.startswith(f"p{proc}-"))
+        ).scalars()
         return {int(x.split("-", 1)[1]) for x in ids}
 
 
@@ -190,7 +213,9 @@ def _deliveries_check(url: str, procs: int, n: int) -> list[str]:
 
     engine = make_engine(url)
     with engine.connect() as conn:
-        rows = conn.execute(select(memory_deliveries.c.id, memory_deliveries.c.search_id, memory_deliveries.c.rank)).all()
+        rows = conn.execute(
+            select(memory_deliveries.c.id, memory_deliveries.c.search_id, memory_deliveries.c.rank)
+        ).all()
     expected = {f"p{p}-{i}" for p in range(procs) for i in range(n)}
     ids = [r.id for r in rows]
     problems = []
@@ -240,8 +265,16 @@ def main() -> None:
     app = typer.Typer(add_completion=False)
 
     @app.command()
-    def write(ctx: typer.Context, workload: str, db: str = typer.Option(..., "--db"), proc: int = 0, n: int = 100,
-              resume: bool = False, pause_before_commit: int = 0, pause_file: Path = Path("pause")) -> None:
+    def write(
+        ctx: typer.Context,
+        workload: str,
+        db: str = typer.Option(..., "--db"),
+        proc: int = 0,
+        n: int = 100,
+        resume: bool = False,
+        pause_before_commit: int = 0,
+        pause_file: Path = Path("pause"),
+    ) -> None:
         ctx.obj = {"db": db, "debug": False}
         with _errors(ctx):
             skip = WORKLOADS[workload].present(db, proc, n) if resume else set()

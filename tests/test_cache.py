@@ -33,11 +33,14 @@ class Clock:
 
 
 def apple() -> Snapshot:
-    return Snapshot(facts=(
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
-        Fact(id="F3", label="Gross margin percentage", value=44.1, unit="%", period="FY2023"),
-    ), sources=("Apple Inc. 10-K fiscal 2023, income statement (in millions)",))
+    return Snapshot(
+        facts=(
+            Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+            Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+            Fact(id="F3", label="Gross margin percentage", value=44.1, unit="%", period="FY2023"),
+        ),
+        sources=("Apple Inc. 10-K fiscal 2023, income statement (in millions)",),
+    )
 
 
 GOOD = "Net sales were $383.3 billion in fiscal 2023 [F1], down from $394.3 billion [F2]. Gross margin was 44.1% [F3]."
@@ -81,6 +84,7 @@ def counts(cache: MemoCache) -> dict[str, int]:
 
 # --- statuses --------------------------------------------------------------------------------
 
+
 def test_miss_then_hit_serves_the_stored_memo_without_synthesis(cache):
     synth = Synth()
     first = cache.get_or_create(KEY, apple(), synth, ttl_s=3600, synthesis_version="prompt-3/model-x")
@@ -91,7 +95,12 @@ def test_miss_then_hit_serves_the_stored_memo_without_synthesis(cache):
     assert (second.status, len(synth.calls)) == ("hit", 1)
     assert second.memo.model_dump() == first.memo.model_dump() and second.gate.status == "pass"
     (row,) = rows(cache)
-    assert (row.hits, row.gate_version, row.gate_mode, row.synthesis_version) == (1, GATE_VERSION, "auto", "prompt-3/model-x")
+    assert (row.hits, row.gate_version, row.gate_mode, row.synthesis_version) == (
+        1,
+        GATE_VERSION,
+        "auto",
+        "prompt-3/model-x",
+    )
     assert row.size_bytes == len(row.memo.encode("utf-8"))
     assert counts(cache) == {"miss": 1, "hit": 1}
 
@@ -99,8 +108,13 @@ def test_miss_then_hit_serves_the_stored_memo_without_synthesis(cache):
 def test_changed_data_is_stale_fingerprint_and_resynthesised_from_the_fresh_snapshot(cache):
     synth = Synth()
     cache.get_or_create(KEY, apple(), synth, ttl_s=3600)
-    moved = Snapshot(facts=(*apple().facts[:2], Fact(id="F3", label="Gross margin percentage", value=44.2, unit="%", period="FY2023")),
-                     sources=apple().sources)
+    moved = Snapshot(
+        facts=(
+            *apple().facts[:2],
+            Fact(id="F3", label="Gross margin percentage", value=44.2, unit="%", period="FY2023"),
+        ),
+        sources=apple().sources,
+    )
     synth.answer = GOOD.replace("44.1%", "44.2%")
     r = cache.get_or_create(KEY, moved, synth, ttl_s=3600)
     assert r.status == "stale_fingerprint" and synth.calls[-1] == moved.fingerprint()
@@ -111,8 +125,11 @@ def test_changed_data_is_stale_fingerprint_and_resynthesised_from_the_fresh_snap
 def test_fields_outside_the_fingerprint_still_hit(cache):
     synth = Synth()
     cache.get_or_create(KEY, apple(), synth, ttl_s=3600)
-    same = Snapshot(facts=tuple(reversed([f.model_copy(update={"source": "restated"}) for f in apple().facts])),
-                    sources=apple().sources, as_of="2025-01-01")
+    same = Snapshot(
+        facts=tuple(reversed([f.model_copy(update={"source": "restated"}) for f in apple().facts])),
+        sources=apple().sources,
+        as_of="2025-01-01",
+    )
     assert cache.get_or_create(KEY, same, synth, ttl_s=3600).status == "hit"
 
 
@@ -203,7 +220,9 @@ def test_no_claims_answer_is_not_stored_unless_accepted(cache):
     assert (r.status, r.gate.status) == ("gate_failed", "no_claims") and rows(cache) == []
     assert cache.get_or_create(KEY, apple(), synth, ttl_s=3600, accept_no_claims=True).status == "miss"
     assert cache.get_or_create(KEY, apple(), synth, ttl_s=3600, accept_no_claims=True).status == "hit"
-    assert cache.get_or_create(KEY, apple(), synth, ttl_s=3600).status == "gate_failed"  # regate: no_claims not accepted
+    assert (
+        cache.get_or_create(KEY, apple(), synth, ttl_s=3600).status == "gate_failed"
+    )  # regate: no_claims not accepted
 
 
 def test_use_cache_false_neither_reads_writes_nor_counts(cache):
@@ -216,24 +235,39 @@ def test_use_cache_false_neither_reads_writes_nor_counts(cache):
 
 
 def test_store_refuses_a_memo_that_failed_the_gate(cache):
-    memo = build_memo(apple(), Synth(UNSOURCED), fingerprint=apple().fingerprint(), synthesis_version="", gate_mode="auto")
+    memo = build_memo(
+        apple(), Synth(UNSOURCED), fingerprint=apple().fingerprint(), synthesis_version="", gate_mode="auto"
+    )
     with pytest.raises(ValueError, match="refusing to store a memo that failed the gate"):
         cache.store(KEY, memo, ttl_s=60, gate_mode="auto")
 
 
 def test_every_status_is_named_and_counted_statuses_exclude_bypassed(cache):
-    assert set(STATUSES) == {"hit", "miss", "stale_fingerprint", "stale_synthesis", "stale_gate", "expired", "regate_failed",
-                             "gate_failed", "judge_failed", "bypassed"}
+    assert set(STATUSES) == {
+        "hit",
+        "miss",
+        "stale_fingerprint",
+        "stale_synthesis",
+        "stale_gate",
+        "expired",
+        "regate_failed",
+        "gate_failed",
+        "judge_failed",
+        "bypassed",
+    }
     assert "bypassed" not in cache.stats()["by_status"]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"key": ""}, "key: must be a non-empty string"),
-    ({"key": "k" * 513}, "key: 513 characters, at most 512"),
-    ({"ttl_s": 0}, "ttl_s: must be a positive finite number"),
-    ({"ttl_s": float("inf")}, "ttl_s: must be a positive finite number"),
-    ({"gate_mode": "strict"}, "gate_mode: must be one of auto, cited, uncited"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"key": ""}, "key: must be a non-empty string"),
+        ({"key": "k" * 513}, "key: 513 characters, at most 512"),
+        ({"ttl_s": 0}, "ttl_s: must be a positive finite number"),
+        ({"ttl_s": float("inf")}, "ttl_s: must be a positive finite number"),
+        ({"gate_mode": "strict"}, "gate_mode: must be one of auto, cited, uncited"),
+    ],
+)
 def test_bad_requests_raise_clear_errors(cache, kwargs, message):
     args = {"key": KEY, "ttl_s": 60, "gate_mode": "auto", **kwargs}
     with pytest.raises(ValueError, match=message):
@@ -275,6 +309,7 @@ def test_gate_answer_equals_check_answer_on_the_example_memos():
 
 # --- stats, clear ----------------------------------------------------------------------------
 
+
 def test_stats_and_clear(cache, clock):
     synth = Synth()
     for i in range(3):
@@ -308,6 +343,7 @@ def test_init_db_creates_the_cache_tables(tmp_path):
 
 # --- the storage upsert helper ----------------------------------------------------------------
 
+
 def test_upsert_inserts_updates_and_increments(tmp_path):
     md = MetaData()
     t = Table("kv", md, Column("k", String(10), primary_key=True), Column("v", String(10)), Column("n", Integer))
@@ -331,6 +367,7 @@ def test_cache_connections_use_synchronous_normal_and_wal(tmp_path):
 
 
 # --- assay eval never reads the cache -------------------------------------------------------
+
 
 def test_eval_never_touches_the_cache(tmp_path):
     home = tmp_path / "home"

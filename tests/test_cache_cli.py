@@ -46,7 +46,9 @@ def test_stats_json_and_table(db):
     assert s["by_status"]["miss"] == 3 and s["by_status"]["gate_failed"] == 1 and s["bytes"] > 0
     assert "memo:ID" not in r.stdout
     r = run("--db", db, "cache", "stats")
-    assert r.exit_code == 0 and "3 entries (1 expired)" in r.stdout and "1 hits" in r.stdout and "gate_failed" in r.stdout
+    assert (
+        r.exit_code == 0 and "3 entries (1 expired)" in r.stdout and "1 hits" in r.stdout and "gate_failed" in r.stdout
+    )
 
 
 def test_clear_by_prefix_expired_and_all(db):
@@ -71,8 +73,13 @@ def test_db_option_env_and_bad_url(db, tmp_path, monkeypatch):
 
 def test_console_script_registers_the_group(db):
     env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB_URL"}
-    r = subprocess.run([sys.executable, "-c", "from assay.cli import main; main()", "--db", db, "cache", "stats", "--json"],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", "from assay.cli import main; main()", "--db", db, "cache", "stats", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["entries"] == 3
 
@@ -86,7 +93,11 @@ def test_a_database_error_mid_command_is_one_line_naming_the_database(db):
 
     engine = make_engine(db)
     with engine.begin() as conn:
-        conn.execute(text("CREATE TRIGGER no_delete BEFORE DELETE ON memo_cache BEGIN SELECT RAISE(ABORT, 'deletes refused'); END"))
+        conn.execute(
+            text(
+                "CREATE TRIGGER no_delete BEFORE DELETE ON memo_cache BEGIN SELECT RAISE(ABORT, 'deletes refused'); END"
+            )
+        )
     engine.dispose()
     r = run("--db", db, "cache", "clear")
     assert r.exit_code == 2 and r.stderr.strip() == f"error: database {db}: deletes refused"

@@ -18,8 +18,13 @@ KEY = "memo:RACE:brief"
 
 
 def snapshot(version: int, n: int = 40) -> Snapshot:
-    return Snapshot(facts=tuple(Fact(id=f"F{i}", label=f"item {i}", value=1000 * i + version, unit="USD millions", period="FY2024")
-                                for i in range(1, n + 1)), sources=(f"data version {version}",))
+    return Snapshot(
+        facts=tuple(
+            Fact(id=f"F{i}", label=f"item {i}", value=1000 * i + version, unit="USD millions", period="FY2024")
+            for i in range(1, n + 1)
+        ),
+        sources=(f"data version {version}",),
+    )
 
 
 def _slow_synth(snap: Snapshot) -> str:

@@ -42,16 +42,37 @@ def cache(tmp_path) -> MemoCache:
 
 def test_hit_does_no_inference_and_returns_the_stored_checks(cache):
     synth, judge = Synth(), FakeJudge()
-    first = guarded_synthesis(apple(), KEY, synth, judge=judge, cache=cache, question="How did sales change?",
-                              reference="$383.3 billion")
-    assert (first.status, first.accepted, first.stored, first.synthesize_calls, first.judge_calls) == ("miss", True, True, 1, 1)
+    first = guarded_synthesis(
+        apple(), KEY, synth, judge=judge, cache=cache, question="How did sales change?", reference="$383.3 billion"
+    )
+    assert (first.status, first.accepted, first.stored, first.synthesize_calls, first.judge_calls) == (
+        "miss",
+        True,
+        True,
+        1,
+        1,
+    )
     assert first.completeness.basis == "reference" and first.completeness.score == 1.0
     assert first.verdict == {"status": "scored", "score": 1.0, "reason": None}
     case = judge.cases[0]
-    assert (case.id, case.answer, case.question, len(case.facts), case.sources) == (KEY, GOOD, "How did sales change?", 3, apple().sources)
+    assert (case.id, case.answer, case.question, len(case.facts), case.sources) == (
+        KEY,
+        GOOD,
+        "How did sales change?",
+        3,
+        apple().sources,
+    )
     second = guarded_synthesis(apple(), KEY, synth, judge=judge, cache=cache)
-    assert (second.status, second.synthesize_calls, second.judge_calls, len(synth.calls), len(judge.cases)) == ("hit", 0, 0, 1, 1)
-    assert second.verdict == first.verdict and second.completeness == first.completeness and second.gate.status == "pass"
+    assert (second.status, second.synthesize_calls, second.judge_calls, len(synth.calls), len(judge.cases)) == (
+        "hit",
+        0,
+        0,
+        1,
+        1,
+    )
+    assert (
+        second.verdict == first.verdict and second.completeness == first.completeness and second.gate.status == "pass"
+    )
 
 
 def test_gate_failure_is_returned_not_stored_and_not_judged(cache):
@@ -59,7 +80,9 @@ def test_gate_failure_is_returned_not_stored_and_not_judged(cache):
     r = guarded_synthesis(apple(), KEY, Synth(UNSOURCED), judge=judge, cache=cache)
     assert (r.status, r.accepted, r.stored, r.judge_calls) == ("gate_failed", False, False, 0)
     assert r.answer == UNSOURCED and judge.cases == [] and rows(cache) == []
-    assert "value_mismatch" in r.detail and r.detail.endswith("not stored")  # worded as MemoCache.get_or_create words it
+    assert "value_mismatch" in r.detail and r.detail.endswith(
+        "not stored"
+    )  # worded as MemoCache.get_or_create words it
 
 
 def test_high_stakes_needs_a_judge_and_a_full_score(cache):
@@ -68,14 +91,25 @@ def test_high_stakes_needs_a_judge_and_a_full_score(cache):
     r = guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(score=0.5), high_stakes=True, cache=cache)
     assert (r.status, r.accepted, r.stored) == ("judge_failed", False, False) and "0.5 < 1" in r.detail
     assert rows(cache) == [] and cache.stats()["by_status"]["judge_failed"] == 1
-    ok = guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(score=0.5), high_stakes=True, min_faithfulness=0.5, cache=cache)
+    ok = guarded_synthesis(
+        apple(), KEY, Synth(), judge=FakeJudge(score=0.5), high_stakes=True, min_faithfulness=0.5, cache=cache
+    )
     assert (ok.status, ok.accepted, ok.stored) == ("miss", True, True)
-    again = guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(score=0.5), high_stakes=True, min_faithfulness=0.5, cache=cache)
+    again = guarded_synthesis(
+        apple(), KEY, Synth(), judge=FakeJudge(score=0.5), high_stakes=True, min_faithfulness=0.5, cache=cache
+    )
     assert again.status == "hit"
 
 
-@pytest.mark.parametrize("judge", [FakeJudge(raises=True), FakeJudge(status="skipped", score=None),
-                                   FakeJudge(status="rejected", score=None), FakeJudge(status="weird", score=0.9)])
+@pytest.mark.parametrize(
+    "judge",
+    [
+        FakeJudge(raises=True),
+        FakeJudge(status="skipped", score=None),
+        FakeJudge(status="rejected", score=None),
+        FakeJudge(status="weird", score=0.9),
+    ],
+)
 def test_a_judge_that_cannot_score_fails_closed(cache, judge):
     hs = guarded_synthesis(apple(), KEY, Synth(), judge=judge, high_stakes=True, cache=cache)
     assert (hs.status, hs.accepted, hs.stored) == ("judge_failed", False, False)
@@ -87,9 +121,16 @@ def test_a_judge_that_cannot_score_fails_closed(cache, judge):
 
 def test_memos_are_never_served_across_judges_or_stakes(cache):
     guarded_synthesis(apple(), KEY, Synth(), cache=cache, synthesis_version="p1")
-    assert guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(), cache=cache, synthesis_version="p1").status == "stale_synthesis"
-    assert guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(), high_stakes=True, cache=cache,
-                             synthesis_version="p1").status == "stale_synthesis"
+    assert (
+        guarded_synthesis(apple(), KEY, Synth(), judge=FakeJudge(), cache=cache, synthesis_version="p1").status
+        == "stale_synthesis"
+    )
+    assert (
+        guarded_synthesis(
+            apple(), KEY, Synth(), judge=FakeJudge(), high_stakes=True, cache=cache, synthesis_version="p1"
+        ).status
+        == "stale_synthesis"
+    )
     assert effective_version("p1", FakeJudge(), True, 1.0) == "p1|judge=fake:fake-1|high_stakes>=1"
     assert effective_version("p1", None, False, 1.0) == "p1"
 

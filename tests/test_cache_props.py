@@ -22,10 +22,14 @@ from test_cache import Clock
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 ids = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,7}", fullmatch=True)
-values = st.integers(-10**9, 10**9).map(lambda k: k / 100)
+values = st.integers(-(10**9), 10**9).map(lambda k: k / 100)
 facts = st.builds(
     lambda i, label, v, u, p: Fact(id=i, label=label, value=v, unit=u, period=p),
-    ids, st.text(min_size=1, max_size=30), values, st.sampled_from(UNITS), st.none() | st.text(max_size=12),
+    ids,
+    st.text(min_size=1, max_size=30),
+    values,
+    st.sampled_from(UNITS),
+    st.none() | st.text(max_size=12),
 )
 snapshots = st.builds(
     lambda fs, srcs: Snapshot(facts=tuple(fs), sources=tuple(srcs)),
@@ -85,8 +89,12 @@ def answers(draw, snap: Snapshot) -> str:
     for _ in range(draw(st.integers(1, 5))):
         f = draw(st.sampled_from(snap.facts))
         how = draw(st.sampled_from(("exact", "moved", "other_unit", "none")))
-        text = {"exact": format_value(f), "moved": format_value(f.model_copy(update={"value": f.value + 1})),
-                "other_unit": f"{abs(f.value):g}%", "none": "steady"}[how]
+        text = {
+            "exact": format_value(f),
+            "moved": format_value(f.model_copy(update={"value": f.value + 1})),
+            "other_unit": f"{abs(f.value):g}%",
+            "none": "steady",
+        }[how]
         cites = draw(st.lists(st.sampled_from([x.id for x in snap.facts] + ["ZZ9", "F404"]), max_size=3))
         marker = f" [{', '.join(cites)}]" if cites else ""
         sentences.append(f"The figure is {text}{marker}.")

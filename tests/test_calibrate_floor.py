@@ -48,7 +48,9 @@ def test_bad_inputs():
         calibrate_floor([float("nan")], [0.1])
     with pytest.raises(ValueError, match="max_grade3_drop"):
         calibrate_floor([1.0], [0.0], max_grade3_drop=2)
-    assert floor_point(0.5, __import__("numpy").array([0.4, 0.6]), __import__("numpy").array([0.5]))["grade0_kept"] == 1.0
+    assert (
+        floor_point(0.5, __import__("numpy").array([0.4, 0.6]), __import__("numpy").array([0.5]))["grade0_kept"] == 1.0
+    )
 
 
 class Fixed:

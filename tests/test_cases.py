@@ -9,7 +9,11 @@ import pytest
 
 from assay.cases import Case, CaseFileError, load_cases, parse_case_line
 
-GOOD = {"id": "q1", "answer": "Margin was 20% [F1].", "facts": [{"id": "F1", "label": "Margin", "value": 20, "unit": "%"}]}
+GOOD = {
+    "id": "q1",
+    "answer": "Margin was 20% [F1].",
+    "facts": [{"id": "F1", "label": "Margin", "value": 20, "unit": "%"}],
+}
 
 
 def write(tmp_path: Path, *lines: str | dict, name: str = "cases.jsonl") -> Path:
@@ -56,8 +60,13 @@ def test_nan_and_infinity_constants_are_not_json(tmp_path, raw):
 
 @pytest.mark.parametrize(
     ("value", "needle"),
-    [("1e999", "must be finite"), ('"12"', "must be a number"), ("true", "must be a number"), ("null", "must be a number"),
-     ('"abc"', "must be a number")],
+    [
+        ("1e999", "must be finite"),
+        ('"12"', "must be a number"),
+        ("true", "must be a number"),
+        ("null", "must be a number"),
+        ('"abc"', "must be a number"),
+    ],
 )
 def test_fact_value_must_be_a_finite_number(tmp_path, value, needle):
     p = write(tmp_path, GOOD, '{"id": "q2", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": %s}]}' % value)
@@ -86,8 +95,15 @@ def test_missing_file_raises_file_not_found(tmp_path):
 
 
 def test_every_bad_line_is_reported(tmp_path):
-    p = write(tmp_path, GOOD, "{oops", {"answer": "a"}, {**GOOD, "facts": [{"id": "F1", "label": "x", "value": 1, "unit": "dollars"}]},
-              {**GOOD, "variant": ""}, {**GOOD, "colour": "red"})
+    p = write(
+        tmp_path,
+        GOOD,
+        "{oops",
+        {"answer": "a"},
+        {**GOOD, "facts": [{"id": "F1", "label": "x", "value": 1, "unit": "dollars"}]},
+        {**GOOD, "variant": ""},
+        {**GOOD, "colour": "red"},
+    )
     msgs = problems(p)
     assert [m.split(": ")[0] for m in msgs] == [f"{p}:2", f"{p}:3", f"{p}:4", f"{p}:5", f"{p}:6"]
     assert f"{p}:3: id: required field is missing" in msgs
@@ -124,8 +140,10 @@ def test_regression_unicode_line_separators_inside_strings(tmp_path):
     """Bug fixed: U+2028/U+2029/U+0085 written raw inside a JSON string split the line (valid JSONL rejected)."""
     p = tmp_path / "ls.jsonl"
     answer = "Revenue\u2028was $5\u0085 billion\u2029 [F1]."
-    p.write_text(json.dumps({**GOOD, "answer": answer}, ensure_ascii=False) + "\n" + json.dumps({**GOOD, "id": "q2"}) + "\n",
-                 encoding="utf-8")
+    p.write_text(
+        json.dumps({**GOOD, "answer": answer}, ensure_ascii=False) + "\n" + json.dumps({**GOOD, "id": "q2"}) + "\n",
+        encoding="utf-8",
+    )
     cases = load_cases(p)
     assert [c.answer for c in cases] == [answer, GOOD["answer"]]
 
@@ -148,18 +166,26 @@ def test_case_fields_and_get_field():
     assert c.reference == [1.5, "x"]
 
 
-@pytest.mark.parametrize(("escape", "field", "problem"), [
-    ("\\u0000", "answer", "NUL character"),
-    ("\\ud800", "answer", "lone surrogate"),
-])
+@pytest.mark.parametrize(
+    ("escape", "field", "problem"),
+    [
+        ("\\u0000", "answer", "NUL character"),
+        ("\\ud800", "answer", "lone surrogate"),
+    ],
+)
 def test_regression_nul_and_lone_surrogates_are_input_errors(tmp_path, escape, field, problem):
     """A NUL (PostgreSQL text cannot hold it) or a lone surrogate (not Unicode) in a JSONL string
     failed later with a database or codec error and no file:line; it is now the line's problem."""
     f = tmp_path / "c.jsonl"
-    f.write_text('{"id": "q1", "answer": "fine"}\n{"id": "q2", "answer": "bad ' + escape + ' here"}\n', encoding="utf-8")
+    f.write_text(
+        '{"id": "q1", "answer": "fine"}\n{"id": "q2", "answer": "bad ' + escape + ' here"}\n', encoding="utf-8"
+    )
     with pytest.raises(CaseFileError) as e:
         load_cases(f)
     assert f"{f}:2: {field}: " in str(e.value) and problem in str(e.value)
     ok = tmp_path / "ok.jsonl"
-    ok.write_text('{"id": "q1", "answer": "emoji \\ud83d\\ude00 fine", "facts": [{"id": "F1", "label": "x", "value": 1}]}\n', encoding="utf-8")
-    assert load_cases(ok)[0].answer == "emoji \U0001F600 fine"  # a surrogate *pair* is a character
+    ok.write_text(
+        '{"id": "q1", "answer": "emoji \\ud83d\\ude00 fine", "facts": [{"id": "F1", "label": "x", "value": 1}]}\n',
+        encoding="utf-8",
+    )
+    assert load_cases(ok)[0].answer == "emoji \U0001f600 fine"  # a surrogate *pair* is a character

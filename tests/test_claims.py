@@ -19,7 +19,7 @@ def one(text: str):
     qs = extract_quantities(text)
     assert len(qs) == 1, f"{text!r}: {[q.text for q in qs]}"
     q = qs[0]
-    assert text[q.span[0]:q.span[1]] == q.text
+    assert text[q.span[0] : q.span[1]] == q.text
     return q
 
 
@@ -191,7 +191,17 @@ def test_regression_unclosed_parenthesis_is_not_in_the_span():
 
 
 @pytest.mark.parametrize(
-    "text", ["2023년 3월 31일 기준", "3분기 실적", "상반기와 2분기", "최근 12개월", "업계 2위", "3번째 분기", "2차 발행", "제5호 안건"]
+    "text",
+    [
+        "2023년 3월 31일 기준",
+        "3분기 실적",
+        "상반기와 2분기",
+        "최근 12개월",
+        "업계 2위",
+        "3번째 분기",
+        "2차 발행",
+        "제5호 안건",
+    ],
 )
 def test_regression_korean_dates_periods_ordinals_are_not_quantities(text):
     """Bug fixed: "3월", "31일", "3분기", "12개월" were quantities, so a dated Korean memo failed the gate."""
@@ -210,10 +220,17 @@ def test_korean_counts_are_still_quantities():
 
 def test_regression_unit_words_inside_parentheses():
     """Bug fixed: "(300억 원)" and "($0.25 per share)" lost the parentheses' sign."""
-    for text, value, unit in [("순이익은 (300억 원) 이다.", -300, "KRW"), ("Loss was ($0.25 per share) in total.", -0.25, "USD/share"),
-                              ("Loss was (5 million USD) in total.", -5, "USD")]:
+    for text, value, unit in [
+        ("순이익은 (300억 원) 이다.", -300, "KRW"),
+        ("Loss was ($0.25 per share) in total.", -0.25, "USD/share"),
+        ("Loss was (5 million USD) in total.", -5, "USD"),
+    ]:
         q = one(text)
-        assert (q.value, q.unit, q.explicit_sign) == (value, unit, True) and q.text.startswith("(") and q.text.endswith(")")
+        assert (
+            (q.value, q.unit, q.explicit_sign) == (value, unit, True)
+            and q.text.startswith("(")
+            and q.text.endswith(")")
+        )
 
 
 def test_year_written_with_unit_is_a_quantity():
@@ -232,7 +249,7 @@ def test_spans_are_code_point_offsets(prefix):
     text = prefix + "revenue was $1,577 million [F1]."
     q = one(text)
     assert q.span == (len(prefix) + len("revenue was "), len(prefix) + len("revenue was $1,577 million"))
-    assert text[q.span[0]:q.span[1]] == "$1,577 million"
+    assert text[q.span[0] : q.span[1]] == "$1,577 million"
 
 
 # --- wording: direction and sign words -------------------------------------------------------
@@ -263,7 +280,11 @@ def test_regression_range_direction_governs_both_ends():
 
 @pytest.mark.parametrize(
     ("text", "wording"),
-    [("Capex was $1,577 million.", True), ("3M spent $1,577 million on plants.", True), ("Revenue was $1,577 million.", False)],
+    [
+        ("Capex was $1,577 million.", True),
+        ("3M spent $1,577 million on plants.", True),
+        ("Revenue was $1,577 million.", False),
+    ],
 )
 def test_sign_wording(text, wording):
     q = [q for q in extract_quantities(text) if q.text == "$1,577 million"][0]
@@ -283,7 +304,7 @@ def test_claims_carry_their_sentence_citations_and_numbers():
     assert [c.citations for c in claims] == [("F1",), ("F2", "F3"), ()]
     assert [[q.text for q in c.numbers] for c in claims] == [["$5 billion"], ["$3 billion"], []]
     for c in claims:
-        assert text[c.span[0]:c.span[1]] == c.text
+        assert text[c.span[0] : c.span[1]] == c.text
 
 
 def test_marker_after_the_period_belongs_to_that_sentence():
@@ -302,7 +323,10 @@ def test_regression_moved_marker_span_is_trimmed():
 def test_sentence_split_skips_abbreviations_and_decimals():
     text = "Apple Inc. had revenue of $5.5 billion [F1]. U.S. sales were $3 billion [F2]."
     spans = split_sentences(text)
-    assert [text[a:b] for a, b in spans] == ["Apple Inc. had revenue of $5.5 billion [F1].", "U.S. sales were $3 billion [F2]."]
+    assert [text[a:b] for a, b in spans] == [
+        "Apple Inc. had revenue of $5.5 billion [F1].",
+        "U.S. sales were $3 billion [F2].",
+    ]
 
 
 def test_line_breaks_split_claims():
@@ -340,7 +364,13 @@ _CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW",
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _KOREAN = {"만": 1e4, "억": 1e8, "조": 1e12}
 _SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}
-_TEMPLATES = ["The figure was {q} in the period.", "매출은 {q} 이었다.", "😀 값: 약 {q}, 그리고 끝.", "Net was {q}, per the filing.", "Result → {q} (restated)."]
+_TEMPLATES = [
+    "The figure was {q} in the period.",
+    "매출은 {q} 이었다.",
+    "😀 값: 약 {q}, 그리고 끝.",
+    "Net was {q}, per the filing.",
+    "Result → {q} (restated).",
+]
 
 
 @st.composite
@@ -382,7 +412,14 @@ def written_quantities(draw):
         body = sign + cur + num + scale_text + pct + won
     unit = _CURRENCIES.get(cur) if cur else ("%" if pct else ("KRW" if won else None))
     signed = -value if sign else value
-    is_year = kind == "bare" and sign in ("", "()") and not scale_text and sep == "" and decimals == 0 and 1900 <= value <= 2100
+    is_year = (
+        kind == "bare"
+        and sign in ("", "()")
+        and not scale_text
+        and sep == ""
+        and decimals == 0
+        and 1900 <= value <= 2100
+    )
     return body, signed, scale, unit, decimals, bool(sign), is_year
 
 
@@ -395,7 +432,7 @@ def test_property_number_parsing(w, template):
     q = one(text)
     start = template.index("{q}")
     assert q.span == (start, start + len(body))
-    assert text[q.span[0]:q.span[1]] == body
+    assert text[q.span[0] : q.span[1]] == body
     assert q.value == value
     assert q.scale == scale and q.unit == unit and q.decimals == decimals
     assert q.explicit_sign == negative

@@ -100,8 +100,12 @@ def test_single_variant_with_itself_as_baseline_explains_why_there_is_no_lift(tm
 
 def test_unicode_ids_and_long_hostile_variant_names(tmp_path):
     long_name = "variant-" + "x" * 150
-    rows = [case("été-😀-1", long_name, GOOD), case("été-😀-1", "b|<i>r</i>", HALF),
-            case("ケース-2", long_name, WRONG), case("ケース-2", "b|<i>r</i>", GOOD)]
+    rows = [
+        case("été-😀-1", long_name, GOOD),
+        case("été-😀-1", "b|<i>r</i>", HALF),
+        case("ケース-2", long_name, WRONG),
+        case("ケース-2", "b|<i>r</i>", GOOD),
+    ]
     f = write_jsonl(tmp_path / "c.jsonl", rows)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # regression: matplotlib's layout collapsed on the long name
@@ -126,8 +130,11 @@ BAD_LINES = [
     ('{"id": "a", "answer": "x"}\n{not json', "c.jsonl:2: <json>:"),
     ('{"id": "a"}', "c.jsonl:1: answer: required field is missing"),
     ('{"id": 3, "answer": "x"}', "c.jsonl:1: id:"),
-    ('[1, 2]', "c.jsonl:1: <json>: expected a JSON object"),
-    ('{"id": "a", "answer": "x", "facts": [{"id": "F1", "label": "x", "value": NaN}]}', "c.jsonl:1: <json>: NaN is not valid JSON"),
+    ("[1, 2]", "c.jsonl:1: <json>: expected a JSON object"),
+    (
+        '{"id": "a", "answer": "x", "facts": [{"id": "F1", "label": "x", "value": NaN}]}',
+        "c.jsonl:1: <json>: NaN is not valid JSON",
+    ),
     ('{"id": "a", "answer": "x", "surprise": 1}', "c.jsonl:1: surprise:"),
     ("", "c.jsonl:0: <file>: empty file"),
 ]
@@ -169,18 +176,21 @@ def test_missing_cases_file_and_a_directory_as_cases_file(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("args", [
-    ["--baseline", "nope"],
-    ["--label-field", "meta.x"],
-    ["--positive", "bad"],
-    ["--label-field", "meta.x", "--positive", "bad", "--exclude-label", "bad"],
-    ["--name", "a/b"],
-    ["--name", ""],
-    ["--name", "n" * 240],  # regression: failed after scoring with a raw temp-file path
-    ["--mode", "loose"],
-    ["--judge", "gpt"],
-    ["--token-budget", "-1"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--baseline", "nope"],
+        ["--label-field", "meta.x"],
+        ["--positive", "bad"],
+        ["--label-field", "meta.x", "--positive", "bad", "--exclude-label", "bad"],
+        ["--name", "a/b"],
+        ["--name", ""],
+        ["--name", "n" * 240],  # regression: failed after scoring with a raw temp-file path
+        ["--mode", "loose"],
+        ["--judge", "gpt"],
+        ["--token-budget", "-1"],
+    ],
+)
 def test_bad_options_exit_2_before_any_work(tmp_path, cases_file, monkeypatch, args):
     calls = []
     monkeypatch.setattr(assay.evaluate, "run_eval", lambda *a, **k: calls.append(1))
@@ -260,9 +270,25 @@ def test_eval_in_a_real_process_on_the_bundled_example(tmp_path):
     env = {**os.environ, "COLUMNS": "80", "ASSAY_HOME": str(tmp_path / "home")}
     env.pop("ASSAY_DB_URL", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "assay.cli", "eval", str(REPO / "examples" / "apple_fy2023_memos.jsonl"),
-         "--out", str(tmp_path / "demo"), "--name", "demo", "--baseline", "single_pass"],
-        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "assay.cli",
+            "eval",
+            str(REPO / "examples" / "apple_fy2023_memos.jsonl"),
+            "--out",
+            str(tmp_path / "demo"),
+            "--name",
+            "demo",
+            "--baseline",
+            "single_pass",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == ""  # no warnings, no traceback (the progress bar is transient)
     last = proc.stdout.strip().splitlines()[-4:]
@@ -308,17 +334,35 @@ def test_compare_of_a_run_with_itself_is_zero(two_runs):
     assert data["notes"] == []
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", ":1: <json>:"),
-    ('{"variants": {}}', "not an assay *.local.json"),
-    ('{"cases": []}', "no cases to compare"),
-    ('{"cases": [{"id": "q0"}]}', "needs id, variant and scores"),
-    ('{"cases": [{"id": "q0", "variant": "v", "scores": [1]}]}', "cases[0].scores: expected an object"),  # was a traceback
-    ('{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": "high"}}]}', "scores.composite: expected a number in [0, 1]"),
-    ('{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": NaN}}]}', "scores.composite: expected a number in [0, 1]"),
-    ('{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": 7}}]}', "scores.composite: expected a number in [0, 1]"),
-    ('{"cases": [{"id": "q0", "variant": "v", "scores": {}}, {"id": "q0", "variant": "v", "scores": {}}]}', "cases[1]: duplicate (id, variant)"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", ":1: <json>:"),
+        ('{"variants": {}}', "not an assay *.local.json"),
+        ('{"cases": []}', "no cases to compare"),
+        ('{"cases": [{"id": "q0"}]}', "needs id, variant and scores"),
+        (
+            '{"cases": [{"id": "q0", "variant": "v", "scores": [1]}]}',
+            "cases[0].scores: expected an object",
+        ),  # was a traceback
+        (
+            '{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": "high"}}]}',
+            "scores.composite: expected a number in [0, 1]",
+        ),
+        (
+            '{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": NaN}}]}',
+            "scores.composite: expected a number in [0, 1]",
+        ),
+        (
+            '{"cases": [{"id": "q0", "variant": "v", "scores": {"composite": 7}}]}',
+            "scores.composite: expected a number in [0, 1]",
+        ),
+        (
+            '{"cases": [{"id": "q0", "variant": "v", "scores": {}}, {"id": "q0", "variant": "v", "scores": {}}]}',
+            "cases[1]: duplicate (id, variant)",
+        ),
+    ],
+)
 def test_compare_bad_files_exit_2_with_one_line(tmp_path, two_runs, content, message):
     bad = tmp_path / "bad.local.json"
     bad.write_text(content)
@@ -354,12 +398,26 @@ def test_compare_missing_file(tmp_path, two_runs):
 def mini_financebench(tmp_path) -> Path:
     root = tmp_path / "fb"
     (root / "results").mkdir(parents=True)
-    q = {"financebench_id": "fb1", "question": "Capex?", "answer": "$5.00", "question_type": "metrics-generated",
-         "evidence": [{"evidence_text": "Capex was $5 million."}]}
+    q = {
+        "financebench_id": "fb1",
+        "question": "Capex?",
+        "answer": "$5.00",
+        "question_type": "metrics-generated",
+        "evidence": [{"evidence_text": "Capex was $5 million."}],
+    }
     (root / "financebench_open_source.jsonl").write_text(json.dumps(q) + "\n")
-    row = {"financebench_id": "fb1", "model_name": "m", "eval_mode": "oracle", "question": "Capex?", "gold_answer": 5,
-           "model_answer": "Capex was $5 million.", "label": "Correct Answer"}
-    (root / "results" / "m_oracle.jsonl").write_text(json.dumps(row) + "\n" + json.dumps({**row, "financebench_id": "gone"}) + "\n")
+    row = {
+        "financebench_id": "fb1",
+        "model_name": "m",
+        "eval_mode": "oracle",
+        "question": "Capex?",
+        "gold_answer": 5,
+        "model_answer": "Capex was $5 million.",
+        "label": "Correct Answer",
+    }
+    (root / "results" / "m_oracle.jsonl").write_text(
+        json.dumps(row) + "\n" + json.dumps({**row, "financebench_id": "gone"}) + "\n"
+    )
     return root
 
 
@@ -376,11 +434,15 @@ def test_import_creates_parents_prints_counts_and_the_path_last(tmp_path, mini_f
 
 def test_import_to_a_directory_or_from_nowhere_exit_2(tmp_path, mini_financebench):
     res = run("import", "financebench", mini_financebench, "--out", tmp_path)
-    assert res.exit_code == 2 and "is a directory" in res.stderr and ".tmp" not in res.stderr  # was a raw temp-file error
+    assert (
+        res.exit_code == 2 and "is a directory" in res.stderr and ".tmp" not in res.stderr
+    )  # was a raw temp-file error
     res = run("import", "financebench", tmp_path / "missing", "--out", tmp_path / "x.jsonl")
     assert res.exit_code == 2 and "no such file or directory" in res.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
     res = run("import", "financebench", empty, "--out", tmp_path / "x.jsonl")
-    assert res.exit_code == 2 and "None" not in res.stderr and "questions file not found" in res.stderr  # was "None: no such file"
+    assert (
+        res.exit_code == 2 and "None" not in res.stderr and "questions file not found" in res.stderr
+    )  # was "None: no such file"
     assert not (tmp_path / "x.jsonl").exists()

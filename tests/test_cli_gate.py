@@ -26,15 +26,28 @@ FACTS = [
     {"id": "F2", "label": "Total net sales", "value": 394328, "unit": "USD millions", "period": "FY2022"},
 ]
 PASS = {"id": "q1", "variant": "a", "answer": "Net sales were $383.3 billion [F1], down 2.8% [F1, F2].", "facts": FACTS}
-FAIL = {"id": "q1", "variant": "b", "answer": "Net sales were $385.3 billion [F1].", "facts": FACTS, "reference": "$383.3 billion"}
+FAIL = {
+    "id": "q1",
+    "variant": "b",
+    "answer": "Net sales were $385.3 billion [F1].",
+    "facts": FACTS,
+    "reference": "$383.3 billion",
+}
 REFUSAL = {"id": "q2", "variant": "a", "answer": "I cannot tell from the filing.", "facts": FACTS}
-UNCITED = {"id": "q3", "variant": "a", "answer": "Net sales were $383.3 billion. You should buy the stock.",
-           "sources": ["(Millions)\nNet sales 383,285 394,328"]}
+UNCITED = {
+    "id": "q3",
+    "variant": "a",
+    "answer": "Net sales were $383.3 billion. You should buy the stock.",
+    "sources": ["(Millions)\nNet sales 383,285 394,328"],
+}
 
 
 def write(tmp_path: Path, *records: dict | str, name: str = "cases.jsonl") -> Path:
     p = tmp_path / name
-    p.write_text("".join((json.dumps(r, ensure_ascii=False) if isinstance(r, dict) else r) + "\n" for r in records), encoding="utf-8")
+    p.write_text(
+        "".join((json.dumps(r, ensure_ascii=False) if isinstance(r, dict) else r) + "\n" for r in records),
+        encoding="utf-8",
+    )
     return p
 
 
@@ -66,11 +79,15 @@ def test_json_output(tmp_path):
     assert len(recs) == 4
     for rec in recs:
         assert {"id", "variant", "status", "violations", "completeness", "impersonal"} <= set(rec)
-    assert [(x["id"], x["variant"], x["status"]) for x in recs] == [("q1", "a", "pass"), ("q1", "b", "fail"), ("q2", "a", "no_claims"),
-                                                                     ("q3", "a", "pass")]
+    assert [(x["id"], x["variant"], x["status"]) for x in recs] == [
+        ("q1", "a", "pass"),
+        ("q1", "b", "fail"),
+        ("q2", "a", "no_claims"),
+        ("q3", "a", "pass"),
+    ]
     (v,) = recs[1]["violations"]
     assert v["kind"] == "value_mismatch" and v["quantity"] == "$385.3 billion"
-    assert FAIL["answer"][v["span"][0]:v["span"][1]] == "$385.3 billion"
+    assert FAIL["answer"][v["span"][0] : v["span"][1]] == "$385.3 billion"
     assert v["candidate"]["ref"] == "F1" and v["reason"]
     assert recs[1]["completeness"]["reference_recall"] == 0.0 and recs[0]["completeness"]["cited"] == ["F1", "F2"]
     assert recs[3]["mode"] == "uncited" and recs[3]["impersonal"]["score"] < 1 and recs[3]["impersonal"]["flags"]
@@ -108,9 +125,18 @@ def test_example_file(tmp_path):
 BAD_INPUTS = {
     "malformed": ('{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": \n'.encode(), ":2: <json>: "),
     "missing_answer": (b'{"id": "q1"}\n', ":1: answer: required field is missing"),
-    "nan_value": (b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": NaN}]}\n', ":1: <json>: NaN"),
-    "inf_value": (b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": 1e999}]}\n', ":1: facts.0.value: must be finite"),
-    "text_value": (b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": "12"}]}\n', ":1: facts.0.value: must be a number"),
+    "nan_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": NaN}]}\n',
+        ":1: <json>: NaN",
+    ),
+    "inf_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": 1e999}]}\n',
+        ":1: facts.0.value: must be finite",
+    ),
+    "text_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": "12"}]}\n',
+        ":1: facts.0.value: must be a number",
+    ),
     "non_utf8": (b'{"id": "q1", "answer": "caf\xe9"}\n', ":1: <bytes>: not valid UTF-8"),
     "empty": (b"", ":0: <file>: empty file"),
 }
@@ -149,14 +175,20 @@ def test_debug_shows_the_error_instead():
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "60"}
-    return subprocess.run([str(ASSAY), "gate", *args], capture_output=True, text=True, encoding="utf-8", timeout=60, env=env)
+    return subprocess.run(
+        [str(ASSAY), "gate", *args], capture_output=True, text=True, encoding="utf-8", timeout=60, env=env
+    )
 
 
 def test_console_script_json_and_exit_codes(tmp_path):
     assert ASSAY.exists(), f"console script not installed at {ASSAY}"
     long_answer = "😀 매출은 1,234억 원 [K1]. " + "Net sales were $383.3 billion [F1]. " * 5
-    korean = {"id": "k" * 120, "variant": "long", "answer": long_answer,
-              "facts": [{"id": "K1", "label": "매출액", "value": 123_400_000_000, "unit": "KRW"}, *FACTS]}
+    korean = {
+        "id": "k" * 120,
+        "variant": "long",
+        "answer": long_answer,
+        "facts": [{"id": "K1", "label": "매출액", "value": 123_400_000_000, "unit": "KRW"}, *FACTS],
+    }
     p = write(tmp_path, PASS, REFUSAL, korean)
     r = _run("--json", str(p))
     assert r.returncode == 0, r.stderr

@@ -91,9 +91,13 @@ def test_aggregate_is_reproducible_and_the_seed_is_used():
 
 def test_lift_pairs_on_id_drops_missing_sides_and_reports_n_pairs():
     records = [
-        _record("a", "base", 0.9), _record("b", "base", 0.8), _record("c", "base", 0.7),
+        _record("a", "base", 0.9),
+        _record("b", "base", 0.8),
+        _record("c", "base", 0.7),
         _record("d", "base", None, status="no_claims"),  # base side missing → pair dropped
-        _record("a", "new", 1.0), _record("b", "new", 0.6), _record("c", "new", 0.9),
+        _record("a", "new", 1.0),
+        _record("b", "new", 0.6),
+        _record("c", "new", 0.9),
         _record("d", "new", 0.5),
         _record("e", "new", 0.1),  # no base answer → dropped
     ]
@@ -178,7 +182,9 @@ def test_stub_faithfulness_is_shown_but_never_in_the_composite(tmp_path: Path):
         if r["scores"]["faithfulness"] is not None:
             assert "stub" in r["reasons"]["dropped.faithfulness"]
     # identical composites with and without the stub: it cannot reorder variants
-    assert [r["scores"]["composite"] for r in local_stub["cases"]] == [r["scores"]["composite"] for r in local_none["cases"]]
+    assert [r["scores"]["composite"] for r in local_stub["cases"]] == [
+        r["scores"]["composite"] for r in local_none["cases"]
+    ]
     for v in agg_none["variants"]:
         assert agg_stub["variants"][v]["dims"]["composite"] == agg_none["variants"][v]["dims"]["composite"]
         assert agg_stub["variants"][v]["dims"]["faithfulness"]["effective_n"] > 0  # shown
@@ -192,16 +198,16 @@ def test_stub_faithfulness_is_shown_but_never_in_the_composite(tmp_path: Path):
 def test_agreement_leaves_out_excluded_labels_no_claims_and_unlabelled_and_counts_them():
     bad, ok, ref = "Incorrect Answer", "Correct Answer", "Refusal"
     records = [
-        _record("1", "v", 0.2, status="fail", label=bad),   # tp
-        _record("2", "v", 0.3, status="fail", label=bad),   # tp
-        _record("3", "v", 0.4, status="fail", label=ok),    # fp
-        _record("4", "v", 1.0, status="pass", label=bad),   # fn
-        _record("5", "v", 1.0, status="pass", label=ok),    # tn
-        _record("6", "v", 1.0, status="pass", label=ok),    # tn
-        _record("7", "v", 1.0, status="pass", label=ref),   # excluded
-        _record("8", "v", 0.0, status="fail", label=ref),   # excluded
+        _record("1", "v", 0.2, status="fail", label=bad),  # tp
+        _record("2", "v", 0.3, status="fail", label=bad),  # tp
+        _record("3", "v", 0.4, status="fail", label=ok),  # fp
+        _record("4", "v", 1.0, status="pass", label=bad),  # fn
+        _record("5", "v", 1.0, status="pass", label=ok),  # tn
+        _record("6", "v", 1.0, status="pass", label=ok),  # tn
+        _record("7", "v", 1.0, status="pass", label=ref),  # excluded
+        _record("8", "v", 0.0, status="fail", label=ref),  # excluded
         _record("9", "v", None, status="no_claims", label=bad),  # no_claims left out
-        _record("10", "v", 1.0, status="pass", label=None),      # unlabelled
+        _record("10", "v", 1.0, status="pass", label=None),  # unlabelled
     ]
     cfg = EvalConfig(label_field="meta.human_label", positive=bad, exclude_labels=(ref,), **FAST)
     agr = aggregate_records(records, cfg)["agreement"]
@@ -215,10 +221,17 @@ def test_agreement_leaves_out_excluded_labels_no_claims_and_unlabelled_and_count
 
 
 def test_agreement_end_to_end_reads_the_label_field():
-    rows = [case("a", "v", GOOD, meta={"human_label": "ok"}), case("b", "v", WRONG, meta={"human_label": "bad"}),
-            case("c", "v", HALF, meta={"human_label": "ok"}), case("d", "v", REFUSAL, meta={"human_label": "bad"}),
-            case("e", "v", GOOD, meta={"human_label": "skip"}), case("f", "v", GOOD)]
-    local, agg = run_eval(_cases(rows), EvalConfig(label_field="meta.human_label", positive="bad", exclude_labels=("skip",), **FAST))
+    rows = [
+        case("a", "v", GOOD, meta={"human_label": "ok"}),
+        case("b", "v", WRONG, meta={"human_label": "bad"}),
+        case("c", "v", HALF, meta={"human_label": "ok"}),
+        case("d", "v", REFUSAL, meta={"human_label": "bad"}),
+        case("e", "v", GOOD, meta={"human_label": "skip"}),
+        case("f", "v", GOOD),
+    ]
+    local, agg = run_eval(
+        _cases(rows), EvalConfig(label_field="meta.human_label", positive="bad", exclude_labels=("skip",), **FAST)
+    )
     assert [r["label"] for r in local["cases"]] == ["ok", "bad", "ok", "bad", "skip", None]
     agr = agg["agreement"]
     assert (agr["tp"], agr["fp"], agr["fn"], agr["tn"]) == (1, 1, 0, 1)
@@ -229,8 +242,11 @@ def test_agreement_end_to_end_reads_the_label_field():
 
 def test_json_true_label_matches_positive_true():
     """Regression: a JSON ``true`` label was compared as Python's ``"True"``, so ``--positive true`` matched nothing."""
-    rows = [case("a", "v", WRONG, meta={"flag": True}), case("b", "v", GOOD, meta={"flag": False}),
-            case("c", "v", GOOD, meta={"flag": 1})]
+    rows = [
+        case("a", "v", WRONG, meta={"flag": True}),
+        case("b", "v", GOOD, meta={"flag": False}),
+        case("c", "v", GOOD, meta={"flag": 1}),
+    ]
     local, agg = run_eval(_cases(rows), EvalConfig(label_field="meta.flag", positive="true", **FAST))
     assert [r["label"] for r in local["cases"]] == ["true", "false", "1"]
     assert agg["agreement"]["tp"] == 1 and agg["agreement"]["tn"] == 2
@@ -266,16 +282,26 @@ def test_bottom_k_is_anonymised_sorted_and_capped():
 
 
 def test_compare_runs_pairs_on_id_and_variant_and_notes_differences():
-    a = {"gate_version": "g1", "backend": "none", "cases": [
-        {"id": "1", "variant": "v", "scores": {"composite": 0.5}},
-        {"id": "2", "variant": "v", "scores": {"composite": 0.5}},
-        {"id": "1", "variant": "w", "scores": {"composite": 0.1}},
-        {"id": "3", "variant": "v", "scores": {"composite": 0.9}}]}
-    b = {"gate_version": "g2", "backend": "none", "cases": [
-        {"id": "1", "variant": "v", "scores": {"composite": 0.7}},
-        {"id": "2", "variant": "v", "scores": {"composite": 0.9}},
-        {"id": "1", "variant": "other", "scores": {"composite": 0.0}},
-        {"id": "3", "variant": "v", "scores": {"composite": None}}]}
+    a = {
+        "gate_version": "g1",
+        "backend": "none",
+        "cases": [
+            {"id": "1", "variant": "v", "scores": {"composite": 0.5}},
+            {"id": "2", "variant": "v", "scores": {"composite": 0.5}},
+            {"id": "1", "variant": "w", "scores": {"composite": 0.1}},
+            {"id": "3", "variant": "v", "scores": {"composite": 0.9}},
+        ],
+    }
+    b = {
+        "gate_version": "g2",
+        "backend": "none",
+        "cases": [
+            {"id": "1", "variant": "v", "scores": {"composite": 0.7}},
+            {"id": "2", "variant": "v", "scores": {"composite": 0.9}},
+            {"id": "1", "variant": "other", "scores": {"composite": 0.0}},
+            {"id": "3", "variant": "v", "scores": {"composite": None}},
+        ],
+    }
     res = compare_runs(a, b, n_resamples=500)
     assert list(res["lift"]) == ["composite"]
     assert res["lift"]["composite"]["n_pairs"] == 2

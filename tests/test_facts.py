@@ -75,8 +75,18 @@ def test_fact_id_nonempty_extra_fields_forbidden_and_frozen():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(1, "1"), (1.0, "1"), (1.00, "1"), (0.0, "0"), (-0.0, "0"), (0.1 + 0.2, "0.30000000000000004"), (1e20, "100000000000000000000"),
-     (1e-7, "0.0000001"), (-1577.5, "-1577.5"), (383285, "383285")],
+    [
+        (1, "1"),
+        (1.0, "1"),
+        (1.00, "1"),
+        (0.0, "0"),
+        (-0.0, "0"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (1e20, "100000000000000000000"),
+        (1e-7, "0.0000001"),
+        (-1577.5, "-1577.5"),
+        (383285, "383285"),
+    ],
 )
 def test_canonical_number(value, text):
     assert canonical_number(value) == text
@@ -101,8 +111,10 @@ def test_fingerprint_is_the_documented_sha256():
     """The digest is SHA-256 of the canonical JSON the docstring describes (stable across platforms)."""
     snap = Snapshot(facts=APPLE, sources=("page one", "page two"))
     rows = sorted((f.id, f.label, f.unit or "", f.value, f.period or "") for f in APPLE)
-    payload = {"facts": [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[4] for r in rows]],
-               "sources": ["page one", "page two"]}
+    payload = {
+        "facts": [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[4] for r in rows]],
+        "sources": ["page one", "page two"],
+    }
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     data = text.encode("utf-8") + b"".join(struct.pack("<d", r[3]) for r in rows)
     assert snap.fingerprint() == hashlib.sha256(data).hexdigest()
@@ -110,14 +122,20 @@ def test_fingerprint_is_the_documented_sha256():
 
 def test_fingerprint_zero_sign_and_empty():
     """``-0.0`` is the value ``0``; no facts and one empty passage differ."""
-    assert Snapshot(facts=(Fact(id="A", label="x", value=-0.0),)).fingerprint() == Snapshot(facts=(Fact(id="A", label="x", value=0),)).fingerprint()
+    assert (
+        Snapshot(facts=(Fact(id="A", label="x", value=-0.0),)).fingerprint()
+        == Snapshot(facts=(Fact(id="A", label="x", value=0),)).fingerprint()
+    )
     assert Snapshot(facts=()).fingerprint() != Snapshot(sources=("",)).fingerprint()
 
 
 def test_regression_snapshot_rejects_repeated_fact_ids():
     """Two facts F1 (100 and 200) in either order had one fingerprint, while the gate used the
     last one: the memo cache served an answer that failed today's gate. A repeat is an error."""
-    a, b = Fact(id="F1", label="Revenue", value=200, unit="USD millions"), Fact(id="F1", label="Revenue", value=100, unit="USD millions")
+    a, b = (
+        Fact(id="F1", label="Revenue", value=200, unit="USD millions"),
+        Fact(id="F1", label="Revenue", value=100, unit="USD millions"),
+    )
     with pytest.raises(ValidationError, match="duplicate fact id 'F1'"):
         Snapshot(facts=(b, a))
 
@@ -168,7 +186,13 @@ def snapshots(draw):
     n = draw(st.integers(1, 8))
     ids = draw(st.lists(_TEXT.filter(lambda s: s.strip() != ""), min_size=n, max_size=n, unique=True))
     facts = tuple(
-        Fact(id=i, label=draw(_TEXT), value=draw(_VALUES), unit=draw(st.sampled_from(_UNITS)), period=draw(st.none() | _TEXT))
+        Fact(
+            id=i,
+            label=draw(_TEXT),
+            value=draw(_VALUES),
+            unit=draw(st.sampled_from(_UNITS)),
+            period=draw(st.none() | _TEXT),
+        )
         for i in ids
     )
     sources = tuple(draw(st.lists(_TEXT, max_size=3)))

@@ -209,7 +209,7 @@ def test_violation_uncited():
     r = gate(answer, APPLE)
     assert r.status == "fail"
     (v,) = r.violations
-    assert v.kind == "uncited" and v.quantity == "$97.0 billion" and answer[v.span[0]:v.span[1]] == "$97.0 billion"
+    assert v.kind == "uncited" and v.quantity == "$97.0 billion" and answer[v.span[0] : v.span[1]] == "$97.0 billion"
     assert "citation" in v.reason
 
 
@@ -226,7 +226,7 @@ def test_violation_value_mismatch_names_nearest_candidate():
     r = gate(answer, APPLE)
     (v,) = r.violations
     assert v.kind == "value_mismatch" and v.quantity == "$383.9 billion"
-    assert answer[v.span[0]:v.span[1]] == v.quantity
+    assert answer[v.span[0] : v.span[1]] == v.quantity
     assert v.candidate is not None and v.candidate.ref == "F1" and v.candidate.value == pytest.approx(383_285_000_000)
     assert "F1" in v.reason and "\n" not in v.reason
 
@@ -258,7 +258,7 @@ def test_spans_are_code_points_with_korean_and_emoji_before():
     answer = "😀👨‍👩‍👧 매출은 성장했다. 매출은 1,235억 원 [F1]"
     r = gate(answer, [F("F1", 123_400_000_000, "KRW")])
     (v,) = r.violations
-    assert answer[v.span[0]:v.span[1]] == "1,235억 원" == v.quantity
+    assert answer[v.span[0] : v.span[1]] == "1,235억 원" == v.quantity
     assert r.checks[0].span == v.span
 
 
@@ -292,7 +292,9 @@ def test_index_reuse_gives_the_same_result():
 
 # --- uncited mode: passages ------------------------------------------------------------------
 
-P_MILLIONS = "Consolidated Statements of Operations\n(Millions)\n2019 2018\nNet sales 1,577 1,400\nCost of sales 900 800\n"
+P_MILLIONS = (
+    "Consolidated Statements of Operations\n(Millions)\n2019 2018\nNet sales 1,577 1,400\nCost of sales 900 800\n"
+)
 P_THOUSANDS = "Balance sheet, in thousands\nCash 2,500 2,000\n"
 P_PER_SHARE = "(in millions, except per share amounts)\nRevenue 5,000 4,000\nDiluted earnings per share 6.13 5.50\n"
 
@@ -369,8 +371,12 @@ def test_magnitude_only_in_passage_needs_sign_wording():
 
 
 def test_uncited_mode_with_facts_groups_rows_by_row_label():
-    facts = [F("A1", 100, "USD millions", "Revenue | 2019"), F("A2", 80, "USD millions", "Revenue | 2018"),
-             F("B1", 60, "USD millions", "Cost | 2019"), F("B2", 50, "USD millions", "Cost | 2018")]
+    facts = [
+        F("A1", 100, "USD millions", "Revenue | 2019"),
+        F("A2", 80, "USD millions", "Revenue | 2018"),
+        F("B1", 60, "USD millions", "Cost | 2019"),
+        F("B2", 50, "USD millions", "Cost | 2018"),
+    ]
     assert passes("Revenue grew 25.0%.", facts)
     assert not passes("Profit was $40 million.", facts)  # 100 − 60 spans two rows
 
@@ -391,9 +397,19 @@ def test_uncited_derivation_within_one_period_is_a_setting_off_by_default():
 # --- property: self-consistency --------------------------------------------------------------
 
 _FORMS = {
-    "USD": "${n}", "EUR": "€{n}", "KRW": "₩{n}", "USD millions": "${n} million", "USD billions": "${n} billion",
-    "%": "{n}%", "pp": "{n} percentage points", "x": "{n}x", "count": "{n}", None: "{n}", "ratio": "{n}",
-    "USD/share": "${n} per share", "thousands": "{n}",
+    "USD": "${n}",
+    "EUR": "€{n}",
+    "KRW": "₩{n}",
+    "USD millions": "${n} million",
+    "USD billions": "${n} billion",
+    "%": "{n}%",
+    "pp": "{n} percentage points",
+    "x": "{n}x",
+    "count": "{n}",
+    None: "{n}",
+    "ratio": "{n}",
+    "USD/share": "${n} per share",
+    "thousands": "{n}",
 }
 
 
@@ -408,7 +424,9 @@ def stated_facts(draw):
     written = _FORMS[unit].format(n=number)
     if negative:
         written = f"({written})" if draw(st.booleans()) else "-" + written
-    template = draw(st.sampled_from(["The reported figure was {q} [F1].", "값은 {q} 이다 [F1].", "😀 It stood at {q} [F1]."]))
+    template = draw(
+        st.sampled_from(["The reported figure was {q} [F1].", "값은 {q} 이다 [F1].", "😀 It stood at {q} [F1]."])
+    )
     return Fact(id="F1", label="Figure", value=value, unit=unit), template.format(q=written)
 
 
@@ -429,8 +447,11 @@ def test_property_self_consistency(fact_and_answer, units):
 # --- property: the candidate prefilter changes nothing -------------------------------------------
 
 _DIMS = ["currency", "per_share", "amount", "percent", "pp", "ratio", "multiple", "count", "none"]
-_NUMS = st.one_of(st.integers(-10**7, 10**7).map(float), st.floats(-1e7, 1e7, allow_nan=False),
-                  st.sampled_from([0.2531, 383.285e9, -1577e6, 1577.0, 20.0, 6.13, 1.4987, -0.028]))
+_NUMS = st.one_of(
+    st.integers(-(10**7), 10**7).map(float),
+    st.floats(-1e7, 1e7, allow_nan=False),
+    st.sampled_from([0.2531, 383.285e9, -1577e6, 1577.0, 20.0, 6.13, 1.4987, -0.028]),
+)
 
 
 @st.composite
@@ -444,13 +465,31 @@ def _candidates(draw):
     return Candidate(value, dim, "r", "", currency, displayed, ("a", "b") if op else (), op, origin)
 
 
-_STATED = ["$383.3 billion", "25.3%", "(1,577)", "1,577", "capex of $1,577 million", "1.5x", "$6.13 per share", "fell 2.8%",
-           "0", "7", "3 bps", "€5 million", "383.3 billion", "−0.25", "2 percentage points"]
+_STATED = [
+    "$383.3 billion",
+    "25.3%",
+    "(1,577)",
+    "1,577",
+    "capex of $1,577 million",
+    "1.5x",
+    "$6.13 per share",
+    "fell 2.8%",
+    "0",
+    "7",
+    "3 bps",
+    "€5 million",
+    "383.3 billion",
+    "−0.25",
+    "2 percentage points",
+]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_candidates(), max_size=25),
-       st.sampled_from(_STATED) | st.builds(lambda v, d: f"{v:.{d}f}", st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 3)))
+@given(
+    st.lists(_candidates(), max_size=25),
+    st.sampled_from(_STATED)
+    | st.builds(lambda v, d: f"{v:.{d}f}", st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 3)),
+)
 def test_property_candidate_set_prefilter_matches_full_scan(cands, stated):
     """``CandidateSet`` (numpy prefilter used by the gate's index) gives exactly the full scan's result."""
     for q in extract_quantities(f"It was {stated} here."):

@@ -80,12 +80,27 @@ def test_not_measurable_without_material_facts_or_reference():
 
 @pytest.mark.parametrize(
     ("label", "material"),
-    [("Revenue", True), ("Total revenues", True), ("EBITDA margin", True), ("Diluted EPS", True), ("매출액", True),
-     ("NET INCOME attributable", True), ("Proceeds from sale of equipment", False), ("Employees", False),
-     ("Prepaid expenses", False), ("Cashmere inventory", False),
-     # regressions: a bare "cash" matched hedges; "sales"/"revenue" matched costs and deferrals
-     ("Cash and cash equivalents", True), ("Cash flow hedges", False), ("Cost of sales", False), ("Cost of revenue | 2019", False),
-     ("Deferred revenue", False), ("Unearned revenue", False), ("Sales and marketing", False), ("Net sales", True)],
+    [
+        ("Revenue", True),
+        ("Total revenues", True),
+        ("EBITDA margin", True),
+        ("Diluted EPS", True),
+        ("매출액", True),
+        ("NET INCOME attributable", True),
+        ("Proceeds from sale of equipment", False),
+        ("Employees", False),
+        ("Prepaid expenses", False),
+        ("Cashmere inventory", False),
+        # regressions: a bare "cash" matched hedges; "sales"/"revenue" matched costs and deferrals
+        ("Cash and cash equivalents", True),
+        ("Cash flow hedges", False),
+        ("Cost of sales", False),
+        ("Cost of revenue | 2019", False),
+        ("Deferred revenue", False),
+        ("Unearned revenue", False),
+        ("Sales and marketing", False),
+        ("Net sales", True),
+    ],
 )
 def test_default_material_labels(label, material):
     assert is_material(label) is material
@@ -94,7 +109,9 @@ def test_default_material_labels(label, material):
 def test_custom_material_labels():
     assert is_material("Churn rate", [("churn",)])
     assert not is_material("Revenue", [("churn",)])
-    snap = Snapshot(facts=(Fact(id="A", label="Churn rate | 2023", value=3, unit="%"), Fact(id="B", label="Revenue", value=1)))
+    snap = Snapshot(
+        facts=(Fact(id="A", label="Churn rate | 2023", value=3, unit="%"), Fact(id="B", label="Revenue", value=1))
+    )
     r = completeness("x", snap, material=[("churn",)])
     assert r.material_omitted == ("A",) and r.n_material == 1
 
@@ -116,7 +133,7 @@ def test_default_material_set_is_nonempty_concepts():
 
 def _consistent(text: str, r) -> None:
     for f in r.flags:
-        assert text[f.span[0]:f.span[1]] == f.text and f.text[:1].isalnum()
+        assert text[f.span[0] : f.span[1]] == f.text and f.text[:1].isalnum()
     assert [f.span for f in r.flags] == sorted(f.span for f in r.flags)
     assert r.score == pytest.approx(max(0.0, 1 - sum(f.severity for f in r.flags)), abs=1e-4)
 
@@ -155,8 +172,13 @@ def test_non_investment_second_person_directive_costs_less():
 
 @pytest.mark.parametrize(
     "text",
-    ["Apple's revenue fell 2.8% to $383.3 billion [F1].", "The company should buy back shares.", "Analysts recommend buying.",
-     "Management expects margins to hold.", "매출은 1,234억 원이다."],
+    [
+        "Apple's revenue fell 2.8% to $383.3 billion [F1].",
+        "The company should buy back shares.",
+        "Analysts recommend buying.",
+        "Management expects margins to hold.",
+        "매출은 1,234억 원이다.",
+    ],
 )
 def test_impersonal_clean_text(text):
     r = check_impersonal(text)
@@ -190,11 +212,15 @@ def test_missing_dimension_is_dropped_and_weights_renormalised():
     assert r.dropped == {"completeness": "not measured"}
     assert sum(r.weights_used.values()) == pytest.approx(1.0, abs=1e-3)
     total = DEFAULT_WEIGHTS["sourcing"] + DEFAULT_WEIGHTS["impersonal"] + DEFAULT_WEIGHTS["faithfulness"]
-    assert r.composite == pytest.approx((DEFAULT_WEIGHTS["sourcing"] + 0.5 * DEFAULT_WEIGHTS["faithfulness"]) / total, abs=1e-4)
+    assert r.composite == pytest.approx(
+        (DEFAULT_WEIGHTS["sourcing"] + 0.5 * DEFAULT_WEIGHTS["faithfulness"]) / total, abs=1e-4
+    )
 
 
 def test_stub_faithfulness_is_shown_not_scored():
-    r = compose({"sourcing": 1.0, "completeness": 1.0, "impersonal": 1.0, "faithfulness": 0.0}, faithfulness_backend="stub")
+    r = compose(
+        {"sourcing": 1.0, "completeness": 1.0, "impersonal": 1.0, "faithfulness": 0.0}, faithfulness_backend="stub"
+    )
     assert r.composite == 1.0 and "faithfulness" in r.dropped and "faithfulness" not in r.weights_used
 
 

@@ -71,7 +71,10 @@ def test_tatqa_scale_applies_to_cells(tatqa_by_id: dict[str, Case]) -> None:
     assert facts["T3C1"].unit == "millions"  # plain cell: amount of unstated currency
     assert case.answer == "11.9 million [T2C1]"
     thousand = tatqa_by_id["8672c940043ce90c4ab20460bcd7d856"]  # "$(20,597)", scale thousand
-    assert thousand.snapshot().fact_index()["T2C1"].model_dump(include={"value", "unit"}) == {"value": -20597.0, "unit": "USD thousands"}
+    assert thousand.snapshot().fact_index()["T2C1"].model_dump(include={"value", "unit"}) == {
+        "value": -20597.0,
+        "unit": "USD thousands",
+    }
     assert thousand.answer == "$(20,597) thousand [T2C1]"
 
 
@@ -129,7 +132,9 @@ def test_financebench_variants_and_ids(fb_cases) -> None:
 
 
 def test_financebench_fields(fb_cases) -> None:
-    case = next(c for c in fb_cases if c.id == "financebench_id_01319" and c.variant == "gpt-4-1106-preview_inContext_reverse")
+    case = next(
+        c for c in fb_cases if c.id == "financebench_id_01319" and c.variant == "gpt-4-1106-preview_inContext_reverse"
+    )
     assert case.answer == "0"  # the one integer model answer became text
     for c in fb_cases:
         assert isinstance(c.answer, str) and isinstance(c.reference, str) and c.reference
@@ -164,7 +169,15 @@ def _tatqa_context(**question_overrides) -> list[dict]:
     question.update(question_overrides)
     return [
         {
-            "table": {"uid": "t1", "table": [["", "2019", "2018"], ["Revenue", "$120", "$100"], ["Margin", "12.5%", "(3.0)%"], ["Other", "-", "—"]]},
+            "table": {
+                "uid": "t1",
+                "table": [
+                    ["", "2019", "2018"],
+                    ["Revenue", "$120", "$100"],
+                    ["Margin", "12.5%", "(3.0)%"],
+                    ["Other", "-", "—"],
+                ],
+            },
             "paragraphs": [{"uid": "p1", "order": 1, "text": "Revenue grew by $20 million in 2019, or 20%."}],
             "questions": [question],
         }
@@ -197,15 +210,31 @@ def test_tatqa_malformed_file_names_file_and_field(tmp_path: Path) -> None:
 
 
 def test_financebench_synthetic_skips_and_errors(tmp_path: Path) -> None:
-    q = {"financebench_id": "fb1", "question": "Capex?", "answer": "$5.00", "question_type": "metrics-generated", "evidence": [{"evidence_text": "Capex was $5."}]}
+    q = {
+        "financebench_id": "fb1",
+        "question": "Capex?",
+        "answer": "$5.00",
+        "question_type": "metrics-generated",
+        "evidence": [{"evidence_text": "Capex was $5."}],
+    }
     (tmp_path / "financebench_open_source.jsonl").write_text(json.dumps(q) + "\n", encoding="utf-8")
     (tmp_path / "results").mkdir()
-    row = {"financebench_id": "fb1", "model_name": "m", "eval_mode": "oracle", "question": "Capex?", "gold_answer": 5, "model_answer": None, "label": "Refusal"}
+    row = {
+        "financebench_id": "fb1",
+        "model_name": "m",
+        "eval_mode": "oracle",
+        "question": "Capex?",
+        "gold_answer": 5,
+        "model_answer": None,
+        "label": "Refusal",
+    }
     other = {**row, "financebench_id": "unknown"}
     results = tmp_path / "results" / "m_oracle.jsonl"
     results.write_text(json.dumps(row) + "\n\n" + json.dumps(other) + "\n", encoding="utf-8")
     cases = import_financebench(tmp_path)
-    assert [(c.id, c.variant, c.answer, c.reference, c.sources) for c in cases] == [("fb1", "m_oracle", "", "$5.00", ("Capex was $5.",))]
+    assert [(c.id, c.variant, c.answer, c.reference, c.sources) for c in cases] == [
+        ("fb1", "m_oracle", "", "$5.00", ("Capex was $5.",))
+    ]
     assert cases.skipped == {"id not in questions file": 1}
     bad = {k: v for k, v in row.items() if k != "label"}
     results.write_text(json.dumps(row) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")

@@ -28,7 +28,9 @@ def test_binary_metrics_accuracy_balanced_accuracy_and_unscored():
 def test_balanced_accuracy_on_imbalanced_classes_and_degenerate_cases():
     gold = [True] * 9 + [False] * 3
     always = binary_metrics([True] * 12, gold, list(range(12)), n_resamples=200)
-    assert always["accuracy"]["value"] == pytest.approx(0.75) and always["balanced_accuracy"]["value"] == pytest.approx(0.5)
+    assert always["accuracy"]["value"] == pytest.approx(0.75) and always["balanced_accuracy"]["value"] == pytest.approx(
+        0.5
+    )
     pred = [True] * 6 + [False] * 3 + [False, False, True]
     m = binary_metrics(pred, gold, list(range(12)), n_resamples=200)
     assert m["balanced_accuracy"]["value"] == pytest.approx((6 / 9 + 2 / 3) / 2)
@@ -41,19 +43,31 @@ def test_balanced_accuracy_on_imbalanced_classes_and_degenerate_cases():
 
 
 def _lc(answer, spans, gid):
-    return LabelledCase(case=Case(id=gid, answer=answer, sources=("s",)), hallucinated={"strict": bool(spans)}, group=gid,
-                        origin="f", unwanted_spans=tuple(spans))
+    return LabelledCase(
+        case=Case(id=gid, answer=answer, sources=("s",)),
+        hallucinated={"strict": bool(spans)},
+        group=gid,
+        origin="f",
+        unwanted_spans=tuple(spans),
+    )
 
 
 def _verdict(checks):
-    return JudgeVerdict(status="scored", score=0.5, backend="stub",
-                        claims=tuple(ClaimCheck(id=f"c{i}", claim="x", span=sp, supported=ok) for i, (sp, ok) in enumerate(checks)))
+    return JudgeVerdict(
+        status="scored",
+        score=0.5,
+        backend="stub",
+        claims=tuple(ClaimCheck(id=f"c{i}", claim="x", span=sp, supported=ok) for i, (sp, ok) in enumerate(checks)),
+    )
 
 
 def test_span_recall_counts_spans_overlapped_by_unsupported_claims():
     items = [_lc("A b. C d.", [(0, 2), (5, 7)], "g1"), _lc("E f.", [(0, 1)], "g2"), _lc("G.", [(0, 1)], "g3")]
-    verdicts = [_verdict([((0, 4), False), ((5, 9), True)]), _verdict([((0, 4), True)]),
-                JudgeVerdict(status="rejected", backend="stub", reason="x: y")]
+    verdicts = [
+        _verdict([((0, 4), False), ((5, 9), True)]),
+        _verdict([((0, 4), True)]),
+        JudgeVerdict(status="rejected", backend="stub", reason="x: y"),
+    ]
     r = span_recall(items, verdicts, n_resamples=200)
     assert r["n_spans"] == 3 and r["n_samples"] == 2 and r["value"] == pytest.approx(1 / 3)
     touching = span_recall([_lc("ab", [(2, 3)], "g")], [_verdict([((0, 2), False)])], n_resamples=10)
@@ -73,12 +87,23 @@ def _write_halueval(path, lines):
 
 
 def test_halueval_reader_makes_a_positive_and_a_negative_per_record(tmp_path):
-    rec = {"knowledge": "K is in Paris.", "question": "Where is K?", "right_answer": "Paris", "hallucinated_answer": "K is in Rome."}
+    rec = {
+        "knowledge": "K is in Paris.",
+        "question": "Where is K?",
+        "right_answer": "Paris",
+        "hallucinated_answer": "K is in Rome.",
+    }
     f = _write_halueval(tmp_path / "qa_one-turn_data.jsonl", [json.dumps(rec), ""])
     items = load_halueval(f)
     assert [(it.case.variant, it.hallucinated["gold"]) for it in items] == [("right", False), ("hallucinated", True)]
-    assert items[0].case.sources == ("K is in Paris.",) and items[0].case.question == "Where is K?" and items[0].group == items[1].group
-    bad = _write_halueval(tmp_path / "qa_multi-turn_data.jsonl", [json.dumps(rec), "{oops", json.dumps({**rec, "right_answer": ""})])
+    assert (
+        items[0].case.sources == ("K is in Paris.",)
+        and items[0].case.question == "Where is K?"
+        and items[0].group == items[1].group
+    )
+    bad = _write_halueval(
+        tmp_path / "qa_multi-turn_data.jsonl", [json.dumps(rec), "{oops", json.dumps({**rec, "right_answer": ""})]
+    )
     with pytest.raises(CaseFileError) as e:
         load_halueval(tmp_path)
     text = str(e.value)
@@ -89,8 +114,12 @@ def test_halueval_reader_makes_a_positive_and_a_negative_per_record(tmp_path):
 
 def test_halueval_reader_takes_a_bom_and_raw_line_separators_inside_strings(tmp_path):
     """JSON allows U+2028/U+2029 raw inside strings; a JSON Lines file is split at "\\n" only."""
-    rec = {"knowledge": "K is in Paris.\u2028It moved in 1990.", "question": "Where is K?", "right_answer": "Paris",
-           "hallucinated_answer": "K is in Rome."}
+    rec = {
+        "knowledge": "K is in Paris.\u2028It moved in 1990.",
+        "question": "Where is K?",
+        "right_answer": "Paris",
+        "hallucinated_answer": "K is in Rome.",
+    }
     f = tmp_path / "qa_one-turn_data.jsonl"
     f.write_text("\ufeff" + json.dumps(rec, ensure_ascii=False) + "\n", encoding="utf-8")
     items = load_halueval(f)
@@ -98,22 +127,42 @@ def test_halueval_reader_takes_a_bom_and_raw_line_separators_inside_strings(tmp_
 
 
 def _fb_sample(sid, labels, span=(1, 4), meta=None):
-    return {"sample_id": sid, "source": "Poseidon grossed $181m.", "summary": " The film grossed $181m.",
-            "annotations": [{"annot_id": i, "label": lab, "summary_start": span[0], "summary_end": span[1]} for i, lab in enumerate(labels)],
-            "metadata": {"summarizer": "m", "hhem-2.1": 0.4, "gpt_4o": 1, "raw_sample_id": 3, **(meta or {})}}
+    return {
+        "sample_id": sid,
+        "source": "Poseidon grossed $181m.",
+        "summary": " The film grossed $181m.",
+        "annotations": [
+            {"annot_id": i, "label": lab, "summary_start": span[0], "summary_end": span[1]}
+            for i, lab in enumerate(labels)
+        ],
+        "metadata": {"summarizer": "m", "hhem-2.1": 0.4, "gpt_4o": 1, "raw_sample_id": 3, **(meta or {})},
+    }
 
 
 def test_faithbench_reader_readings_spans_and_anchors(tmp_path):
-    samples = [_fb_sample(0, [["Unwanted", "Unwanted.Intrinsic"], ["Benign"]]), _fb_sample(1, [["Questionable"]]),
-               _fb_sample(2, []), _fb_sample(3, [["Benign", "Unwanted.Extrinsic"]], meta={"hhem-2.1": 0.9, "gpt_4o": 0})]
+    samples = [
+        _fb_sample(0, [["Unwanted", "Unwanted.Intrinsic"], ["Benign"]]),
+        _fb_sample(1, [["Questionable"]]),
+        _fb_sample(2, []),
+        _fb_sample(3, [["Benign", "Unwanted.Extrinsic"]], meta={"hhem-2.1": 0.9, "gpt_4o": 0}),
+    ]
     (tmp_path / "batch_1.json").write_text(json.dumps({"samples": samples}), encoding="utf-8")
     items = load_faithbench(tmp_path)
-    assert [it.hallucinated for it in items] == [{"strict": True, "inclusive": True}, {"strict": False, "inclusive": True},
-                                                 {"strict": False, "inclusive": False}, {"strict": True, "inclusive": True}]
+    assert [it.hallucinated for it in items] == [
+        {"strict": True, "inclusive": True},
+        {"strict": False, "inclusive": True},
+        {"strict": False, "inclusive": False},
+        {"strict": True, "inclusive": True},
+    ]
     assert items[0].unwanted_spans == ((1, 4),) and items[1].unwanted_spans == ()
     assert items[0].case.answer == " The film grossed $181m." and items[0].case.slice == "m"
-    assert items[0].anchors == {"hhem-2.1": True, "gpt_4o": False} and items[3].anchors == {"hhem-2.1": False, "gpt_4o": True}
-    (tmp_path / "batch_2.json").write_text(json.dumps({"samples": [_fb_sample(9, [["Unwanted"]], span=(3, 99))]}), encoding="utf-8")
+    assert items[0].anchors == {"hhem-2.1": True, "gpt_4o": False} and items[3].anchors == {
+        "hhem-2.1": False,
+        "gpt_4o": True,
+    }
+    (tmp_path / "batch_2.json").write_text(
+        json.dumps({"samples": [_fb_sample(9, [["Unwanted"]], span=(3, 99))]}), encoding="utf-8"
+    )
     with pytest.raises(CaseFileError, match=r"batch_2.json:1: samples\[0\]: annotation 0: span \[3, 99\) outside"):
         load_faithbench(tmp_path)
 
@@ -134,10 +183,19 @@ def test_cli_judge_validate_writes_reports_and_fails_in_one_line(tmp_path):
     from assay.commands.judge import register
 
     register(app)
-    rec = {"knowledge": "K is in Paris.", "question": "Where is K?", "right_answer": "Paris", "hallucinated_answer": "K is in Rome."}
-    f = _write_halueval(tmp_path / "qa_one-turn_data.jsonl", [json.dumps({**rec, "question": f"Q{i}?"}) for i in range(6)])
+    rec = {
+        "knowledge": "K is in Paris.",
+        "question": "Where is K?",
+        "right_answer": "Paris",
+        "hallucinated_answer": "K is in Rome.",
+    }
+    f = _write_halueval(
+        tmp_path / "qa_one-turn_data.jsonl", [json.dumps({**rec, "question": f"Q{i}?"}) for i in range(6)]
+    )
     runner = CliRunner()
-    res = runner.invoke(app, ["judge", "validate", str(f), "--dataset", "halueval", "--out", str(tmp_path / "out"), "--limit", "4"])
+    res = runner.invoke(
+        app, ["judge", "validate", str(f), "--dataset", "halueval", "--out", str(tmp_path / "out"), "--limit", "4"]
+    )
     assert res.exit_code == 0, res.output
     agg = json.loads((tmp_path / "out" / "validate-halueval.aggregate.json").read_text())
     assert agg["n"] == 8 and agg["backend"] == "stub" and "balanced_accuracy" in agg["readings"]["gold"]
@@ -157,12 +215,17 @@ def test_cli_judge_validate_writes_reports_and_fails_in_one_line(tmp_path):
 
 # --- real data --------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_stub_is_at_chance_on_real_halueval_and_faithbench(shared_data):
     _, hal = validate_judge("halueval", shared_data / "halueval", backend="stub", n_resamples=1000)
     g = hal["readings"]["gold"]
-    assert hal["n"] == 2 * sum(1 for f in (shared_data / "halueval").glob("qa_*turn_data*.jsonl") for line in f.open() if line.strip())
-    assert g["coverage"] == 1.0 and abs(g["balanced_accuracy"]["value"] - 0.5) < 0.06  # ±5 SE at n=1600: a hash is no detector
+    assert hal["n"] == 2 * sum(
+        1 for f in (shared_data / "halueval").glob("qa_*turn_data*.jsonl") for line in f.open() if line.strip()
+    )
+    assert (
+        g["coverage"] == 1.0 and abs(g["balanced_accuracy"]["value"] - 0.5) < 0.06
+    )  # ±5 SE at n=1600: a hash is no detector
     assert set(hal["by_origin"]) == {"qa_one-turn_data.first400.jsonl", "qa_multi-turn_data.first400.jsonl"}
     _, fb = validate_judge("faithbench", shared_data / "faithbench", backend="stub", n_resamples=1000)
     items = load_faithbench(shared_data / "faithbench")
@@ -170,7 +233,9 @@ def test_stub_is_at_chance_on_real_halueval_and_faithbench(shared_data):
     for reading in ("strict", "inclusive"):
         ba = fb["readings"][reading]["balanced_accuracy"]
         assert abs(ba["value"] - 0.5) < 0.1 and ba["ci"][0] < ba["value"] < ba["ci"][1]  # a hash is no detector
-        assert fb["readings"][reading]["tp"] + fb["readings"][reading]["fn"] == sum(it.hallucinated[reading] for it in items)
+        assert fb["readings"][reading]["tp"] + fb["readings"][reading]["fn"] == sum(
+            it.hallucinated[reading] for it in items
+        )
         anchors = fb["anchors"][reading]
         assert {"hhem-2.1", "gpt_4o", "gpt-4-turbo"} <= set(anchors)
         assert all(a["n_scored"] == fb["n"] for a in anchors.values())

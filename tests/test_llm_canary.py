@@ -28,9 +28,17 @@ SCENARIOS = ("echo-key", "401", "500", "ok", "truncated", "prose")
 
 def _env(srv, model, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ASSAY_", "OPENAI_"))}
-    env.update({"ASSAY_LLM_BASE_URL": srv.base_url, "ASSAY_LLM_API_KEY": CANARY, "ASSAY_JUDGE_MODEL": model,
-                "ASSAY_LLM_MAX_RETRIES": "1", "ASSAY_LLM_BACKOFF": "0.01", "ASSAY_LLM_TIMEOUT": "2",
-                "ASSAY_HOME": str(tmp_path / "home")})
+    env.update(
+        {
+            "ASSAY_LLM_BASE_URL": srv.base_url,
+            "ASSAY_LLM_API_KEY": CANARY,
+            "ASSAY_JUDGE_MODEL": model,
+            "ASSAY_LLM_MAX_RETRIES": "1",
+            "ASSAY_LLM_BACKOFF": "0.01",
+            "ASSAY_LLM_TIMEOUT": "2",
+            "ASSAY_HOME": str(tmp_path / "home"),
+        }
+    )
     return env
 
 
@@ -46,7 +54,11 @@ def test_key_is_sent_to_the_server_but_never_leaks(tmp_path, monkeypatch, caplog
             assert CANARY not in repr(settings) and CANARY not in json.dumps(settings.model_dump(mode="json"))
             judge = make_faithfulness_judge("openai_compatible", cache_dir=tmp_path / "cache", token_budget=None)
             verdicts = judge.judge_many([case])
-            seen.append(json.dumps([v.model_dump() for v in verdicts]) + json.dumps(judge.summary(verdicts)) + " ".join(judge.notes))
+            seen.append(
+                json.dumps([v.model_dump() for v in verdicts])
+                + json.dumps(judge.summary(verdicts))
+                + " ".join(judge.notes)
+            )
         assert any(h.get("authorization") == f"Bearer {CANARY}" for h in srv.headers)  # the key did go to the endpoint
         blob = "\n".join(seen)
         assert "Bearer ***" in blob  # the echoing server's message was kept, redacted
@@ -59,9 +71,28 @@ def test_key_is_sent_to_the_server_but_never_leaks(tmp_path, monkeypatch, caplog
         cases = tmp_path / "cases.jsonl"
         cases.write_text(case.model_dump_json() + "\n", encoding="utf-8")
         for model in ("echo-key", "ok"):
-            proc = subprocess.run([sys.executable, "-m", "assay.cli", "--debug", "eval", str(cases), "--out", str(tmp_path / "out"),
-                                   "--name", model, "--judge", "openai_compatible", "--cache-dir", str(tmp_path / "cache")],
-                                  env=_env(srv, model, tmp_path), capture_output=True, text=True, timeout=120)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "assay.cli",
+                    "--debug",
+                    "eval",
+                    str(cases),
+                    "--out",
+                    str(tmp_path / "out"),
+                    "--name",
+                    model,
+                    "--judge",
+                    "openai_compatible",
+                    "--cache-dir",
+                    str(tmp_path / "cache"),
+                ],
+                env=_env(srv, model, tmp_path),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert proc.returncode == 0, proc.stderr[-2000:]
             assert CANARY not in proc.stdout + proc.stderr
         reports = list((tmp_path / "out").iterdir())

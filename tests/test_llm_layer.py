@@ -26,12 +26,18 @@ from assay.llm.cache import CACHE_FILE, ResponseCache, cache_url
 
 
 def _req(model: str = "m", content: str = "hello", **params) -> LLMRequest:
-    return LLMRequest(model=model, messages=({"role": "user", "content": content},),
-                      json_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
-                      schema_name="t", schema_version="1", params=params or {"temperature": 0, "max_tokens": 50})
+    return LLMRequest(
+        model=model,
+        messages=({"role": "user", "content": content},),
+        json_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        schema_name="t",
+        schema_version="1",
+        params=params or {"temperature": 0, "max_tokens": 50},
+    )
 
 
 # --- request key, estimate, JSON ------------------------------------------------------------
+
 
 def test_request_key_separates_backend_model_tier_params_and_schema_version():
     base = _req()
@@ -56,18 +62,21 @@ def test_estimate_tokens_counts_prompt_bytes_and_completion_cap():
     assert estimate_tokens(no_cap) == 8 + 1024
 
 
-@pytest.mark.parametrize("text, reason_kind", [
-    ('Here it is: {"a": 1}', "not JSON"),
-    ('{"a": 1} hope this helps', "text around the JSON"),
-    ('{"a": 1}{"b": 2}', "text around the JSON"),
-    ('{"a": NaN}', "unparseable JSON"),
-    ('{"a": Infinity}', "unparseable JSON"),
-    ('{"a": 1, "a": 2}', "duplicate JSON key"),
-    ('{"a": [1, 2', "unparseable JSON"),
-    ("", "empty reply"),
-    ("   \n ", "empty reply"),
-    ("```python\n{\"a\": 1}\n```", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, reason_kind",
+    [
+        ('Here it is: {"a": 1}', "not JSON"),
+        ('{"a": 1} hope this helps', "text around the JSON"),
+        ('{"a": 1}{"b": 2}', "text around the JSON"),
+        ('{"a": NaN}', "unparseable JSON"),
+        ('{"a": Infinity}', "unparseable JSON"),
+        ('{"a": 1, "a": 2}', "duplicate JSON key"),
+        ('{"a": [1, 2', "unparseable JSON"),
+        ("", "empty reply"),
+        ("   \n ", "empty reply"),
+        ('```python\n{"a": 1}\n```', "not JSON"),
+    ],
+)
 def test_parse_json_text_rejects_with_a_reason(text, reason_kind):
     value, reason = parse_json_text(text)
     assert value is None
@@ -77,17 +86,32 @@ def test_parse_json_text_rejects_with_a_reason(text, reason_kind):
 def test_parse_json_text_accepts_plain_and_one_json_fence():
     assert parse_json_text(' {"a": [1, true, null]} \n') == ({"a": [1, True, None]}, None)
     assert parse_json_text('```json\n{"a": 1}\n```') == ({"a": 1}, None)
-    assert parse_json_text('```\n[1]\n```') == ([1], None)
+    assert parse_json_text("```\n[1]\n```") == ([1], None)
 
 
 # --- stub ------------------------------------------------------------------------------------
 
+
 def test_stub_is_deterministic_and_follows_the_schema():
-    schema = {"type": "object", "properties": {
-        "items": {"type": "array", "x-stub-items": 3, "x-stub-values": {"id": ["a", "b", "c"]},
-                  "items": {"type": "object", "properties": {"id": {"type": "string"}, "ok": {"type": "boolean"},
-                                                             "x": {"type": "number", "minimum": 0, "maximum": 1},
-                                                             "ref": {"type": ["string", "null"]}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "x-stub-items": 3,
+                "x-stub-values": {"id": ["a", "b", "c"]},
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "ok": {"type": "boolean"},
+                        "x": {"type": "number", "minimum": 0, "maximum": 1},
+                        "ref": {"type": ["string", "null"]},
+                    },
+                },
+            }
+        },
+    }
     req = LLMRequest(model="stub", messages=({"role": "user", "content": "q"},), json_schema=schema)
     a = asyncio.run(StubBackend().complete(req))
     b = asyncio.run(StubBackend().complete(req))
@@ -95,15 +119,26 @@ def test_stub_is_deterministic_and_follows_the_schema():
     assert [e["id"] for e in a.parsed["items"]] == ["a", "b", "c"]
     assert all(isinstance(e["ok"], bool) and 0 <= e["x"] <= 1 and e["ref"] is None for e in a.parsed["items"])
     assert parse_json_text(a.text)[0] == a.parsed
-    other = asyncio.run(StubBackend().complete(req.model_copy(update={"messages": ({"role": "user", "content": "r"},)})))
+    other = asyncio.run(
+        StubBackend().complete(req.model_copy(update={"messages": ({"role": "user", "content": "r"},)}))
+    )
     assert other.parsed != a.parsed  # a different request hashes differently
 
 
 # --- settings --------------------------------------------------------------------------------
 
+
 def test_settings_from_env_with_openai_fallbacks_and_secret_hidden():
-    s = LLMSettings.from_env({"OPENAI_BASE_URL": "http://x/v1", "OPENAI_API_KEY": "sk-secret-1", "ASSAY_JUDGE_MODEL": "small",
-                              "ASSAY_LLM_RESPONSE_FORMAT": "none", "ASSAY_LLM_OMIT_TEMPERATURE": "1", "ASSAY_LLM_TIMEOUT": "5"})
+    s = LLMSettings.from_env(
+        {
+            "OPENAI_BASE_URL": "http://x/v1",
+            "OPENAI_API_KEY": "sk-secret-1",
+            "ASSAY_JUDGE_MODEL": "small",
+            "ASSAY_LLM_RESPONSE_FORMAT": "none",
+            "ASSAY_LLM_OMIT_TEMPERATURE": "1",
+            "ASSAY_LLM_TIMEOUT": "5",
+        }
+    )
     assert s.base_url == "http://x/v1" and s.api_key.get_secret_value() == "sk-secret-1"
     assert s.judge_model == "small" and s.response_format == "none" and s.omit_temperature and s.timeout_s == 5
     assert "sk-secret-1" not in repr(s) and "sk-secret-1" not in str(s.model_dump())
@@ -126,6 +161,7 @@ def test_settings_not_configured_and_invalid_values():
 
 
 # --- budget ----------------------------------------------------------------------------------
+
 
 def test_budget_reserves_settles_and_refuses():
     b = TokenBudget(100)
@@ -178,7 +214,13 @@ class _CountingBackend:
             await asyncio.sleep(self.delay)
             if self.fail_every and self.n % self.fail_every == 0:
                 raise LLMError("HTTP 500: scripted")
-            return LLMResponse(text="{}", parsed={}, prompt_tokens=estimate_tokens(request) // 2, completion_tokens=3, model=request.model)
+            return LLMResponse(
+                text="{}",
+                parsed={},
+                prompt_tokens=estimate_tokens(request) // 2,
+                completion_tokens=3,
+                model=request.model,
+            )
         finally:
             self.in_flight -= 1
 
@@ -212,14 +254,24 @@ async def _gather(fn, items):
 
 # --- cache -----------------------------------------------------------------------------------
 
+
 def test_cache_roundtrip_location_and_tier_separation(tmp_path):
     assert cache_url(tmp_path) == f"sqlite:///{tmp_path / CACHE_FILE}"
     cache = ResponseCache.open(tmp_path)
     req = _req(model="cheap")
     assert cache.get("openai_compatible", req) is None
-    reply = LLMResponse(text='{"ok": true}', parsed={"ok": True}, prompt_tokens=5, completion_tokens=2, model="cheap", backend="openai_compatible")
+    reply = LLMResponse(
+        text='{"ok": true}',
+        parsed={"ok": True},
+        prompt_tokens=5,
+        completion_tokens=2,
+        model="cheap",
+        backend="openai_compatible",
+    )
     cache.put("openai_compatible", req, reply)
-    cache.put("openai_compatible", req, reply.model_copy(update={"text": "{}"}))  # a second writer: no error, the first row stays
+    cache.put(
+        "openai_compatible", req, reply.model_copy(update={"text": "{}"})
+    )  # a second writer: no error, the first row stays
     hit = cache.get("openai_compatible", req)
     assert hit.cached and hit.parsed == {"ok": True} and hit.tokens == 7
     assert cache.get("openai_compatible", _req(model="strong")) is None  # tier in the key

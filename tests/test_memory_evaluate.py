@@ -29,18 +29,24 @@ def test_metric_definitions():
 @pytest.fixture()
 def store(tmp_path: Path) -> MemoryStore:
     s = MemoryStore(f"sqlite:///{tmp_path / 'e.db'}", settings=HASHING)
-    s.add([{"id": "a1", "text": "Alice adopted a cat named Oscar", "scope": "A"},
-           {"id": "a2", "text": "Alice runs marathons in spring", "scope": "A"},
-           {"id": "a3", "text": "Alice painted a sunset over the lake", "scope": "A"},
-           {"id": "b1", "text": "Bob adopted a dog named Rex", "scope": "B"},
-           {"id": "b2", "text": "Bob cooks pasta on Sundays", "scope": "B"}])
+    s.add(
+        [
+            {"id": "a1", "text": "Alice adopted a cat named Oscar", "scope": "A"},
+            {"id": "a2", "text": "Alice runs marathons in spring", "scope": "A"},
+            {"id": "a3", "text": "Alice painted a sunset over the lake", "scope": "A"},
+            {"id": "b1", "text": "Bob adopted a dog named Rex", "scope": "B"},
+            {"id": "b2", "text": "Bob cooks pasta on Sundays", "scope": "B"},
+        ]
+    )
     return s
 
 
-QUERIES = [Query(id="q1", query="What is the name of Alice's cat?", relevant=("a1",), scope="A", category="4"),
-           Query(id="q2", query="What does Bob cook?", relevant=("b2",), scope="B", category="4"),
-           Query(id="q3", query="What did Alice paint?", relevant=("a3", "gone"), scope="A", category="1"),
-           Query(id="q4", query="Who is Carol?", relevant=("nobody",), scope="A", category="1")]
+QUERIES = [
+    Query(id="q1", query="What is the name of Alice's cat?", relevant=("a1",), scope="A", category="4"),
+    Query(id="q2", query="What does Bob cook?", relevant=("b2",), scope="B", category="4"),
+    Query(id="q3", query="What did Alice paint?", relevant=("a3", "gone"), scope="A", category="1"),
+    Query(id="q4", query="Who is Carol?", relevant=("nobody",), scope="A", category="1"),
+]
 
 
 @pytest.mark.parametrize("ranker", ["composite", "dense", "bm25"])
@@ -91,13 +97,26 @@ def test_reranker_ranker_uses_the_seam(tmp_path):
 
 def test_load_queries_reports_bad_lines(tmp_path):
     f = tmp_path / "q.jsonl"
-    f.write_text("\n".join([json.dumps({"id": "q1", "query": "x", "relevant": ["m1"], "category": 2}),
-                            json.dumps({"id": "q1", "query": "y", "relevant": []}),
-                            json.dumps({"id": "q3", "query": " ", "relevant": ["m1"]}),
-                            json.dumps({"id": "q4", "relevant": ["m1"], "extra": 1})]) + "\n", encoding="utf-8")
+    f.write_text(
+        "\n".join(
+            [
+                json.dumps({"id": "q1", "query": "x", "relevant": ["m1"], "category": 2}),
+                json.dumps({"id": "q1", "query": "y", "relevant": []}),
+                json.dumps({"id": "q3", "query": " ", "relevant": ["m1"]}),
+                json.dumps({"id": "q4", "relevant": ["m1"], "extra": 1}),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     with pytest.raises(MemoryFileError) as e:
         load_queries(f)
     msg = str(e.value)
-    assert f"{f}:2: id: duplicate id 'q1'" in msg and f"{f}:3: query:" in msg and f"{f}:4: query: required" in msg and f"{f}:4: extra: unknown field" in msg
+    assert (
+        f"{f}:2: id: duplicate id 'q1'" in msg
+        and f"{f}:3: query:" in msg
+        and f"{f}:4: query: required" in msg
+        and f"{f}:4: extra: unknown field" in msg
+    )
     f.write_text(json.dumps({"id": "q1", "query": "x", "relevant": ["m1"], "category": 2}) + "\n", encoding="utf-8")
     assert load_queries(f)[0].category == "2"

@@ -22,29 +22,48 @@ HASHING = MemorySettings(embedder="hashing")
 @pytest.fixture()
 def store(db_url: str) -> MemoryStore:
     s = MemoryStore(db_url, settings=HASHING)  # once on SQLite, once on PostgreSQL (tests/conftest.py)
-    s.add([{"id": "m1", "text": "The Lisbon offsite is booked for April 14", "source_ref": "gen-v1"},
-           {"id": "m2", "text": "Invoice 42 from Acme was paid in March", "source_ref": "gen-v1"},
-           {"id": "m3", "text": "The team prefers vegetarian catering", "source_ref": "gen-v2"},
-           {"id": "m4", "text": "회사의 매출은 작년에 크게 증가했다", "source_ref": "gen-v2"}])
+    s.add(
+        [
+            {"id": "m1", "text": "The Lisbon offsite is booked for April 14", "source_ref": "gen-v1"},
+            {"id": "m2", "text": "Invoice 42 from Acme was paid in March", "source_ref": "gen-v1"},
+            {"id": "m3", "text": "The team prefers vegetarian catering", "source_ref": "gen-v2"},
+            {"id": "m4", "text": "회사의 매출은 작년에 크게 증가했다", "source_ref": "gen-v2"},
+        ]
+    )
     return s
 
 
 def _rows(store, search_id):
     with store.engine.connect() as conn:
-        return {r.memory_id: r for r in conn.execute(select(memory_deliveries).where(memory_deliveries.c.search_id == search_id))}
+        return {
+            r.memory_id: r
+            for r in conn.execute(select(memory_deliveries).where(memory_deliveries.c.search_id == search_id))
+        }
 
 
 # -- grades ----------------------------------------------------------------------------------
 
+
 def test_parse_grades_valid_and_malformed_entries():
     p = parse_grades("m12:3, m7:0!")
-    assert [(g.memory_id, g.grade, g.hard_negative) for g in p.grades] == [("m12", 3, False), ("m7", 0, True)] and not p.malformed
+    assert [(g.memory_id, g.grade, g.hard_negative) for g in p.grades] == [
+        ("m12", 3, False),
+        ("m7", 0, True),
+    ] and not p.malformed
     p = parse_grades("conv_26:s1:o1 : 2; m1:1!\nm2:2")
     assert [(g.memory_id, g.grade) for g in p.grades] == [("conv_26:s1:o1", 2), ("m1", 1), ("m2", 2)]
     p = parse_grades("m1:4, m2, :3, m3:2!, m4:1, m4:2, m5:1, m5:1, m6:x, m7:1.5")
     assert [g.memory_id for g in p.grades] == ["m5"]
     bad = " | ".join(p.malformed)
-    for frag in ("m1:4", "m2: expected id:grade", ":3: empty memory id", "m3:2!: '!'", "m4 graded twice", "m6:x", "m7:1.5"):
+    for frag in (
+        "m1:4",
+        "m2: expected id:grade",
+        ":3: empty memory id",
+        "m3:2!: '!'",
+        "m4 graded twice",
+        "m6:x",
+        "m7:1.5",
+    ):
         assert frag in bad
 
 
@@ -65,6 +84,7 @@ def test_apply_grades_writes_to_the_search_and_reports_skips(store):
 
 # -- engagement ------------------------------------------------------------------------------
 
+
 def test_lexical_engagement_uses_new_terms_of_the_response():
     mem = "Invoice 42 from Acme was paid in March"
     assert lexical_engagement(mem, [], "It was settled in March by Acme.", "Was invoice 42 paid?").engaged
@@ -74,7 +94,9 @@ def test_lexical_engagement_uses_new_terms_of_the_response():
     longer = mem + " by wire transfer from Lisbon"
     filler = " ".join(f"filler{i}" for i in range(30))
     long = lexical_engagement(longer, [], filler + " acme march", "Was invoice 42 paid?")
-    assert long.engaged and long.overlap == {"acme", "march"} and long.score == pytest.approx(2 / 5)  # ≥2 shared terms, low coefficient
+    assert (
+        long.engaged and long.overlap == {"acme", "march"} and long.score == pytest.approx(2 / 5)
+    )  # ≥2 shared terms, low coefficient
     assert not lexical_engagement(longer, [], filler + " acme", "Was invoice 42 paid?").engaged
 
 
@@ -120,8 +142,11 @@ def test_engage_errors(store):
 
 
 def test_engagement_rate_refuses_mixed_procedures():
-    same = [{"engaged": True, "engagement_procedure": "lexical"}, {"engaged": False, "engagement_procedure": "lexical"},
-            {"engaged": None, "engagement_procedure": None}]
+    same = [
+        {"engaged": True, "engagement_procedure": "lexical"},
+        {"engaged": False, "engagement_procedure": "lexical"},
+        {"engaged": None, "engagement_procedure": None},
+    ]
     assert engagement_rate(same) == 0.5
     with pytest.raises(ValueError, match="several procedures"):
         engagement_rate(same + [{"engaged": True, "engagement_procedure": "lexical+semantic"}])
@@ -130,10 +155,14 @@ def test_engagement_rate_refuses_mixed_procedures():
 
 # -- backfill --------------------------------------------------------------------------------
 
+
 def test_backfill_is_idempotent_and_respects_dry_run_and_limit(store):
     sids = []
-    for q, resp in [("offsite date", "It is on the fourteenth of the month"), ("acme invoice", "Acme's invoice was paid"),
-                    ("catering", "Everyone eats vegetarian food")]:
+    for q, resp in [
+        ("offsite date", "It is on the fourteenth of the month"),
+        ("acme invoice", "Acme's invoice was paid"),
+        ("catering", "Everyone eats vegetarian food"),
+    ]:
         res = store.search(q, 2)
         engage(store, res.search_id, resp, semantic=False)
         sids.append(res.search_id)
@@ -149,7 +178,10 @@ def test_backfill_is_idempotent_and_respects_dry_run_and_limit(store):
     for s in sids:
         rows = _rows(store, s).values()
         assert {r.engagement_procedure for r in rows} == {"lexical+semantic-backfill"}
-        assert all(r.engaged_method == ("lexical" if r.engaged and r.engaged_method == "lexical" else "semantic-backfill") for r in rows)
+        assert all(
+            r.engaged_method == ("lexical" if r.engaged and r.engaged_method == "lexical" else "semantic-backfill")
+            for r in rows
+        )
     with pytest.raises(ValueError):
         backfill(store, limit=-1)
 
@@ -166,18 +198,31 @@ def test_backfill_counts_searches_without_a_response(store):
 
 # -- stats and export ------------------------------------------------------------------------
 
+
 def test_stats_group_by_generation_and_reranker_without_ids(store):
-    for q, resp in [("offsite", "Lisbon"), ("invoice", "paid by Acme in March"), ("catering", "vegetarian"), ("매출", "매출이 증가")]:
+    for q, resp in [
+        ("offsite", "Lisbon"),
+        ("invoice", "paid by Acme in March"),
+        ("catering", "vegetarian"),
+        ("매출", "매출이 증가"),
+    ]:
         res = store.search(q, 2)
         engage(store, res.search_id, resp, semantic=False)
-        apply_grades(store, res.search_id, ", ".join(f"{h.memory.id}:{3 if h.rank == 1 else 0}{'!' if h.rank == 2 else ''}" for h in res))
+        apply_grades(
+            store,
+            res.search_id,
+            ", ".join(f"{h.memory.id}:{3 if h.rank == 1 else 0}{'!' if h.rank == 2 else ''}" for h in res),
+        )
     s = memory_stats(store, n_resamples=200)
     assert s["n_deliveries"] == 8 and s["n_searches"] == 4
     o = s["overall"]
     assert o["grade"]["mean"] == pytest.approx(1.5) and o["hard_negative_share"]["mean"] == pytest.approx(0.5)
     assert set(o["engagement"]) == {"lexical"} and o["engagement"]["lexical"]["effective_n"] == 8
     assert o["engagement"]["lexical"]["ci"] is not None
-    assert {(g["generation_version"], g["reranker_model"]) for g in s["groups"]} <= {("gen-v1", "(none)"), ("gen-v2", "(none)")}
+    assert {(g["generation_version"], g["reranker_model"]) for g in s["groups"]} <= {
+        ("gen-v1", "(none)"),
+        ("gen-v2", "(none)"),
+    }
     text = json.dumps(s)
     assert all(mid not in text for mid in ("m1", "m2", "m3", "m4")) and "search_id" not in text
 
@@ -194,13 +239,17 @@ def test_stats_split_rates_by_procedure(store):
 def test_stats_say_which_vector_path_the_store_uses(store):
     vp = memory_stats(store, n_resamples=10)["vector_path"]
     assert vp["path"] == "numpy" and vp["pgvector"] is None
-    assert vp["detail"].startswith("sqlite:" if store.engine.dialect.name == "sqlite" else "PostgreSQL without the pgvector")
+    assert vp["detail"].startswith(
+        "sqlite:" if store.engine.dialect.name == "sqlite" else "PostgreSQL without the pgvector"
+    )
 
 
 def test_stats_vector_path_where_pgvector_is_installed(pgvector_url):
     s = MemoryStore(pgvector_url, settings=HASHING)  # start-up creates the extension (available) and the mirror
     vp = memory_stats(s, n_resamples=10)["vector_path"]
-    assert vp["path"] == "pgvector" and vp["pgvector"] and vp["index"] == "hnsw"  # more in tests/test_memory_pgvector.py
+    assert (
+        vp["path"] == "pgvector" and vp["pgvector"] and vp["index"] == "hnsw"
+    )  # more in tests/test_memory_pgvector.py
 
 
 def test_export_labels_writes_one_line_per_labelled_delivery(store, tmp_path):
@@ -214,7 +263,17 @@ def test_export_labels_writes_one_line_per_labelled_delivery(store, tmp_path):
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert n == len(lines) == 1 + 2
     first = lines[0]
-    for key in ("query_id", "query", "memory_id", "memory_text", "grade", "hard_negative", "engaged", "engaged_method", "scope"):
+    for key in (
+        "query_id",
+        "query",
+        "memory_id",
+        "memory_text",
+        "grade",
+        "hard_negative",
+        "engaged",
+        "engaged_method",
+        "scope",
+    ):
         assert key in first
     assert first["query_id"] == a.search_id and first["grade"] == 3 and first["engaged"] is None
     assert {x["query_id"] for x in lines[1:]} == {b.search_id} and all(x["engaged"] is not None for x in lines[1:])

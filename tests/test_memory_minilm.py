@@ -34,8 +34,13 @@ def test_model_comes_from_the_installed_package(minilm):
 
 
 def test_vectors_are_unit_length_and_semantic(minilm):
-    v = minilm.embed(["Caroline is researching adoption agencies", "She has been looking into agencies to adopt a child.",
-                      "The team prefers vegetarian catering"])
+    v = minilm.embed(
+        [
+            "Caroline is researching adoption agencies",
+            "She has been looking into agencies to adopt a child.",
+            "The team prefers vegetarian catering",
+        ]
+    )
     assert v.shape == (3, 384) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert float(v[0] @ v[1]) > 0.55 > float(v[0] @ v[2])
@@ -44,18 +49,28 @@ def test_vectors_are_unit_length_and_semantic(minilm):
 
 def test_paraphrase_is_retrieved_first(minilm, tmp_path: Path):
     s = MemoryStore(f"sqlite:///{tmp_path / 'm.db'}", settings=MemorySettings(embedder="minilm"), embedder=minilm)
-    s.add([{"id": "rev", "text": "The quarterly revenue grew by twelve percent"},
-           {"id": "food", "text": "The team prefers vegetarian catering"},
-           {"id": "trip", "text": "Flights to Lisbon are booked for April"},
-           {"id": "hire", "text": "Two engineers start on Monday"}])
+    s.add(
+        [
+            {"id": "rev", "text": "The quarterly revenue grew by twelve percent"},
+            {"id": "food", "text": "The team prefers vegetarian catering"},
+            {"id": "trip", "text": "Flights to Lisbon are booked for April"},
+            {"id": "hire", "text": "Two engineers start on Monday"},
+        ]
+    )
     res = s.search("How much did sales increase this quarter?", 2, explain=True)
-    assert res.hits[0].memory.id == "rev" and res.hits[0].components["keywords"] == 0.0  # no shared word: similarity alone
+    assert (
+        res.hits[0].memory.id == "rev" and res.hits[0].components["keywords"] == 0.0
+    )  # no shared word: similarity alone
 
 
 def test_semantic_second_chance_with_minilm(minilm, tmp_path: Path):
     s = MemoryStore(f"sqlite:///{tmp_path / 'e.db'}", settings=MemorySettings(embedder="minilm"), embedder=minilm)
-    s.add([{"id": "adopt", "text": "Caroline is researching adoption agencies"},
-           {"id": "food", "text": "The team prefers vegetarian catering"}])
+    s.add(
+        [
+            {"id": "adopt", "text": "Caroline is researching adoption agencies"},
+            {"id": "food", "text": "The team prefers vegetarian catering"},
+        ]
+    )
     res = s.search("What is Caroline working on?", 2)
     rep = engage(s, res.search_id, "She has been looking into agencies to adopt a child.")
     assert rep.engaged == {"semantic": 1}

@@ -34,7 +34,10 @@ def _data(n: int, seed: int = 3) -> tuple[list[dict], np.ndarray, np.ndarray, li
     centres = rng.normal(size=(12, DIM))
     vecs = centres[rng.integers(0, 12, size=n)] + 0.9 * rng.normal(size=(n, DIM))
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    mems = [{"id": f"m{i:04d}", "text": " ".join(rng.choice(words, 5)) + f" item{i}", "scope": f"s{i % 3}"} for i in range(n)]
+    mems = [
+        {"id": f"m{i:04d}", "text": " ".join(rng.choice(words, 5)) + f" item{i}", "scope": f"s{i % 3}"}
+        for i in range(n)
+    ]
     return mems, vecs.astype(np.float32), centres, words
 
 
@@ -49,7 +52,11 @@ def _queries(centres: np.ndarray, words: list[str], n: int, seed: int = 11) -> l
 
 def _ranked(store, q_text, q_vec, k, **kw):
     hits = rank_hits(store, q_text, k, query_vector=q_vec, **kw)
-    return [h.memory.id for h in hits], np.array([h.components["similarity"] for h in hits]), np.array([h.score for h in hits])
+    return (
+        [h.memory.id for h in hits],
+        np.array([h.components["similarity"] for h in hits]),
+        np.array([h.score for h in hits]),
+    )
 
 
 @pytest.fixture()
@@ -126,7 +133,9 @@ def test_backfill_from_real_arrays_when_the_mirror_is_first_created(loaded):
     fresh = MemoryStore(url, settings=EXACT)
     with fresh.engine.connect() as conn:
         assert fresh.vector_path.mirror.count(conn) == 600
-        assert conn.execute(text("SELECT count(*) FROM pg_indexes WHERE indexname = 'memory_vectors_hnsw'")).scalar() == 1
+        assert (
+            conn.execute(text("SELECT count(*) FROM pg_indexes WHERE indexname = 'memory_vectors_hnsw'")).scalar() == 1
+        )
     np_store = MemoryStore(url, settings=NUMPY)
     for q_text, q_vec in _queries(centres, words, 3):
         a, b = _ranked(fresh, q_text, q_vec, 10), _ranked(np_store, q_text, q_vec, 10)
@@ -172,17 +181,23 @@ def test_a_bulk_write_rebuilds_the_hnsw_index_in_its_transaction(pgvector_url, m
     assert sum(s.startswith("CREATE INDEX") for s in statements) == 1
     with store.engine.connect() as conn:
         assert store.vector_path.mirror.count(conn) == 350
-        assert conn.execute(text("SELECT count(*) FROM pg_indexes WHERE indexname = 'memory_vectors_hnsw'")).scalar() == 1
+        assert (
+            conn.execute(text("SELECT count(*) FROM pg_indexes WHERE indexname = 'memory_vectors_hnsw'")).scalar() == 1
+        )
     q_text, q_vec = _queries(centres, words, 1)[0]
     exact = MemoryStore(pgvector_url, settings=EXACT)
-    assert _ranked(exact, q_text, q_vec, 10)[0] == _ranked(MemoryStore(pgvector_url, settings=NUMPY), q_text, q_vec, 10)[0]
+    assert (
+        _ranked(exact, q_text, q_vec, 10)[0] == _ranked(MemoryStore(pgvector_url, settings=NUMPY), q_text, q_vec, 10)[0]
+    )
 
 
 def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url):
     store = MemoryStore(pgvector_url, settings=EXACT)
     mems, vecs, _c, _w = _data(40)
     store.add(mems[:20], embeddings=vecs[:20])
-    store.add(mems[20:], embeddings=vecs[20:], embedding_model="another-model")  # not this store's vectors: not mirrored
+    store.add(
+        mems[20:], embeddings=vecs[20:], embedding_model="another-model"
+    )  # not this store's vectors: not mirrored
     store.add([{"id": "blank", "text": "the and of"}])  # stopwords only: the hashing vector is all-zero
     mirror = store.vector_path.mirror
     with store.engine.connect() as conn:
@@ -193,8 +208,13 @@ def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url
         assert conn.execute(text("SELECT count(*) FROM memories WHERE embedding_model = 'another-model'")).scalar() == 0
     np_store = MemoryStore(pgvector_url, settings=NUMPY)
     q = store.embedder.embed([mems[25]["text"]])[0]
-    a, b = _ranked(store, mems[25]["text"], q, 41, ranker="dense"), _ranked(np_store, mems[25]["text"], q, 41, ranker="dense")
-    assert a[0][0] == "m0025" and a[0] == b[0] and "blank" in a[0]  # every row ranked: the zero vector scores 0 on both paths
+    a, b = (
+        _ranked(store, mems[25]["text"], q, 41, ranker="dense"),
+        _ranked(np_store, mems[25]["text"], q, 41, ranker="dense"),
+    )
+    assert (
+        a[0][0] == "m0025" and a[0] == b[0] and "blank" in a[0]
+    )  # every row ranked: the zero vector scores 0 on both paths
     np.testing.assert_allclose(a[1], b[1], atol=1e-5, rtol=0)
 
 
@@ -207,14 +227,22 @@ def test_stats_and_cli_name_the_pgvector_path(loaded, monkeypatch):
     url, pg, _c, _w = loaded
     vp = memory_stats(pg, n_resamples=10)["vector_path"]
     assert vp["path"] == "pgvector" and vp["pgvector"] and vp["index"] == "hnsw"
-    assert vp["detail"].startswith(f"pgvector {vp['pgvector']}: dense top-k in PostgreSQL") and "cosine similarity" in vp["detail"]
+    assert (
+        vp["detail"].startswith(f"pgvector {vp['pgvector']}: dense top-k in PostgreSQL")
+        and "cosine similarity" in vp["detail"]
+    )
     vp = memory_stats(MemoryStore(url, settings=NUMPY), n_resamples=10)["vector_path"]
     assert vp["path"] == "numpy" and vp["pgvector"] and "kept in sync" in vp["detail"]
     register(app)
     monkeypatch.setenv("ASSAY_MEMORY_EMBEDDER", "hashing")
     r = CliRunner().invoke(app, ["--db", url, "memory", "stats", "--json"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["vector_path"] | {"detail": ""} == {"path": "pgvector", "pgvector": vp["pgvector"], "index": "hnsw", "detail": ""}
+    assert json.loads(r.stdout)["vector_path"] | {"detail": ""} == {
+        "path": "pgvector",
+        "pgvector": vp["pgvector"],
+        "index": "hnsw",
+        "detail": "",
+    }
     r = CliRunner().invoke(app, ["--db", url, "memory", "stats"])
     assert r.exit_code == 0 and "vector path: pgvector — pgvector " in r.stdout
 
@@ -223,26 +251,45 @@ def test_a_role_that_may_not_create_the_extension_gets_the_numpy_path(pgvector_c
     db = pgvector_url.rsplit("/", 1)[1]
     role = "mem_" + db
     pgvector_cluster._admin(f"CREATE ROLE {role} LOGIN PASSWORD 'mem-pw-123'")
-    pgvector_cluster._admin(f'ALTER DATABASE "{db}" OWNER TO {role}')  # may create tables, not the (untrusted) extension
+    pgvector_cluster._admin(
+        f'ALTER DATABASE "{db}" OWNER TO {role}'
+    )  # may create tables, not the (untrusted) extension
     url = pgvector_url.replace(f"postgres:{pgvector_cluster.password}@", f"{role}:mem-pw-123@")
     store = MemoryStore(url, settings=HASHING)
-    assert store.vector_path.path == "numpy" and "refused" in store.vector_path.detail and store.vector_path.mirror is None
-    store.add([{"id": "a", "text": "Invoice 42 from Acme was paid in March"}, {"id": "b", "text": "The offsite is in Lisbon"}])
+    assert (
+        store.vector_path.path == "numpy" and "refused" in store.vector_path.detail and store.vector_path.mirror is None
+    )
+    store.add(
+        [{"id": "a", "text": "Invoice 42 from Acme was paid in March"}, {"id": "b", "text": "The offsite is in Lisbon"}]
+    )
     assert [h.memory.id for h in store.search("Acme invoice", 1)] == ["a"]
 
 
 def test_pgvector_before_hnsw_gets_no_index_and_an_exact_scan(loaded):
-    assert (pgvector_index_kind("0.4.4"), pgvector_index_kind("0.5.0"), pgvector_index_kind("0.8.0"), pgvector_index_kind(None)) == \
-           ("none", "hnsw", "hnsw", "none")
+    assert (
+        pgvector_index_kind("0.4.4"),
+        pgvector_index_kind("0.5.0"),
+        pgvector_index_kind("0.8.0"),
+        pgvector_index_kind(None),
+    ) == ("none", "hnsw", "hnsw", "none")
     from assay.memory.tables import memories
 
     url, pg, centres, _w = loaded
-    old = VectorMirror(memories, key="seq", source="embedding", dim=DIM, name="memory_vectors_old", version="0.4.4",
-                       eligible=memories.c.embedding_model == pg.embedder.model)
+    old = VectorMirror(
+        memories,
+        key="seq",
+        source="embedding",
+        dim=DIM,
+        name="memory_vectors_old",
+        version="0.4.4",
+        eligible=memories.c.embedding_model == pg.embedder.model,
+    )
     status = old.ensure(pg.engine)
     assert (status.created, status.rows_added, status.index) == (True, 600, "none")
     with pg.engine.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = 'memory_vectors_old'")).scalar() == 1  # the pkey only
+        assert (
+            conn.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = 'memory_vectors_old'")).scalar() == 1
+        )  # the pkey only
     keys, sims = old.top_k(pg.engine, centres[0], 5)
     exact_keys, exact_sims = pg.vector_path.mirror.top_k(pg.engine, centres[0], 5, exact=True)
     assert keys.tolist() == exact_keys.tolist() and np.allclose(sims, exact_sims, atol=1e-6)
@@ -252,6 +299,7 @@ def test_pgvector_before_hnsw_gets_no_index_and_an_exact_scan(loaded):
 
 
 # -- the pool bound, without a database: MemoryIndex.rank with an exact in-process pool ----------
+
 
 def _index_and_pool(seed: int):
     from datetime import datetime, timedelta, timezone
@@ -266,17 +314,29 @@ def _index_and_pool(seed: int):
     vecs[rng.integers(0, n, 10)] = 0.0  # zero vectors: similarity 0, never pooled
     words = [f"w{i}" for i in range(40)]
     t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    rows = [IndexRow(i + 1, f"m{rng.integers(0, 10**6):06d}-{i}", "note", list(rng.choice(words, 3)), f"s{i % 4}",
-                     float(rng.uniform()), t0 + timedelta(days=int(rng.integers(0, 90))), bool(rng.uniform() < 0.05), False,
-                     None if i % 37 == 0 else vecs[i]) for i in range(n)]
+    rows = [
+        IndexRow(
+            i + 1,
+            f"m{rng.integers(0, 10**6):06d}-{i}",
+            "note",
+            list(rng.choice(words, 3)),
+            f"s{i % 4}",
+            float(rng.uniform()),
+            t0 + timedelta(days=int(rng.integers(0, 90))),
+            bool(rng.uniform() < 0.05),
+            False,
+            None if i % 37 == 0 else vecs[i],
+        )
+        for i in range(n)
+    ]
     index = MemoryIndex()
     index.upsert(rows)
     calls = []
 
     def pool(q, size):  # the exact top `size` by cosine among non-zero vectors, as the SQL query returns it
         calls.append(size)
-        have = np.flatnonzero(index._nonzero.a[:len(index)])
-        sims = (index._vec[:len(index)] @ q)[have].astype(np.float64)  # numpy's full-scan arithmetic: identical ties
+        have = np.flatnonzero(index._nonzero.a[: len(index)])
+        sims = (index._vec[: len(index)] @ q)[have].astype(np.float64)  # numpy's full-scan arithmetic: identical ties
         order = np.argsort(-sims, kind="stable")[:size]
         return DensePool(np.asarray(index.seqs)[have[order]], sims[order])
 
@@ -292,8 +352,14 @@ def test_a_dense_pool_gives_the_full_scan_ranking(seed):
     for trial in range(12):
         q = rng.normal(size=16).astype(np.float32)
         q /= np.linalg.norm(q)
-        kw = dict(weights=weight_sets[trial % 2], ranker=["composite", "dense"][trial % 3 == 0], scope=f"s{trial % 4}",
-                  now=datetime_now(), half_life_days=30.0, depth=[None, 25][trial % 2])
+        kw = dict(
+            weights=weight_sets[trial % 2],
+            ranker=["composite", "dense"][trial % 3 == 0],
+            scope=f"s{trial % 4}",
+            now=datetime_now(),
+            half_life_days=30.0,
+            depth=[None, 25][trial % 2],
+        )
         q_text = " ".join(rng.choice(words, 2))
         full = index.rank(q_text, q, 10, **kw)
         pooled = index.rank(q_text, q, 10, dense_pool=pool, pool_size=[5, 12, 40][trial % 3], **kw)

@@ -12,8 +12,15 @@ from hypothesis import given, settings, strategies as st
 from assay.memory.config import WEIGHTS, MemorySettings, Weights
 from assay.memory.embeddings import HashingEmbedder
 from assay.memory.index import IndexRow, MemoryIndex
-from assay.memory.scoring import (bm25_idf, composite, keyword_component, recency_component, reliability, scope_component,
-                                  similarity_component)
+from assay.memory.scoring import (
+    bm25_idf,
+    composite,
+    keyword_component,
+    recency_component,
+    reliability,
+    scope_component,
+    similarity_component,
+)
 from assay.memory.text import terms
 
 NOW = datetime(2025, 1, 31, tzinfo=timezone.utc)
@@ -56,21 +63,48 @@ def _index(texts, scopes=None, *, superseded=(), corrections=(), keywords=None):
     emb = HashingEmbedder()
     vecs = emb.embed(texts)
     idx = MemoryIndex()
-    idx.upsert([IndexRow(i + 1, f"m{i:03d}", t, (keywords or {}).get(i, sorted(terms(t))),
-                         (scopes or [None] * len(texts))[i], 0.5, NOW - timedelta(days=i), i in superseded, i in corrections, vecs[i])
-                for i, t in enumerate(texts)])
+    idx.upsert(
+        [
+            IndexRow(
+                i + 1,
+                f"m{i:03d}",
+                t,
+                (keywords or {}).get(i, sorted(terms(t))),
+                (scopes or [None] * len(texts))[i],
+                0.5,
+                NOW - timedelta(days=i),
+                i in superseded,
+                i in corrections,
+                vecs[i],
+            )
+            for i, t in enumerate(texts)
+        ]
+    )
     return idx, emb
 
 
 def _rank(idx, emb, q, k=5, **kw):
     s = MemorySettings(embedder="hashing")
-    return idx.rank(q, emb.embed([q])[0], k, weights=kw.pop("weights", s.weights), now=NOW.timestamp(),
-                    half_life_days=s.recency_half_life_days, **kw)
+    return idx.rank(
+        q,
+        emb.embed([q])[0],
+        k,
+        weights=kw.pop("weights", s.weights),
+        now=NOW.timestamp(),
+        half_life_days=s.recency_half_life_days,
+        **kw,
+    )
 
 
 def test_index_matches_scalar_rules():
-    texts = ["invoice paid in March", "invoice overdue since April", "team offsite in Lisbon", "paid vacation policy",
-             "Lisbon office opened", "the invoice for Lisbon was paid"]
+    texts = [
+        "invoice paid in March",
+        "invoice overdue since April",
+        "team offsite in Lisbon",
+        "paid vacation policy",
+        "Lisbon office opened",
+        "the invoice for Lisbon was paid",
+    ]
     idx, emb = _index(texts, ["a", "a", "b", "a", "b", "a"])
     q = "was the Lisbon invoice paid"
     got = _rank(idx, emb, q, k=6, scope="a")
@@ -81,9 +115,13 @@ def test_index_matches_scalar_rules():
     for r in got:
         i = r.row
         cos = float(np.dot(emb.embed([texts[i]])[0], qv))
-        expect = {"similarity": similarity_component(cos), "keywords": keyword_component(qt, kw_terms[i], idf),
-                  "scope": scope_component("a", ["a", "a", "b", "a", "b", "a"][i]), "confidence": 0.5,
-                  "recency": recency_component(float(i), 30.0)}
+        expect = {
+            "similarity": similarity_component(cos),
+            "keywords": keyword_component(qt, kw_terms[i], idf),
+            "scope": scope_component("a", ["a", "a", "b", "a", "b", "a"][i]),
+            "confidence": 0.5,
+            "recency": recency_component(float(i), 30.0),
+        }
         for name, v in expect.items():
             assert r.components[name] == pytest.approx(v, abs=1e-6), name
         assert r.score == pytest.approx(composite(expect, WEIGHTS), abs=1e-6)
@@ -99,8 +137,13 @@ def test_ties_break_by_id_and_k_bounds():
 
 
 def test_superseded_meta_and_scope_restriction_exclude_candidates():
-    texts = ["invoice paid", "remember to save memories about invoice payments", "invoice paid (corrected)", "invoice in scope b",
-             "saved this to memory: invoice paid late"]
+    texts = [
+        "invoice paid",
+        "remember to save memories about invoice payments",
+        "invoice paid (corrected)",
+        "invoice in scope b",
+        "saved this to memory: invoice paid late",
+    ]
     idx, emb = _index(texts, ["a", "a", "a", "b", "a"], superseded={0}, corrections={4})
     ids = [idx.ids[r.row] for r in _rank(idx, emb, "invoice paid", k=10)]
     assert "m000" not in ids and "m001" not in ids  # superseded; meta-memory
@@ -128,7 +171,9 @@ def test_query_vector_is_not_computed_without_candidates():
 
 def test_upsert_updates_keywords_and_flags_in_place():
     idx, emb = _index(["alpha", "beta"], keywords={0: ["alpha"], 1: ["beta"]})
-    assert idx.ids[_rank(idx, emb, "gamma", k=1, weights=Weights(similarity=0, keywords=1, scope=0))[0].row] == "m000"  # tie → id
+    assert (
+        idx.ids[_rank(idx, emb, "gamma", k=1, weights=Weights(similarity=0, keywords=1, scope=0))[0].row] == "m000"
+    )  # tie → id
     idx.upsert([IndexRow(2, "m001", "beta", ["beta", "gamma"], None, 0.5, NOW, False, False, None)])
     top = _rank(idx, emb, "gamma", k=1, weights=Weights(similarity=0, keywords=1, scope=0))[0]
     assert idx.ids[top.row] == "m001" and top.components["keywords"] == 1.0
@@ -144,11 +189,23 @@ def test_vector_dimension_mismatch_is_refused():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from(["invoice", "paid", "lisbon", "april", "team", "offsite", "매출", "증가", "budget"]),
-                min_size=1, max_size=6).map(" ".join),
-       st.integers(min_value=1, max_value=8))
+@given(
+    st.lists(
+        st.sampled_from(["invoice", "paid", "lisbon", "april", "team", "offsite", "매출", "증가", "budget"]),
+        min_size=1,
+        max_size=6,
+    ).map(" ".join),
+    st.integers(min_value=1, max_value=8),
+)
 def test_property_index_scores_equal_scalar_composite(query, k):
-    texts = ["invoice paid april", "team offsite lisbon", "매출 증가 budget", "budget lisbon invoice", "paid team", "증가 april"]
+    texts = [
+        "invoice paid april",
+        "team offsite lisbon",
+        "매출 증가 budget",
+        "budget lisbon invoice",
+        "paid team",
+        "증가 april",
+    ]
     idx, emb = _index(texts, ["x", "y", "x", "y", "x", "y"])
     got = _rank(idx, emb, query, k=k, scope="x")
     assert len(got) == min(k, len(texts))

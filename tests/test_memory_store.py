@@ -38,8 +38,12 @@ class CountingEmbedder(HashingEmbedder):
 
 
 def test_add_derives_keywords_only_from_the_memory_text(store):
-    r = store.add([{"id": "m1", "text": "Caroline attended an LGBTQ support group", "scope": "c1"},
-                   {"id": "m2", "text": "회사의 매출은 작년에 크게 증가했다", "keywords": ["매출", "revenue"]}])
+    r = store.add(
+        [
+            {"id": "m1", "text": "Caroline attended an LGBTQ support group", "scope": "c1"},
+            {"id": "m2", "text": "회사의 매출은 작년에 크게 증가했다", "keywords": ["매출", "revenue"]},
+        ]
+    )
     assert r.added == ["m1", "m2"] and r.embedded == 2
     m1, m2 = store.get("m1"), store.get("m2")
     assert m1.keywords == ("caroline", "attended", "lgbtq", "support", "group") and m1.keywords_source == "derived"
@@ -49,8 +53,12 @@ def test_add_derives_keywords_only_from_the_memory_text(store):
 
 def test_duplicate_text_in_scope_unions_keywords_and_corroborates(store):
     store.add([{"id": "m1", "text": "Invoice 42 was paid", "scope": "s", "keywords": ["invoice"]}])
-    r = store.add([{"id": "other", "text": "invoice 42  WAS paid", "scope": "s", "keywords": ["payment"]},
-                   {"id": "m9", "text": "Invoice 42 was paid", "scope": "elsewhere"}])
+    r = store.add(
+        [
+            {"id": "other", "text": "invoice 42  WAS paid", "scope": "s", "keywords": ["payment"]},
+            {"id": "m9", "text": "Invoice 42 was paid", "scope": "elsewhere"},
+        ]
+    )
     assert r.merged == {"other": "m1"} and r.added == ["m9"]
     m1 = store.get("m1")
     assert m1.keywords == ("invoice", "payment") and m1.n_corroborations == 1
@@ -110,11 +118,19 @@ def test_corroborate_contradict_and_supersede_api(store):
 
 def test_add_file_reports_every_bad_line(store, tmp_path):
     f = tmp_path / "m.jsonl"
-    f.write_text('{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n', encoding="utf-8")
+    f.write_text(
+        '{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(MemoryFileError) as e:
         store.add_file(f)
     msg = str(e.value)
-    assert f"{f}:2: text:" in msg and f"{f}:3: <json>:" in msg and f"{f}:4: confidence:" in msg and f"{f}:5: colour: unknown field" in msg
+    assert (
+        f"{f}:2: text:" in msg
+        and f"{f}:3: <json>:" in msg
+        and f"{f}:4: confidence:" in msg
+        and f"{f}:5: colour: unknown field" in msg
+    )
     assert store.count() == 0
 
 
@@ -177,17 +193,37 @@ def test_vectors_of_another_model_are_reencoded_on_load(url):
 
 
 def test_search_logs_every_delivery_with_provenance(store):
-    store.add([{"id": "m1", "text": "Melanie painted a lake sunrise in 2022", "scope": "c1", "layer": "episodic", "source_ref": "gen-v2"},
-               {"id": "m2", "text": "Caroline went to a pride parade", "scope": "c1"},
-               {"id": "m3", "text": "Remember to save memories about painting", "scope": "c1"}])
-    res = store.search("User: when did Melanie paint the sunrise?\n<memories>m2: old</memories>", 2, scope="c1", session_id="sess-1")
+    store.add(
+        [
+            {
+                "id": "m1",
+                "text": "Melanie painted a lake sunrise in 2022",
+                "scope": "c1",
+                "layer": "episodic",
+                "source_ref": "gen-v2",
+            },
+            {"id": "m2", "text": "Caroline went to a pride parade", "scope": "c1"},
+            {"id": "m3", "text": "Remember to save memories about painting", "scope": "c1"},
+        ]
+    )
+    res = store.search(
+        "User: when did Melanie paint the sunrise?\n<memories>m2: old</memories>", 2, scope="c1", session_id="sess-1"
+    )
     assert res.query == "User: when did Melanie paint the sunrise?"
     assert [h.memory.id for h in res] == ["m1", "m2"] and all(h.components is None for h in res)
     with store.engine.connect() as conn:
         rows = conn.execute(select(memory_deliveries).order_by(memory_deliveries.c.rank)).all()
     assert len(rows) == 2 and {r.search_id for r in rows} == {res.search_id}
     r = rows[0]
-    assert (r.memory_id, r.rank, r.layer, r.scope, r.search_scope, r.session_id, r.source_ref) == ("m1", 1, "episodic", "c1", "c1", "sess-1", "gen-v2")
+    assert (r.memory_id, r.rank, r.layer, r.scope, r.search_scope, r.session_id, r.source_ref) == (
+        "m1",
+        1,
+        "episodic",
+        "c1",
+        "c1",
+        "sess-1",
+        "gen-v2",
+    )
     assert r.arm == "default" and r.version == "composite-v1" and r.reranker_model is None and r.query == res.query
     assert set(r.score_components) == {"similarity", "keywords", "scope", "confidence", "recency"}
     assert r.score == pytest.approx(res.hits[0].score) and r.id == res.hits[0].delivery_id and r.created_at is not None
@@ -261,9 +297,23 @@ def test_bad_reranker_output_is_refused(url):
 
 def test_memory_jsonl_roundtrip_through_add_file(store, tmp_path):
     f = tmp_path / "m.jsonl"
-    f.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in [
-        {"id": "k1", "text": "매출은 작년에 증가했다", "scope": "kr", "created_at": "2024-01-02T03:04:05+09:00", "meta": {"src": 1}},
-        {"id": "k2", "text": "비용이 줄었다", "scope": "kr"}]) + "\n", encoding="utf-8")
+    f.write_text(
+        "\n".join(
+            json.dumps(x, ensure_ascii=False)
+            for x in [
+                {
+                    "id": "k1",
+                    "text": "매출은 작년에 증가했다",
+                    "scope": "kr",
+                    "created_at": "2024-01-02T03:04:05+09:00",
+                    "meta": {"src": 1},
+                },
+                {"id": "k2", "text": "비용이 줄었다", "scope": "kr"},
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     r = store.add_file(f)
     assert r.added == ["k1", "k2"]
     k1 = store.get("k1")
@@ -282,7 +332,9 @@ def test_searching_with_another_embedder_warns_before_replacing_vectors(url, cap
     """Re-embedding under another model is a migration; on a shared store it must not be silent."""
     import logging
 
-    MemoryStore(url, settings=HASHING).add([{"id": "a", "text": "flights to Denver"}, {"id": "b", "text": "hotel in Paris"}])
+    MemoryStore(url, settings=HASHING).add(
+        [{"id": "a", "text": "flights to Denver"}, {"id": "b", "text": "hotel in Paris"}]
+    )
     other = MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256))
     with caplog.at_level(logging.WARNING, logger="assay.memory.store"):
         other.search("Denver flights", 1)

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from assay.memory.prefilter import is_meta_memory, passes_prefilter
-from assay.memory.text import clean_context, dedupe_key, derive_keywords, distinctive_terms, keyword_terms, terms, tokens
+from assay.memory.text import (
+    clean_context,
+    dedupe_key,
+    derive_keywords,
+    distinctive_terms,
+    keyword_terms,
+    terms,
+    tokens,
+)
 
 
 def test_tokens_split_scripts_and_bigram_cjk():
@@ -76,26 +84,32 @@ def test_clean_context_blank_and_bad_limit():
         clean_context("x", max_chars=0)
 
 
-@pytest.mark.parametrize("text", [
-    "Remember to save memories after each task",
-    "The memory store returned nothing for billing",
-    "Saved this to memory.",
-    "No relevant memories were found.",
-    "This memory is about the tool itself",
-    "memory grades were low today",
-    "기억 시스템에 저장했다",
-    "이 메모를 메모리에 저장했다",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remember to save memories after each task",
+        "The memory store returned nothing for billing",
+        "Saved this to memory.",
+        "No relevant memories were found.",
+        "This memory is about the tool itself",
+        "memory grades were low today",
+        "기억 시스템에 저장했다",
+        "이 메모를 메모리에 저장했다",
+    ],
+)
 def test_meta_memories_are_detected(text):
     assert is_meta_memory(text)
 
 
-@pytest.mark.parametrize("text", [
-    "Caroline has fond memories of her wedding",
-    "Melanie painted a lake sunrise in 2022",
-    "The memory card of the camera broke",
-    "어린 시절의 기억이 좋다",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Caroline has fond memories of her wedding",
+        "Melanie painted a lake sunrise in 2022",
+        "The memory card of the camera broke",
+        "어린 시절의 기억이 좋다",
+    ],
+)
 def test_ordinary_memories_pass(text):
     assert not is_meta_memory(text)
 

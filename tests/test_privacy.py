@@ -24,7 +24,7 @@ ANSWER_MARK = "Zanzibarquux"  # a word that only the answers contain
 
 
 def _secret_ids(n: int) -> list[str]:
-    return [f"case-{SECRET}-{i:04d}-<é&\"{i}>" for i in range(n)]
+    return [f'case-{SECRET}-{i:04d}-<é&"{i}>' for i in range(n)]
 
 
 def _rows() -> list[dict]:
@@ -35,7 +35,9 @@ def _rows() -> list[dict]:
         for j, variant in enumerate(("single_pass", "debate")):
             k = (i + j) % len(answers)
             meta = {"human_label": labels[k]} if labels[k] else {}
-            rows.append(case(cid, variant, f"{answers[k]} {ANSWER_MARK}.", slice=["income", "margins"][i % 2], meta=meta))
+            rows.append(
+                case(cid, variant, f"{answers[k]} {ANSWER_MARK}.", slice=["income", "margins"][i % 2], meta=meta)
+            )
     rows.append(case(f"case-{SECRET}-lonely", "solo", f"{GOOD} {ANSWER_MARK}.", slice="other"))
     return rows
 
@@ -50,14 +52,30 @@ def reports(tmp_path_factory) -> dict[str, object]:
     runner = CliRunner()
     try:
         runs = {}
-        for name, extra in {"plain": [], "full": ["--judge", "stub", "--baseline", "single_pass",
-                                                  "--label-field", "meta.human_label", "--positive", "Incorrect Answer",
-                                                  "--exclude-label", "Refusal"]}.items():
+        for name, extra in {
+            "plain": [],
+            "full": [
+                "--judge",
+                "stub",
+                "--baseline",
+                "single_pass",
+                "--label-field",
+                "meta.human_label",
+                "--positive",
+                "Incorrect Answer",
+                "--exclude-label",
+                "Refusal",
+            ],
+        }.items():
             res = runner.invoke(app, ["eval", str(cases), "--out", str(tmp / "out"), "--name", name, *extra])
             assert res.exit_code == 0, res.output
             runs[name] = res
-        compare = runner.invoke(app, ["compare", str(tmp / "out" / "plain.local.json"), str(tmp / "out" / "full.local.json"), "--json"])
-        compare_table = runner.invoke(app, ["compare", str(tmp / "out" / "plain.local.json"), str(tmp / "out" / "full.local.json")])
+        compare = runner.invoke(
+            app, ["compare", str(tmp / "out" / "plain.local.json"), str(tmp / "out" / "full.local.json"), "--json"]
+        )
+        compare_table = runner.invoke(
+            app, ["compare", str(tmp / "out" / "plain.local.json"), str(tmp / "out" / "full.local.json")]
+        )
     finally:
         mp.undo()
     assert compare.exit_code == 0 and compare_table.exit_code == 0
@@ -66,8 +84,11 @@ def reports(tmp_path_factory) -> dict[str, object]:
 
 def _shareable(reports) -> dict[str, str]:
     out: Path = reports["out"]
-    texts = {p.name: p.read_text(encoding="utf-8") for p in sorted(out.iterdir())
-             if p.is_file() and not p.name.endswith(".local.json")}
+    texts = {
+        p.name: p.read_text(encoding="utf-8")
+        for p in sorted(out.iterdir())
+        if p.is_file() and not p.name.endswith(".local.json")
+    }
     for name, res in reports["runs"].items():
         texts[f"console:{name}"] = res.output
     for i, text in enumerate(reports["compare"]):

@@ -11,13 +11,32 @@ from pathlib import Path
 import pytest
 
 from assay.atomic import dumps_json
-from assay.judges.rationality import REPORT_DIMS, composite, judge_rationality, resamples_for, stub_axis_score, stub_scores
-from assay.judges.rationality_rules import DEFAULT_PARAMS, RuleParams, evidence_values, extract_values, findings, heuristic_scores
+from assay.judges.rationality import (
+    REPORT_DIMS,
+    composite,
+    judge_rationality,
+    resamples_for,
+    stub_axis_score,
+    stub_scores,
+)
+from assay.judges.rationality_rules import (
+    DEFAULT_PARAMS,
+    RuleParams,
+    evidence_values,
+    extract_values,
+    findings,
+    heuristic_scores,
+)
 from assay.reports import render_html, render_markdown
 from assay.traces import Trace, load_summary
 
-PLANNER = {"query_type": "cancel", "pipeline": "demo/rag", "stage_sequence": ["retrieve", "rerank", "answer"],
-           "selected_top_k": 5, "retrieval_budget": {"reason": "short question"}}
+PLANNER = {
+    "query_type": "cancel",
+    "pipeline": "demo/rag",
+    "stage_sequence": ["retrieve", "rerank", "answer"],
+    "selected_top_k": 5,
+    "retrieval_budget": {"reason": "short question"},
+}
 
 
 def _trace(*, synthesis: bool = True, **planner) -> dict:
@@ -31,7 +50,9 @@ def _run_dir(tmp_path: Path, traces: dict[str, dict | str | None], slices: dict[
     """Write a summary with one row per id; a None trace is a missing file, a str is written raw."""
     rows = []
     for cid, trace in traces.items():
-        rows.append({"id": cid, "slice": (slices or {}).get(cid, "s1"), "trace_path": f"traces/{cid}.json", "labels": {"y": 1}})
+        rows.append(
+            {"id": cid, "slice": (slices or {}).get(cid, "s1"), "trace_path": f"traces/{cid}.json", "labels": {"y": 1}}
+        )
         if trace is not None:
             p = tmp_path / "traces" / f"{cid}.json"
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -43,27 +64,45 @@ def _run_dir(tmp_path: Path, traces: dict[str, dict | str | None], slices: dict[
 
 # --- stub -----------------------------------------------------------------------------------
 
+
 def test_stub_matches_hand_computed_sha256():
-    subset = {"planner.query_type": "cancel", "planner.pipeline": "demo/rag", "planner.stage_sequence": ["retrieve", "rerank", "answer"],
-              "planner.selected_top_k": 5, "planner.retrieval_budget.reason": "short question"}
-    canonical = ('[{"planner.pipeline":"demo/rag","planner.query_type":"cancel","planner.retrieval_budget.reason":"short question",'
-                 '"planner.selected_top_k":5,"planner.stage_sequence":["retrieve","rerank","answer"]},"planner_decomposition","case-1"]')
+    subset = {
+        "planner.query_type": "cancel",
+        "planner.pipeline": "demo/rag",
+        "planner.stage_sequence": ["retrieve", "rerank", "answer"],
+        "planner.selected_top_k": 5,
+        "planner.retrieval_budget.reason": "short question",
+    }
+    canonical = (
+        '[{"planner.pipeline":"demo/rag","planner.query_type":"cancel","planner.retrieval_budget.reason":"short question",'
+        '"planner.selected_top_k":5,"planner.stage_sequence":["retrieve","rerank","answer"]},"planner_decomposition","case-1"]'
+    )
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     assert digest[:8] == "c1e58006"
     assert stub_axis_score(subset, "planner_decomposition", "case-1") == round(0xC1E58006 / 0xFFFFFFFF, 4) == 0.7574
     # non-ASCII stays UTF-8 (ensure_ascii=False), not \u escapes
-    s2 = {"synthesis_llm_call.user_prompt_text": "Revenue was 5 € bn", "synthesis_llm_call.completion_text": "Revenue: €5bn."}
+    s2 = {
+        "synthesis_llm_call.user_prompt_text": "Revenue was 5 € bn",
+        "synthesis_llm_call.completion_text": "Revenue: €5bn.",
+    }
     canonical2 = '[{"synthesis_llm_call.completion_text":"Revenue: €5bn.","synthesis_llm_call.user_prompt_text":"Revenue was 5 € bn"},"answer_reasoning","case-ü"]'
     h2 = hashlib.sha256(canonical2.encode("utf-8")).hexdigest()
     assert stub_axis_score(s2, "answer_reasoning", "case-ü") == round(int(h2[:8], 16) / 0xFFFFFFFF, 4)
-    assert stub_axis_score({"planner.attempts[*].verification_reasons": [["same_arguments"], []]}, "retrieval_recalls", "case-1") == 0.5352
+    assert (
+        stub_axis_score(
+            {"planner.attempts[*].verification_reasons": [["same_arguments"], []]}, "retrieval_recalls", "case-1"
+        )
+        == 0.5352
+    )
     t = Trace.model_validate(_trace())
     assert stub_scores(t, "case-1")["planner_decomposition"] == 0.7574
     assert stub_scores(t, "case-2")["planner_decomposition"] != 0.7574  # the case id is in the hash
 
 
 def test_stub_run_is_byte_identical_across_runs(tmp_path):
-    summary = _run_dir(tmp_path, {f"c{i}": _trace(stage_sequence=["retrieve"] * (i % 4 + 1), synthesis=i % 3 != 0) for i in range(12)})
+    summary = _run_dir(
+        tmp_path, {f"c{i}": _trace(stage_sequence=["retrieve"] * (i % 4 + 1), synthesis=i % 3 != 0) for i in range(12)}
+    )
     first = judge_rationality(summary, backend="stub")
     second = judge_rationality(summary, backend="stub")
     assert dumps_json(first[0]) == dumps_json(second[0]) and dumps_json(first[1]) == dumps_json(second[1])
@@ -75,17 +114,30 @@ def test_stub_run_is_byte_identical_across_runs(tmp_path):
 
 # --- None-skip arithmetic and bad traces ----------------------------------------------------
 
+
 def test_axis_without_input_is_none_and_dropped_from_the_denominator(tmp_path):
     summary = _run_dir(tmp_path, {"a": _trace(), "b": _trace(synthesis=False), "c": _trace(synthesis=False)})
     local, agg = judge_rationality(summary, backend="stub")
     recs = {r["id"]: r for r in local["cases"]}
-    assert recs["b"]["scores"]["answer_reasoning"] is None and "no synthesis_llm_call" in recs["b"]["reasons"]["answer_reasoning"]
-    assert recs["b"]["scores"]["composite"] == round((recs["b"]["scores"]["planner_decomposition"] + recs["b"]["scores"]["retrieval_recalls"]) / 2, 4)
+    assert (
+        recs["b"]["scores"]["answer_reasoning"] is None
+        and "no synthesis_llm_call" in recs["b"]["reasons"]["answer_reasoning"]
+    )
+    assert recs["b"]["scores"]["composite"] == round(
+        (recs["b"]["scores"]["planner_decomposition"] + recs["b"]["scores"]["retrieval_recalls"]) / 2, 4
+    )
     dims = agg["variants"]["all"]["dims"]
-    assert dims["answer_reasoning"]["effective_n"] == 1 and dims["answer_reasoning"]["mean"] == recs["a"]["scores"]["answer_reasoning"]
+    assert (
+        dims["answer_reasoning"]["effective_n"] == 1
+        and dims["answer_reasoning"]["mean"] == recs["a"]["scores"]["answer_reasoning"]
+    )
     assert dims["answer_reasoning"]["ci"] is None and dims["answer_reasoning"]["std"] is None
     assert dims["planner_decomposition"]["effective_n"] == 3
-    assert math.isclose(dims["planner_decomposition"]["mean"], sum(r["scores"]["planner_decomposition"] for r in recs.values()) / 3, abs_tol=1e-6)
+    assert math.isclose(
+        dims["planner_decomposition"]["mean"],
+        sum(r["scores"]["planner_decomposition"] for r in recs.values()) / 3,
+        abs_tol=1e-6,
+    )
     assert agg["cases_with_synthesis_llm_call"] == 1 and agg["n"] == 3 and agg["n_missing_trace"] == 0
 
 
@@ -99,7 +151,15 @@ def test_axis_with_no_samples_has_null_mean_and_no_ci(tmp_path):
 
 
 def test_missing_invalid_and_plannerless_traces_are_counted_not_zero(tmp_path):
-    summary = _run_dir(tmp_path, {"ok": _trace(), "gone": None, "broken": '{"planner": {', "noplan": {"synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}}})
+    summary = _run_dir(
+        tmp_path,
+        {
+            "ok": _trace(),
+            "gone": None,
+            "broken": '{"planner": {',
+            "noplan": {"synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}},
+        },
+    )
     rows = json.loads(summary.read_text())
     rows["case_results"].append({"id": "nopath", "slice": "s1"})
     summary.write_text(json.dumps(rows))
@@ -107,7 +167,12 @@ def test_missing_invalid_and_plannerless_traces_are_counted_not_zero(tmp_path):
         local, agg = judge_rationality(summary, backend=backend)
         recs = {r["id"]: r for r in local["cases"]}
         assert agg["n_missing_trace"] == 4 and agg["n"] == 5
-        for cid, why in (("gone", "no such file"), ("broken", "<json>"), ("noplan", "planner: missing"), ("nopath", "no trace_path")):
+        for cid, why in (
+            ("gone", "no such file"),
+            ("broken", "<json>"),
+            ("noplan", "planner: missing"),
+            ("nopath", "no trace_path"),
+        ):
             assert recs[cid]["status"] == "missing_trace" and set(recs[cid]["scores"].values()) == {None}
             assert why in recs[cid]["reasons"]["trace"]
         assert recs["ok"]["status"] == "scored"
@@ -135,6 +200,7 @@ def test_traces_dir_overrides_lookup(tmp_path):
 
 # --- privacy --------------------------------------------------------------------------------
 
+
 def test_aggregate_markdown_and_html_hold_no_case_id(tmp_path):
     ids = {f"SECRET-{i:03d}-id": _trace(stage_sequence=["x"] * i) for i in range(8)}
     summary = _run_dir(tmp_path, ids, slices={k: f"slice{i % 2}" for i, k in enumerate(ids)})
@@ -151,6 +217,7 @@ def test_aggregate_markdown_and_html_hold_no_case_id(tmp_path):
 
 # --- heuristic rules ------------------------------------------------------------------------
 
+
 def _steps(*items) -> list[dict]:
     return [{"index": i, **s} for i, s in enumerate(items)]
 
@@ -161,16 +228,25 @@ def _heur(trace: dict, params: RuleParams = RuleParams()) -> dict:
 
 CLEAN = {
     "planner": {"query_type": "cancel", "stage_sequence": ["get_booking", "cancel_booking"], "attempts": []},
-    "synthesis_llm_call": {"user_prompt_text": "[tool get_booking] {\"id\": \"B1X22\", \"price\": 120}", "completion_text": "Booking B1X22 is cancelled; 120 USD will be refunded."},
+    "synthesis_llm_call": {
+        "user_prompt_text": '[tool get_booking] {"id": "B1X22", "price": 120}',
+        "completion_text": "Booking B1X22 is cancelled; 120 USD will be refunded.",
+    },
     "steps": _steps(
         {"actor": "user", "content": "Cancel booking B1X22 please"},
         {"actor": "assistant", "kind": "tool_call", "name": "get_booking", "arguments": {"id": "B1X22"}},
-        {"actor": "get_booking", "kind": "tool_result", "name": "get_booking", "content": "{\"id\": \"B1X22\", \"price\": 120}"},
+        {
+            "actor": "get_booking",
+            "kind": "tool_result",
+            "name": "get_booking",
+            "content": '{"id": "B1X22", "price": 120}',
+        },
         {"actor": "assistant", "content": "B1X22 costs 120 USD. Shall I cancel it?"},
         {"actor": "user", "content": "Yes please"},
         {"actor": "assistant", "kind": "tool_call", "name": "cancel_booking", "arguments": {"id": "B1X22"}},
         {"actor": "cancel_booking", "kind": "tool_result", "name": "cancel_booking", "content": "ok"},
-        {"actor": "assistant", "content": "Booking B1X22 is cancelled; 120 USD will be refunded."}),
+        {"actor": "assistant", "content": "Booking B1X22 is cancelled; 120 USD will be refunded."},
+    ),
 }
 
 
@@ -179,8 +255,11 @@ def test_a_clean_trace_has_no_flaw_and_pays_only_the_caution_prior():
     assert f["planner_decomposition"].pop("state_change") == 1  # the one cancellation took effect
     assert all(n == 0 for axis in f.values() for n in axis.values()), f
     scores, reasons, details = heuristic_scores(Trace.model_validate(CLEAN))
-    assert scores == {"planner_decomposition": round(math.exp(-DEFAULT_PARAMS.state_change), 4), "retrieval_recalls": 1.0,
-                      "answer_reasoning": 1.0}
+    assert scores == {
+        "planner_decomposition": round(math.exp(-DEFAULT_PARAMS.state_change), 4),
+        "retrieval_recalls": 1.0,
+        "answer_reasoning": 1.0,
+    }
     assert reasons["planner_decomposition"] == "state_change×1" and details["rules"].startswith("rationality-rules")
     read_only = copy.deepcopy(CLEAN)  # the same conversation without the write scores 1 everywhere
     read_only["planner"]["stage_sequence"] = ["get_booking"]
@@ -212,9 +291,24 @@ def test_each_rule_fires_on_its_flaw():
 
     t = copy.deepcopy(CLEAN)
     t["planner"]["attempts"] = [
-        {"stage": "get_booking", "step": 1, "outcome": "ok", "verification_reasons": ["same_arguments"]},  # no new reason
-        {"stage": "get_booking", "step": 1, "outcome": "ok", "verification_reasons": ["same_arguments", "after_state_change"]},  # justified
-        {"stage": "cancel_booking", "step": 5, "outcome": "error", "verification_reasons": ["tool_error: Error: locked"]},
+        {
+            "stage": "get_booking",
+            "step": 1,
+            "outcome": "ok",
+            "verification_reasons": ["same_arguments"],
+        },  # no new reason
+        {
+            "stage": "get_booking",
+            "step": 1,
+            "outcome": "ok",
+            "verification_reasons": ["same_arguments", "after_state_change"],
+        },  # justified
+        {
+            "stage": "cancel_booking",
+            "step": 5,
+            "outcome": "error",
+            "verification_reasons": ["tool_error: Error: locked"],
+        },
     ]
     t["steps"][7]["content"] = "Booking B1X22 is cancelled."  # the error is neither retried nor acknowledged
     t["steps"][5]["arguments"] = {"id": "B1X22", "fee": 35.5}  # 35.5 was never retrieved or given
@@ -224,7 +318,9 @@ def test_each_rule_fires_on_its_flaw():
     assert _heur(t)["retrieval_recalls"]["ignored_error"] == 0
 
     t = copy.deepcopy(CLEAN)
-    t["steps"][7]["content"] = "Booking B1X22 is cancelled; 135 USD refunded on 2024-06-01. Your seat has been upgraded."
+    t["steps"][7]["content"] = (
+        "Booking B1X22 is cancelled; 135 USD refunded on 2024-06-01. Your seat has been upgraded."
+    )
     a = _heur(t)["answer_reasoning"]
     assert a == {"unseen_value": 2, "unbacked_claim": 1}  # 135 and the date never seen; nothing upgraded
 
@@ -243,7 +339,13 @@ def test_heuristic_score_formula_and_composite():
 
 
 def test_value_extraction_normalises_formats():
-    assert extract_values("HAT110 on 2024-05-24 at 7:00 PM costs $1,234.50 (3 bags), 12%") == {"HAT110", "2024-05-24", "19:00", "1234.5", "12"}
+    assert extract_values("HAT110 on 2024-05-24 at 7:00 PM costs $1,234.50 (3 bags), 12%") == {
+        "HAT110",
+        "2024-05-24",
+        "19:00",
+        "1234.5",
+        "12",
+    }
     known = evidence_values('{"flight": "HAT110", "date": "2024-05-24", "time": "19:00:00", "price": 1234.50, "n": 3}')
     assert {"2024-05-24", "19:00", "1234.5", "2024", "24", "3"} <= known
     assert extract_values("Flight HAT110 at 19:00 for $1234.5") <= known

@@ -23,7 +23,10 @@ def _summary(tmp_path: Path, n: int = 6, synthesis: bool = True) -> Path:
     for i in range(n):
         trace = {"planner": {"query_type": "cancel", "stage_sequence": ["get_x"] * (3 * i + 1)}}
         if synthesis:
-            trace["synthesis_llm_call"] = {"user_prompt_text": f"value {i * 10 + 10}", "completion_text": f"It is {i * 10 + 10}."}
+            trace["synthesis_llm_call"] = {
+                "user_prompt_text": f"value {i * 10 + 10}",
+                "completion_text": f"It is {i * 10 + 10}.",
+            }
         p = tmp_path / "traces" / f"case-ID-{i}.json"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps(trace))
@@ -62,7 +65,11 @@ def test_explicit_paths_override_out_and_name(tmp_path):
     assert r.exit_code == 0, r.output
     assert json.loads(local.read_text())["kind"] == "rationality" and md.read_text().startswith("# rationality")
     r = _invoke("--eval-summary", str(s), "--out", str(tmp_path / "o"), "--name", "run1", "--out-md", str(md))
-    assert r.exit_code == 0 and (tmp_path / "o" / "run1.local.json").is_file() and not (tmp_path / "o" / "run1.md").exists()
+    assert (
+        r.exit_code == 0
+        and (tmp_path / "o" / "run1.local.json").is_file()
+        and not (tmp_path / "o" / "run1.md").exists()
+    )
     r = _invoke("--eval-summary", str(s), "--output", str(local))
     assert r.exit_code == 2 and "give --out DIR, or all three" in r.output
 
@@ -78,11 +85,14 @@ def test_expect_full_trace_exits_3_when_answer_reasoning_was_never_measured(tmp_
     assert _invoke("--eval-summary", str(s), "--out", str(tmp_path / "out3")).exit_code == 0  # without the flag
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"case_results": [{"slice": "x"}]}', "summary.json: case_results[0].id: field required"),
-    ('{"case_results": [', "summary.json:1: <json>:"),
-    ('{"rows": []}', "summary.json: case_results: missing"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"case_results": [{"slice": "x"}]}', "summary.json: case_results[0].id: field required"),
+        ('{"case_results": [', "summary.json:1: <json>:"),
+        ('{"rows": []}', "summary.json: case_results: missing"),
+    ],
+)
 def test_malformed_summary_exits_2_with_one_line(tmp_path, content, message):
     s = tmp_path / "summary.json"
     s.write_text(content)
@@ -101,7 +111,10 @@ def test_missing_summary_file_exits_2(tmp_path):
 def test_agreement_reports_rho_per_axis_and_slice(tmp_path):
     s = _summary(tmp_path, n=12)
     for b in ("stub", "heuristic"):
-        assert _invoke("--eval-summary", str(s), "--out", str(tmp_path / "out"), "--name", b, "--backend", b).exit_code == 0
+        assert (
+            _invoke("--eval-summary", str(s), "--out", str(tmp_path / "out"), "--name", b, "--backend", b).exit_code
+            == 0
+        )
     a, b = tmp_path / "out" / "stub.local.json", tmp_path / "out" / "heuristic.local.json"
     r = runner.invoke(app, ["judge", "agreement", str(a), str(b), "--json"])
     assert r.exit_code == 0, r.output
@@ -120,8 +133,12 @@ def test_agreement_reports_rho_per_axis_and_slice(tmp_path):
 
 def test_console_script_shares_the_judge_group(tmp_path):
     env = {**os.environ, "ASSAY_HOME": str(tmp_path / "home")}
-    r = subprocess.run([sys.executable, "-c", "import sys; from assay.cli import main; sys.argv=['assay','judge','--help']; main()"],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys; from assay.cli import main; sys.argv=['assay','judge','--help']; main()"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert "rationality" in r.stdout and "agreement" in r.stdout
     if __import__("importlib").util.find_spec("assay.commands.judge"):
@@ -135,8 +152,16 @@ def test_regression_bad_output_options_and_traces_dir_exit_2(tmp_path):
     r = _invoke("--eval-summary", str(s), "--out", str(tmp_path / "o"), "--traces-dir", str(tmp_path / "nowhere"))
     assert r.exit_code == 2 and "--traces-dir" in r.output and "no such directory" in r.output
     (tmp_path / "ex").mkdir()
-    r = _invoke("--eval-summary", str(s), "--output", str(tmp_path / "ex"), "--out-aggregate", str(tmp_path / "ex" / "a.json"),
-                "--out-md", str(tmp_path / "ex" / "a.md"))
+    r = _invoke(
+        "--eval-summary",
+        str(s),
+        "--output",
+        str(tmp_path / "ex"),
+        "--out-aggregate",
+        str(tmp_path / "ex" / "a.json"),
+        "--out-md",
+        str(tmp_path / "ex" / "a.md"),
+    )
     assert r.exit_code == 2 and "--output" in r.output and "is a directory" in r.output and ".tmp" not in r.output
     same = str(tmp_path / "ex" / "same.json")
     r = _invoke("--eval-summary", str(s), "--output", same, "--out-aggregate", same, "--out-md", same)
@@ -152,6 +177,13 @@ def test_regression_agreement_without_shared_cases_exits_2(tmp_path):
             row["id"] = f"{sub}-{row['id']}"
         s.write_text(json.dumps(rows))
         assert _invoke("--eval-summary", str(s), "--out", str(tmp_path / sub / "out")).exit_code == 0
-    r = runner.invoke(app, ["judge", "agreement", str(tmp_path / "a" / "out" / "rationality.local.json"),
-                            str(tmp_path / "b" / "out" / "rationality.local.json")])
+    r = runner.invoke(
+        app,
+        [
+            "judge",
+            "agreement",
+            str(tmp_path / "a" / "out" / "rationality.local.json"),
+            str(tmp_path / "b" / "out" / "rationality.local.json"),
+        ],
+    )
     assert r.exit_code == 2 and "share no case id" in r.output

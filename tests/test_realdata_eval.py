@@ -36,15 +36,34 @@ def fb_run(shared_data: Path, tmp_path_factory) -> dict:
         keep = [line for line in lines if json.loads(line)["id"] in set(ids)]
         sliced = tmp / "fb20.jsonl"
         sliced.write_text("\n".join(keep) + "\n", encoding="utf-8")
-        res = runner.invoke(app, ["eval", str(sliced), "--out", str(tmp / "reports"), "--name", "fb",
-                                  "--label-field", "meta.human_label", "--positive", POSITIVE,
-                                  "--exclude-label", EXCLUDED, "--baseline", BASELINE])
+        res = runner.invoke(
+            app,
+            [
+                "eval",
+                str(sliced),
+                "--out",
+                str(tmp / "reports"),
+                "--name",
+                "fb",
+                "--label-field",
+                "meta.human_label",
+                "--positive",
+                POSITIVE,
+                "--exclude-label",
+                EXCLUDED,
+                "--baseline",
+                BASELINE,
+            ],
+        )
     finally:
         mp.undo()
     assert res.exit_code == 0, res.output
     out = tmp / "reports"
     return {
-        "res": res, "out": out, "ids": ids, "cases": [json.loads(line) for line in keep],
+        "res": res,
+        "out": out,
+        "ids": ids,
+        "cases": [json.loads(line) for line in keep],
         "local": json.loads((out / "fb.local.json").read_text(encoding="utf-8")),
         "agg": json.loads((out / "fb.aggregate.json").read_text(encoding="utf-8")),
     }

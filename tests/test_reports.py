@@ -31,58 +31,103 @@ def _hist(counts):
 def make_aggregate(*, baseline=True, agreement=True) -> dict:
     """A realistic eval aggregate: 3 variants, some nulls, one variant with n=1 and no CI."""
     agg = {
-        "schema": 1, "kind": "eval", "name": "demo", "backend": "stub", "model": None,
-        "gate_version": "gate-1", "n": 41, "dims": DIMS,
+        "schema": 1,
+        "kind": "eval",
+        "name": "demo",
+        "backend": "stub",
+        "model": None,
+        "gate_version": "gate-1",
+        "n": 41,
+        "dims": DIMS,
         "baseline": "single_pass" if baseline else None,
         "weights": {"sourcing": 0.6, "completeness": 0.25, "impersonal": 0.15},
         "notes": ["faithfulness from the stub backend is shown but not in the composite"],
         "variants": {
             "single_pass": {
-                "n": 20, "no_claims_rate": 0.1, "gate_fail_rate": 0.45,
-                "dims": {"composite": _stat(0.7612, 0.12, [0.7081, 0.8113], 18),
-                         "sourcing": _stat(0.65, 0.2, [0.56, 0.74], 18),
-                         "completeness": _stat(0.8, 0.1, [0.75, 0.85], 20),
-                         "impersonal": _stat(0.9, 0.05, [0.88, 0.92], 20),
-                         "faithfulness": _stat(0.5, 0.3, [0.37, 0.63], 12)},
-                "hist": {"composite": _hist([0, 0, 0, 0, 1, 2, 3, 6, 4, 2]),
-                         "sourcing": _hist([1, 0, 0, 1, 2, 3, 4, 3, 2, 2]),
-                         "completeness": _hist([0, 0, 0, 0, 0, 2, 4, 7, 5, 2]),
-                         "impersonal": _hist([0, 0, 0, 0, 0, 0, 0, 2, 8, 10]),
-                         "faithfulness": _hist([2, 1, 1, 1, 1, 1, 1, 1, 2, 1])}},
+                "n": 20,
+                "no_claims_rate": 0.1,
+                "gate_fail_rate": 0.45,
+                "dims": {
+                    "composite": _stat(0.7612, 0.12, [0.7081, 0.8113], 18),
+                    "sourcing": _stat(0.65, 0.2, [0.56, 0.74], 18),
+                    "completeness": _stat(0.8, 0.1, [0.75, 0.85], 20),
+                    "impersonal": _stat(0.9, 0.05, [0.88, 0.92], 20),
+                    "faithfulness": _stat(0.5, 0.3, [0.37, 0.63], 12),
+                },
+                "hist": {
+                    "composite": _hist([0, 0, 0, 0, 1, 2, 3, 6, 4, 2]),
+                    "sourcing": _hist([1, 0, 0, 1, 2, 3, 4, 3, 2, 2]),
+                    "completeness": _hist([0, 0, 0, 0, 0, 2, 4, 7, 5, 2]),
+                    "impersonal": _hist([0, 0, 0, 0, 0, 0, 0, 2, 8, 10]),
+                    "faithfulness": _hist([2, 1, 1, 1, 1, 1, 1, 1, 2, 1]),
+                },
+            },
             "debate": {
-                "n": 20, "no_claims_rate": 0.05, "gate_fail_rate": 0.3,
-                "dims": {"composite": _stat(0.81, 0.1, [0.75, 0.86], 19),
-                         "sourcing": _stat(0.78, 0.15, [0.7, 0.85], 19),
-                         "completeness": _stat(0.83, 0.1, [0.78, 0.88], 20),
-                         "impersonal": _stat(0.88, 0.05, [0.86, 0.9], 20),
-                         "faithfulness": _stat(None, None, None, 0)},
-                "hist": {"composite": _hist([0, 0, 0, 0, 0, 1, 3, 5, 7, 3]),
-                         "sourcing": _hist([0, 0, 0, 1, 1, 2, 3, 5, 4, 3]),
-                         "completeness": _hist([0, 0, 0, 0, 0, 1, 4, 7, 6, 2]),
-                         "impersonal": _hist([0, 0, 0, 0, 0, 0, 1, 3, 8, 8]),
-                         "faithfulness": _hist([0] * 10)}},
+                "n": 20,
+                "no_claims_rate": 0.05,
+                "gate_fail_rate": 0.3,
+                "dims": {
+                    "composite": _stat(0.81, 0.1, [0.75, 0.86], 19),
+                    "sourcing": _stat(0.78, 0.15, [0.7, 0.85], 19),
+                    "completeness": _stat(0.83, 0.1, [0.78, 0.88], 20),
+                    "impersonal": _stat(0.88, 0.05, [0.86, 0.9], 20),
+                    "faithfulness": _stat(None, None, None, 0),
+                },
+                "hist": {
+                    "composite": _hist([0, 0, 0, 0, 0, 1, 3, 5, 7, 3]),
+                    "sourcing": _hist([0, 0, 0, 1, 1, 2, 3, 5, 4, 3]),
+                    "completeness": _hist([0, 0, 0, 0, 0, 1, 4, 7, 6, 2]),
+                    "impersonal": _hist([0, 0, 0, 0, 0, 0, 1, 3, 8, 8]),
+                    "faithfulness": _hist([0] * 10),
+                },
+            },
             "mini_model": {
-                "n": 1, "no_claims_rate": 0.0, "gate_fail_rate": 1.0,
-                "dims": {"composite": _stat(0.55, None, None, 1),
-                         "sourcing": _stat(0.4, None, None, 1),
-                         "completeness": _stat(None, None, None, 0),
-                         "impersonal": _stat(1.0, None, None, 1)},
-                "hist": {"composite": _hist([0, 0, 0, 0, 0, 1, 0, 0, 0, 0])}},
+                "n": 1,
+                "no_claims_rate": 0.0,
+                "gate_fail_rate": 1.0,
+                "dims": {
+                    "composite": _stat(0.55, None, None, 1),
+                    "sourcing": _stat(0.4, None, None, 1),
+                    "completeness": _stat(None, None, None, 0),
+                    "impersonal": _stat(1.0, None, None, 1),
+                },
+                "hist": {"composite": _hist([0, 0, 0, 0, 0, 1, 0, 0, 0, 0])},
+            },
         },
         "lift": {
-            "debate": {"composite": {"diff": 0.0488, "ci": [-0.01, 0.1], "n_pairs": 18},
-                       "sourcing": {"diff": 0.13, "ci": [0.05, 0.2], "n_pairs": 18}},
-            "mini_model": {"composite": {"diff": -0.2, "ci": None, "n_pairs": 1},
-                           "sourcing": {"diff": None, "ci": None, "n_pairs": 0}},
+            "debate": {
+                "composite": {"diff": 0.0488, "ci": [-0.01, 0.1], "n_pairs": 18},
+                "sourcing": {"diff": 0.13, "ci": [0.05, 0.2], "n_pairs": 18},
+            },
+            "mini_model": {
+                "composite": {"diff": -0.2, "ci": None, "n_pairs": 1},
+                "sourcing": {"diff": None, "ci": None, "n_pairs": 0},
+            },
         },
-        "agreement": {"label_field": "meta.human_label", "positive": "Incorrect Answer",
-                      "excluded": {"Refusal": 12}, "no_claims_left_out": 7, "n": 100,
-                      "tp": 30, "fp": 10, "fn": 15, "tn": 45, "precision": 0.75,
-                      "recall": 0.6667, "accuracy": 0.75, "kappa": 0.4898},
-        "bottom": {d: [{"rank": i + 1, "variant": v, "slice": s, "score": sc}
-                       for i, (v, s, sc) in enumerate([("single_pass", "income", 0.12),
-                                                       ("debate", None, 0.2), ("mini_model", "ratios", 0.31)])]
-                   for d in DIMS[:4]},
+        "agreement": {
+            "label_field": "meta.human_label",
+            "positive": "Incorrect Answer",
+            "excluded": {"Refusal": 12},
+            "no_claims_left_out": 7,
+            "n": 100,
+            "tp": 30,
+            "fp": 10,
+            "fn": 15,
+            "tn": 45,
+            "precision": 0.75,
+            "recall": 0.6667,
+            "accuracy": 0.75,
+            "kappa": 0.4898,
+        },
+        "bottom": {
+            d: [
+                {"rank": i + 1, "variant": v, "slice": s, "score": sc}
+                for i, (v, s, sc) in enumerate(
+                    [("single_pass", "income", 0.12), ("debate", None, 0.2), ("mini_model", "ratios", 0.31)]
+                )
+            ]
+            for d in DIMS[:4]
+        },
     }
     if not baseline:
         agg["lift"] = {}
@@ -101,6 +146,7 @@ def _external_urls(text: str) -> set[str]:
 
 
 # --- markdown ------------------------------------------------------------------------------
+
 
 def test_markdown_has_title_tables_and_ranks_by_composite():
     md = render_markdown(make_aggregate())
@@ -145,8 +191,13 @@ def test_null_composite_sorts_last_and_minimal_aggregate_renders():
     agg["variants"]["aa_nocomp"] = {"n": 3, "dims": {"composite": _stat(None, None, None, 0)}}
     rows = _table_lines(render_markdown(agg), "Variants")
     assert [r.split("|")[1].strip() for r in rows[-2:]] == ["aa_nocomp", "zz_empty"]
-    minimal = {"schema": 1, "kind": "rationality", "backend": "stub", "n": 2,
-               "variants": {"all": {"n": 2, "dims": {"planning": _stat(0.5, 0.1, None, 2)}}}}
+    minimal = {
+        "schema": 1,
+        "kind": "rationality",
+        "backend": "stub",
+        "n": 2,
+        "variants": {"all": {"n": 2, "dims": {"planning": _stat(0.5, 0.1, None, 2)}}},
+    }
     assert "| all | 2 | 0.500 |" in render_markdown(minimal)
     assert "<svg" in render_html(minimal)
 
@@ -165,6 +216,7 @@ def test_hostile_names_are_escaped():
 
 # --- html ----------------------------------------------------------------------------------
 
+
 def test_html_is_self_contained_with_three_plots():
     html = render_html(make_aggregate())
     assert html.startswith("<!DOCTYPE html>")
@@ -174,8 +226,14 @@ def test_html_is_self_contained_with_three_plots():
     assert not re.search(r"<(script|link|img|iframe)\b", html)
     ids = re.findall(r'\bid="([^"]+)"', html)
     assert len(ids) == len(set(ids))  # three inline SVGs share one id namespace
-    for text in ("Variants", "Lift vs single_pass", "Agreement with meta.human_label", "Bottom 3", "Notes",
-                 "0.810 [0.750, 0.860]"):
+    for text in (
+        "Variants",
+        "Lift vs single_pass",
+        "Agreement with meta.human_label",
+        "Bottom 3",
+        "Notes",
+        "0.810 [0.750, 0.860]",
+    ):
         assert text in html
 
 
@@ -204,6 +262,7 @@ def test_html_survives_odd_statistics():
 
 
 # --- atomic writes -------------------------------------------------------------------------
+
 
 def test_atomic_writes_leave_no_temp_files(tmp_path):
     atomic_write_text(tmp_path / "a.md", "héllo\n")
@@ -262,6 +321,7 @@ def test_check_writable_dir_rejects_read_only(tmp_path):
 
 # --- write_reports -------------------------------------------------------------------------
 
+
 def test_write_reports_writes_four_absolute_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = write_reports("out/nested", "demo", {"schema": 1, "kind": "eval", "cases": []}, make_aggregate())
@@ -282,10 +342,23 @@ def test_write_reports_writes_nothing_when_rendering_fails(tmp_path):
 
 
 def test_case_ids_never_reach_shareable_files(tmp_path):
-    local = {"schema": 1, "kind": "eval", "backend": "stub", "cases": [
-        {"id": f"case-SECRET-{i}", "variant": v, "slice": "income", "status": "pass",
-         "scores": {"composite": 0.5}, "reasons": {}}
-        for i in range(3) for v in ("single_pass", "debate")]}
+    local = {
+        "schema": 1,
+        "kind": "eval",
+        "backend": "stub",
+        "cases": [
+            {
+                "id": f"case-SECRET-{i}",
+                "variant": v,
+                "slice": "income",
+                "status": "pass",
+                "scores": {"composite": 0.5},
+                "reasons": {},
+            }
+            for i in range(3)
+            for v in ("single_pass", "debate")
+        ],
+    }
     agg = make_aggregate()
     paths = write_reports(tmp_path, "demo", local, copy.deepcopy(agg))
     assert "case-SECRET-1" in paths[0].read_text(encoding="utf-8")

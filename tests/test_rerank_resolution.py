@@ -14,8 +14,17 @@ import pytest
 
 from assay.memory import MemorySettings, MemoryStore
 from assay.memory.rerank import load_reranker
-from assay.memory.rerankers import (CARD_NAME, DeviceFacts, RerankerSettings, blend_scores, configured_reranker, minmax,
-                                    rerank_hits, resolve_reranker, student_ready)
+from assay.memory.rerankers import (
+    CARD_NAME,
+    DeviceFacts,
+    RerankerSettings,
+    blend_scores,
+    configured_reranker,
+    minmax,
+    rerank_hits,
+    resolve_reranker,
+    student_ready,
+)
 
 HASHING = MemorySettings(embedder="hashing")
 NO_GPU = DeviceFacts()
@@ -32,6 +41,7 @@ def _student(tmp_path: Path) -> str:
 
 
 # -- resolution ------------------------------------------------------------------------------
+
 
 def test_nothing_configured_resolves_to_none_and_the_composite():
     r = resolve_reranker(RerankerSettings(), BIG_GPU, student_present=False)
@@ -57,7 +67,9 @@ def test_large_only_without_a_gpu_serves_nothing():
 
 
 def test_student_overrides_both_with_its_floor_off_by_default():
-    s = RerankerSettings(student_dir="/s", small_model="/m/small", large_model="/m/large", small_floor=0.1, large_floor=0.2)
+    s = RerankerSettings(
+        student_dir="/s", small_model="/m/small", large_model="/m/large", small_floor=0.1, large_floor=0.2
+    )
     r = resolve_reranker(s, BIG_GPU, student_present=True)
     assert (r.kind, r.path, r.device, r.floor, r.blend_weight) == ("student", "/s", "cuda", None, 0.5)
     assert resolve_reranker(s, NO_GPU, student_present=True).device == "cpu"
@@ -65,9 +77,24 @@ def test_student_overrides_both_with_its_floor_off_by_default():
 
 
 def test_settings_from_env_and_bad_values():
-    s = RerankerSettings.from_env({"ASSAY_RERANKER_SMALL": "/m/s", "ASSAY_RERANKER_GPU": "0", "ASSAY_RERANKER_BLEND": "0.7",
-                                   "ASSAY_RERANKER_FLOOR_STUDENT": "-2.5", "ASSAY_RERANKER_MIN_VRAM_GB": "8", "ASSAY_RERANKER_INT8": "off"})
-    assert (s.small_model, s.gpu, s.blend_weight, s.student_floor, s.min_vram_gb, s.int8) == ("/m/s", False, 0.7, -2.5, 8.0, False)
+    s = RerankerSettings.from_env(
+        {
+            "ASSAY_RERANKER_SMALL": "/m/s",
+            "ASSAY_RERANKER_GPU": "0",
+            "ASSAY_RERANKER_BLEND": "0.7",
+            "ASSAY_RERANKER_FLOOR_STUDENT": "-2.5",
+            "ASSAY_RERANKER_MIN_VRAM_GB": "8",
+            "ASSAY_RERANKER_INT8": "off",
+        }
+    )
+    assert (s.small_model, s.gpu, s.blend_weight, s.student_floor, s.min_vram_gb, s.int8) == (
+        "/m/s",
+        False,
+        0.7,
+        -2.5,
+        8.0,
+        False,
+    )
     assert RerankerSettings.from_env({}) == RerankerSettings()
     with pytest.raises(ValueError, match="ASSAY_RERANKER_BLEND='lots'"):
         RerankerSettings.from_env({"ASSAY_RERANKER_BLEND": "lots"})
@@ -104,19 +131,22 @@ def test_builtin_auto_name_explains_what_to_set(monkeypatch):
 
 
 def test_memory_search_imports_no_torch_without_a_reranker(tmp_path):
-    code = ("import sys\nfrom assay.memory import MemoryStore, MemorySettings\n"
-            f"s = MemoryStore('sqlite:///{tmp_path / 'm.db'}', settings=MemorySettings(embedder='hashing'))\n"
-            "s.add([{'id': 'a', 'text': 'alpha beta'}, {'id': 'b', 'text': 'gamma delta'}])\n"
-            "assert [h.memory.id for h in s.search('alpha', 2)][0] == 'a'\n"
-            "assert s.reranker is None\n"
-            "bad = [m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules]\n"
-            "assert not bad, bad\n")
+    code = (
+        "import sys\nfrom assay.memory import MemoryStore, MemorySettings\n"
+        f"s = MemoryStore('sqlite:///{tmp_path / 'm.db'}', settings=MemorySettings(embedder='hashing'))\n"
+        "s.add([{'id': 'a', 'text': 'alpha beta'}, {'id': 'b', 'text': 'gamma delta'}])\n"
+        "assert [h.memory.id for h in s.search('alpha', 2)][0] == 'a'\n"
+        "assert s.reranker is None\n"
+        "bad = [m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_RERANKER_")}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
 
 
 # -- blend, floors, fallback -----------------------------------------------------------------
+
 
 def test_minmax_single_and_constant_are_not_zero():
     assert minmax([3.7]) == [1.0]
@@ -177,7 +207,11 @@ def test_blend_orders_by_model_and_composite_and_records_both(pool):
     out = rerank_hits(reverse, "q", pool, 4, blend_weight=1.0, floor=None)
     assert [h.memory.id for h in out] == [h.memory.id for h in pool[::-1]]
     top = out[0]
-    assert top.reranker_model == "scripted-v1" and top.components["reranker"] == 3.0 and top.components["composite"] == pool[-1].score
+    assert (
+        top.reranker_model == "scripted-v1"
+        and top.components["reranker"] == 3.0
+        and top.components["composite"] == pool[-1].score
+    )
     assert top.score == 1.0
     mirror = Scripted([-h.score for h in pool])
     half = rerank_hits(mirror, "q", pool, 4, blend_weight=0.5, floor=None)
@@ -206,15 +240,19 @@ def test_search_uses_the_pool_step_and_logs_it(tmp_path):
     seen = []
     r = Scripted(lambda mems: seen.append(len(mems)) or [float(len(m.text)) * -1 for m in mems], blend_weight=1.0)
     s = MemoryStore(f"sqlite:///{tmp_path / 's.db'}", settings=HASHING, reranker=r)
-    s.add([{"id": "long", "text": "alpha " * 12}, {"id": "short", "text": "alpha beta"}]
-          + [{"id": f"o{i}", "text": f"alpha other {i}"} for i in range(6)])
+    s.add(
+        [{"id": "long", "text": "alpha " * 12}, {"id": "short", "text": "alpha beta"}]
+        + [{"id": f"o{i}", "text": f"alpha other {i}"} for i in range(6)]
+    )
     res = s.search("alpha", 2)
     assert [h.memory.id for h in res][0] == "short" and r.calls == 1
     assert seen == [8]  # the whole over-fetched pool (depth 50 here: all 8), not the top k = 2
     with s.engine.connect() as conn:
         rows = conn.execute(select(memory_deliveries).order_by(memory_deliveries.c.rank)).all()
     assert rows[0].reranker_model == "scripted-v1" and {"composite", "reranker"} <= set(rows[0].score_components)
-    broken = MemoryStore(f"sqlite:///{tmp_path / 's.db'}", settings=HASHING, reranker=Scripted(exc=RuntimeError("boom")))
+    broken = MemoryStore(
+        f"sqlite:///{tmp_path / 's.db'}", settings=HASHING, reranker=Scripted(exc=RuntimeError("boom"))
+    )
     res2 = broken.search("alpha", 2)
     assert [h.memory.id for h in res2] == [h.memory.id for h in broken.rank("alpha", 2, ranker="composite")]
     assert all(h.reranker_model is None for h in res2)

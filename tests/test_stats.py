@@ -48,9 +48,7 @@ def _scipy_percentile_ci(x: np.ndarray, seed: int) -> tuple[float, float]:
     [
         pytest.param(np.random.default_rng(1).random(221), id="uniform-221"),
         pytest.param(np.random.default_rng(2).beta(0.5, 2.0, 80), id="skewed-beta-80"),
-        pytest.param(
-            np.random.default_rng(3).integers(0, 2, 150).astype(float), id="binary-150"
-        ),
+        pytest.param(np.random.default_rng(3).integers(0, 2, 150).astype(float), id="binary-150"),
         pytest.param(np.round(np.random.default_rng(4).random(30), 4), id="small-30"),
     ],
 )
@@ -71,9 +69,7 @@ def test_bootstrap_ci_reproducible_with_same_seed() -> None:
     data = list(np.random.default_rng(6).random(100))
     assert bootstrap_ci(data, seed=7) == bootstrap_ci(data, seed=7)
     clusters = [i // 3 for i in range(100)]
-    assert bootstrap_ci(data, clusters=clusters, seed=7) == bootstrap_ci(
-        data, clusters=clusters, seed=7
-    )
+    assert bootstrap_ci(data, clusters=clusters, seed=7) == bootstrap_ci(data, clusters=clusters, seed=7)
 
 
 def test_bootstrap_ci_different_seed_differs() -> None:
@@ -448,9 +444,7 @@ def test_property_ci_contains_mean(values: list[float], seed: int) -> None:
     st.lists(st.tuples(unit_floats, unit_floats), min_size=1, max_size=40),
     st.integers(0, 2**32 - 1),
 )
-def test_property_paired_diff_is_difference_of_means(
-    pairs: list[tuple[float, float]], seed: int
-) -> None:
+def test_property_paired_diff_is_difference_of_means(pairs: list[tuple[float, float]], seed: int) -> None:
     a = {f"id{i}": p[0] for i, p in enumerate(pairs)}
     b = {f"id{i}": p[1] for i, p in enumerate(pairs)}
     res = paired_bootstrap(a, b, n_resamples=200, seed=seed)

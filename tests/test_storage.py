@@ -7,7 +7,15 @@ from sqlalchemy import inspect, select
 from typer.testing import CliRunner
 
 from assay.cli import _redact, app
-from assay.storage import SCHEMA_VERSION, SchemaVersionError, StorageError, init_db, make_engine, resolve_db_url, schema_info
+from assay.storage import (
+    SCHEMA_VERSION,
+    SchemaVersionError,
+    StorageError,
+    init_db,
+    make_engine,
+    resolve_db_url,
+    schema_info,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -130,12 +138,15 @@ def test_cli_precedence_db_option_over_env_over_home(tmp_path):
     assert res.exit_code == 0 and cli_db.exists() and not (tmp_path / "not-this.db").exists()
 
 
-@pytest.mark.parametrize(("url", "message"), [
-    ("not a url", "is not a URL"),  # was a traceback with exit 1
-    ("sqlite:///{tmp}", "unable to open database file"),  # a directory
-    ("sqlite:///{tmp}/notdb.db", "file is not a database"),
-    ("sqlite:///{tmp}/blocker/x.db", "blocker"),  # parent is a file
-])
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "is not a URL"),  # was a traceback with exit 1
+        ("sqlite:///{tmp}", "unable to open database file"),  # a directory
+        ("sqlite:///{tmp}/notdb.db", "file is not a database"),
+        ("sqlite:///{tmp}/blocker/x.db", "blocker"),  # parent is a file
+    ],
+)
 def test_cli_init_db_bad_database_exit_2_with_one_line(tmp_path, url, message):
     (tmp_path / "notdb.db").write_text("plain text, not SQLite " * 100)
     (tmp_path / "blocker").write_text("a file")
@@ -146,7 +157,10 @@ def test_cli_init_db_bad_database_exit_2_with_one_line(tmp_path, url, message):
 
 
 def test_password_is_hidden_in_printed_urls():
-    assert _redact("postgresql+psycopg://alice:s3cret@db.example:5432/assay") == "postgresql+psycopg://alice:***@db.example:5432/assay"
+    assert (
+        _redact("postgresql+psycopg://alice:s3cret@db.example:5432/assay")
+        == "postgresql+psycopg://alice:***@db.example:5432/assay"
+    )
     assert _redact("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
 
 
@@ -188,10 +202,15 @@ def test_regression_unsupported_dialect_is_one_clear_line():
     assert r.exit_code == 2 and "unsupported database" in r.output and "secret" not in r.output
 
 
-@pytest.mark.parametrize(("url", "message"), [("postgresql+psycopg://u:pw@127.0.0.1:notaport/a", "the port is not a number"),
-                                              ("postgresql+asyncpg://u@h/db", "driver 'asyncpg' is not supported"),
-                                              ("sqlite:///", "in-memory SQLite database is not supported"),
-                                              ("sqlite:///:memory:", "in-memory SQLite database is not supported")])
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql+psycopg://u:pw@127.0.0.1:notaport/a", "the port is not a number"),
+        ("postgresql+asyncpg://u@h/db", "driver 'asyncpg' is not supported"),
+        ("sqlite:///", "in-memory SQLite database is not supported"),
+        ("sqlite:///:memory:", "in-memory SQLite database is not supported"),
+    ],
+)
 def test_regression_url_mistakes_are_named(url, message):
     with pytest.raises(StorageError, match=message):
         make_engine(url)
@@ -224,9 +243,14 @@ def test_unwritable_sqlite_folder_is_named_in_the_error(tmp_path, monkeypatch):
     assert "must be able to write" not in describe_db_error(err, f"sqlite:///{tmp_path}/x.db")
 
 
-@pytest.mark.parametrize("url", ["postgresql+psycopg://postgres@127.0.0.1:1/db?password=S3CRETpw",
-                                 "postgresql+psycopg:///db?host=/tmp&password=S3CRETpw",
-                                 "postgresql+psycopg://u:S3CRETpw@127.0.0.1:1/db?sslpassword=S3CRETpw"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+psycopg://postgres@127.0.0.1:1/db?password=S3CRETpw",
+        "postgresql+psycopg:///db?host=/tmp&password=S3CRETpw",
+        "postgresql+psycopg://u:S3CRETpw@127.0.0.1:1/db?sslpassword=S3CRETpw",
+    ],
+)
 def test_regression_query_string_passwords_are_hidden(url):
     """A password given as ?password=… was printed in plain text (init-db, cache stats, errors)."""
     from assay.storage import describe_db_error, safe_url

@@ -16,16 +16,32 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, inspect, select, text
 from sqlalchemy.exc import StatementError
 
-from assay.storage import (SCHEMA_VERSION, DatabaseUnavailableError, FloatVector, SchemaVersionError,
-                           describe_db_error, init_db, insert_ignore, make_engine, schema_info, upsert, vector_support)
+from assay.storage import (
+    SCHEMA_VERSION,
+    DatabaseUnavailableError,
+    FloatVector,
+    SchemaVersionError,
+    describe_db_error,
+    init_db,
+    insert_ignore,
+    make_engine,
+    schema_info,
+    upsert,
+    vector_support,
+)
 from store_workloads import WORKLOADS
 
 TESTS = Path(__file__).resolve().parent
 
 # A table of this module only (its own MetaData: never part of assay's schema).
 _md = MetaData()
-_kv = Table("storage_test_kv", _md, Column("k", String(32), primary_key=True), Column("n", Integer, nullable=False),
-            Column("note", String(32)))
+_kv = Table(
+    "storage_test_kv",
+    _md,
+    Column("k", String(32), primary_key=True),
+    Column("n", Integer, nullable=False),
+    Column("note", String(32)),
+)
 _vec = Table("storage_test_vec", _md, Column("id", Integer, primary_key=True), Column("v", FloatVector))
 
 
@@ -34,6 +50,7 @@ def _assay(*args: str) -> subprocess.CompletedProcess:
 
 
 # --- the same behaviour on both backends ------------------------------------------------------
+
 
 def test_init_db_is_idempotent_and_versions_the_schema(db_url):
     engine = make_engine(db_url)
@@ -53,12 +70,17 @@ def test_upsert_and_insert_ignore_are_one_statement_on_both(db_url):
     _md.create_all(engine)
     with engine.begin() as conn:
         assert insert_ignore(conn, _kv, {"k": "a", "n": 1, "note": "first"}, ["k"]) is True
-        assert insert_ignore(conn, _kv, {"k": "a", "n": 9, "note": "second"}, ["k"]) is False  # first writer's row stays
+        assert (
+            insert_ignore(conn, _kv, {"k": "a", "n": 9, "note": "second"}, ["k"]) is False
+        )  # first writer's row stays
         upsert(conn, _kv, {"k": "b", "n": 1}, ["k"], update={"n": _kv.c.n + 1})
         upsert(conn, _kv, {"k": "b", "n": 1}, ["k"], update={"n": _kv.c.n + 1})
         upsert(conn, _kv, {"k": "a", "n": 5, "note": "replaced"}, ["k"])  # default: every non-key column
     with engine.connect() as conn:
-        assert sorted(conn.execute(select(_kv.c.k, _kv.c.n, _kv.c.note)).all()) == [("a", 5, "replaced"), ("b", 2, None)]
+        assert sorted(conn.execute(select(_kv.c.k, _kv.c.n, _kv.c.note)).all()) == [
+            ("a", 5, "replaced"),
+            ("b", 2, None),
+        ]
     engine.dispose()
 
 
@@ -106,13 +128,16 @@ def test_four_processes_creating_the_schema_at_once_all_succeed(db_url):
 
 # --- messages --------------------------------------------------------------------------------
 
+
 def test_describe_db_error_is_one_line_without_the_password():
     class Driver(Exception):
         pass
 
     e = Driver('could not log in with "hunter2"\n  second line')
-    assert describe_db_error(e, "postgresql+psycopg://alice:hunter2@db:5432/assay") == \
-        'database postgresql+psycopg://alice:***@db:5432/assay: could not log in with "***"'
+    assert (
+        describe_db_error(e, "postgresql+psycopg://alice:hunter2@db:5432/assay")
+        == 'database postgresql+psycopg://alice:***@db:5432/assay: could not log in with "***"'
+    )
     assert describe_db_error(Driver(""), "sqlite:////x.db") == "database sqlite:////x.db: Driver"
 
 
@@ -133,6 +158,7 @@ def test_unreachable_server_is_one_line_from_the_library_and_the_cli(postgres_cl
 
 # --- vectors: which path runs where ------------------------------------------------------------
 
+
 def test_vector_path_is_numpy_on_sqlite_and_on_debian_postgresql(tmp_path, postgresql_url):
     assert vector_support(make_engine(f"sqlite:///{tmp_path / 'v.db'}")).path == "numpy"
     vs = vector_support(make_engine(postgresql_url))
@@ -147,7 +173,7 @@ def test_vector_path_is_pgvector_where_the_extension_exists(pgvector_url):
     assert vs.path == "pgvector" and vs.version and vs.detail.startswith(f"pgvector {vs.version}")
     with engine.connect() as conn:  # the extension really works: cosine similarity = 1 - distance
         sim = conn.execute(text("SELECT 1 - ('[1,0,0]'::vector <=> '[1,1,0]'::vector)")).scalar_one()
-    assert sim == pytest.approx(2 ** -0.5)
+    assert sim == pytest.approx(2**-0.5)
     assert vector_support(engine).path == "pgvector"  # installed now: no CREATE needed
     engine.dispose()
 
@@ -162,6 +188,7 @@ def test_pgvector_refused_falls_back_to_numpy_and_says_why(pgvector_cluster, pgv
 
 
 # --- a server that goes away -----------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def own_cluster(postgres_cluster):
@@ -193,8 +220,12 @@ def test_a_lost_connection_fails_clearly_keeps_what_was_written_and_a_rerun_cont
     url, n, k = own_cluster.create_database(f"lost_{workload}"), 300, 120
     flag = tmp_path / "go"
     cmd = [sys.executable, str(TESTS / "store_workloads.py"), workload, "--db", url, "--n", str(n)]
-    writer = subprocess.Popen([*cmd, "--pause-before-commit", str(k), "--pause-file", str(flag)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [*cmd, "--pause-before-commit", str(k), "--pause-file", str(flag)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while not Path(f"{flag}.reached").exists():
@@ -211,7 +242,9 @@ def test_a_lost_connection_fails_clearly_keeps_what_was_written_and_a_rerun_cont
             own_cluster.start()
     assert writer.returncode == 2, stderr
     lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: lost the connection: database postgresql+psycopg://postgres:***@"), stderr
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: lost the connection: database postgresql+psycopg://postgres:***@"
+    ), stderr
     assert "rerun" in lines[0] and own_cluster.password not in stderr
     assert 0 < len(before) < n
     assert WORKLOADS[workload].present(url, 0, n) == before  # written before: intact; the open transaction: gone

@@ -28,7 +28,11 @@ def _rerun(module, *, needs: str | None = None) -> list[str]:
     """Collect ``module``'s tests here too (those taking fixture ``needs``, or all)."""
     names = []
     for name, fn in vars(module).items():
-        if name.startswith("test_") and inspect.isfunction(fn) and (needs is None or needs in inspect.signature(fn).parameters):
+        if (
+            name.startswith("test_")
+            and inspect.isfunction(fn)
+            and (needs is None or needs in inspect.signature(fn).parameters)
+        ):
             globals()[name] = fn
             names.append(name)
     return names
@@ -75,17 +79,28 @@ def test_the_verdict_suites_are_collected_here():
 
 # --- the LLM response cache's store contract, on both backends --------------------------------
 
+
 def _req(text: str, model: str = "m") -> LLMRequest:
-    return LLMRequest(model=model, messages=({"role": "user", "content": text},), schema_name="verdict", schema_version="2")
+    return LLMRequest(
+        model=model, messages=({"role": "user", "content": text},), schema_name="verdict", schema_version="2"
+    )
 
 
 def test_response_cache_round_trip_is_shared_by_every_opener(db_url):
     a, b = ResponseCache.open(db_url=db_url), ResponseCache.open(db_url=db_url)  # two processes' view of one store
-    reply = LLMResponse(text='{"ok": true}', parsed={"ok": True}, prompt_tokens=11, completion_tokens=4, model="m", backend="stub")
+    reply = LLMResponse(
+        text='{"ok": true}', parsed={"ok": True}, prompt_tokens=11, completion_tokens=4, model="m", backend="stub"
+    )
     assert a.get("stub", _req("q")) is None and a.misses == 1
     a.put("stub", _req("q"), reply)
     a.put("stub", _req("q"), reply.model_copy(update={"text": "later"}))  # a second writer of the key: first row stays
     got = b.get("stub", _req("q"))
-    assert got is not None and got.cached and got.text == '{"ok": true}' and got.parsed == {"ok": True} and got.tokens == 15
+    assert (
+        got is not None
+        and got.cached
+        and got.text == '{"ok": true}'
+        and got.parsed == {"ok": True}
+        and got.tokens == 15
+    )
     assert b.get("stub", _req("q", model="other")) is None and b.get("openai_compatible", _req("q")) is None
     assert len(a) == len(b) == 1

@@ -24,16 +24,35 @@ from assay.traces import (
 FULL = {
     "schema": 1,
     "planner": {
-        "query_type": "cancel", "pipeline": "demo/tool-calling", "stage_sequence": ["get_booking", "cancel_booking"],
-        "selected_top_k": 5, "retrieval_budget": {"reason": "one booking", "max_calls": 3},
-        "attempts": [{"stage": "get_booking", "step": 3, "outcome": "ok", "verification_reasons": ["new_arguments: id", "after_user_turn"]}],
+        "query_type": "cancel",
+        "pipeline": "demo/tool-calling",
+        "stage_sequence": ["get_booking", "cancel_booking"],
+        "selected_top_k": 5,
+        "retrieval_budget": {"reason": "one booking", "max_calls": 3},
+        "attempts": [
+            {
+                "stage": "get_booking",
+                "step": 3,
+                "outcome": "ok",
+                "verification_reasons": ["new_arguments: id", "after_user_turn"],
+            }
+        ],
         "future_field": "ignored",
     },
-    "synthesis_llm_call": {"user_prompt_text": "[tool get_booking] {\"id\": \"B1\", \"price\": 120}", "completion_text": "Booking B1 (120 USD) is cancelled."},
+    "synthesis_llm_call": {
+        "user_prompt_text": '[tool get_booking] {"id": "B1", "price": 120}',
+        "completion_text": "Booking B1 (120 USD) is cancelled.",
+    },
     "steps": [
         {"index": 0, "actor": "user", "content": "Cancel B1 please"},
         {"index": 1, "actor": "assistant", "kind": "tool_call", "name": "get_booking", "arguments": {"id": "B1"}},
-        {"index": 2, "actor": "get_booking", "kind": "tool_result", "name": "get_booking", "content": "{\"id\": \"B1\", \"price\": 120}"},
+        {
+            "index": 2,
+            "actor": "get_booking",
+            "kind": "tool_result",
+            "name": "get_booking",
+            "content": '{"id": "B1", "price": 120}',
+        },
         {"index": 3, "actor": "assistant", "content": "Shall I cancel B1?"},
         {"index": 4, "actor": "user", "content": "yes"},
         {"index": 5, "actor": "assistant", "kind": "tool_call", "name": "cancel_booking", "arguments": {"id": "B1"}},
@@ -54,13 +73,19 @@ def test_full_trace_loads_and_axis_inputs_are_the_documented_subsets(tmp_path):
     t = load_trace(_write(tmp_path / "t.json", FULL))
     assert t.planner.stage_sequence == ("get_booking", "cancel_booking") and len(t.steps) == 8
     assert axis_inputs(t, "planner_decomposition") == {
-        "planner.query_type": "cancel", "planner.pipeline": "demo/tool-calling",
-        "planner.stage_sequence": ["get_booking", "cancel_booking"], "planner.selected_top_k": 5,
-        "planner.retrieval_budget.reason": "one booking"}
-    assert axis_inputs(t, "retrieval_recalls") == {"planner.attempts[*].verification_reasons": [["new_arguments: id", "after_user_turn"]]}
+        "planner.query_type": "cancel",
+        "planner.pipeline": "demo/tool-calling",
+        "planner.stage_sequence": ["get_booking", "cancel_booking"],
+        "planner.selected_top_k": 5,
+        "planner.retrieval_budget.reason": "one booking",
+    }
+    assert axis_inputs(t, "retrieval_recalls") == {
+        "planner.attempts[*].verification_reasons": [["new_arguments: id", "after_user_turn"]]
+    }
     assert axis_inputs(t, "answer_reasoning") == {
         "synthesis_llm_call.user_prompt_text": FULL["synthesis_llm_call"]["user_prompt_text"],
-        "synthesis_llm_call.completion_text": "Booking B1 (120 USD) is cancelled."}
+        "synthesis_llm_call.completion_text": "Booking B1 (120 USD) is cancelled.",
+    }
     with pytest.raises(ValueError, match="unknown axis"):
         axis_inputs(t, "vibes")
 
@@ -68,8 +93,12 @@ def test_full_trace_loads_and_axis_inputs_are_the_documented_subsets(tmp_path):
 def test_minimal_trace_has_null_fields_and_no_answer_axis(tmp_path):
     t = load_trace(_write(tmp_path / "t.json", {"planner": {"stage_sequence": ["retrieve"]}}))
     assert axis_inputs(t, "planner_decomposition") == {
-        "planner.query_type": None, "planner.pipeline": None, "planner.stage_sequence": ["retrieve"],
-        "planner.selected_top_k": None, "planner.retrieval_budget.reason": None}
+        "planner.query_type": None,
+        "planner.pipeline": None,
+        "planner.stage_sequence": ["retrieve"],
+        "planner.selected_top_k": None,
+        "planner.retrieval_budget.reason": None,
+    }
     assert axis_inputs(t, "retrieval_recalls") == {"planner.attempts[*].verification_reasons": []}
     assert axis_inputs(t, "answer_reasoning") is None
 
@@ -84,13 +113,31 @@ def test_regression_an_empty_planner_measures_nothing(tmp_path):
     assert axis_inputs(t, "planner_decomposition") is None and axis_inputs(t, "retrieval_recalls") is None
     assert heuristic_scores(t)[0] == {a: None for a in AXES}
     assert stub_scores(t, "case-1") == {a: None for a in AXES}
-    only_retries = load_trace(_write(tmp_path / "r.json", {"planner": {"attempts": [{"stage": "search", "verification_reasons": ["same_arguments"]}]}}))
+    only_retries = load_trace(
+        _write(
+            tmp_path / "r.json",
+            {"planner": {"attempts": [{"stage": "search", "verification_reasons": ["same_arguments"]}]}},
+        )
+    )
     assert axis_inputs(only_retries, "planner_decomposition") is None
     assert heuristic_scores(only_retries)[0]["retrieval_recalls"] is not None
     # a conversation with no tool call is a decision (use no tool): judged, not None
-    chat = load_trace(_write(tmp_path / "c.json", {"planner": {}, "steps": [{"index": 0, "actor": "user", "content": "hi"},
-                                                                              {"index": 1, "actor": "assistant", "content": "hello"}]}))
-    assert heuristic_scores(chat)[0]["planner_decomposition"] == 1.0 and stub_scores(chat, "c")["retrieval_recalls"] is not None
+    chat = load_trace(
+        _write(
+            tmp_path / "c.json",
+            {
+                "planner": {},
+                "steps": [
+                    {"index": 0, "actor": "user", "content": "hi"},
+                    {"index": 1, "actor": "assistant", "content": "hello"},
+                ],
+            },
+        )
+    )
+    assert (
+        heuristic_scores(chat)[0]["planner_decomposition"] == 1.0
+        and stub_scores(chat, "c")["retrieval_recalls"] is not None
+    )
 
 
 def test_load_without_steps_keeps_axis_inputs(tmp_path):
@@ -101,16 +148,22 @@ def test_load_without_steps_keeps_axis_inputs(tmp_path):
         assert axis_inputs(head, axis) == axis_inputs(full, axis)
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
-    ('{"planner": {"query_type": "x",\n  "stage_sequence": [1, }', ":2: <json>:"),
-    ({"synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}}, "planner: missing"),
-    ({"planner": ["not", "an", "object"]}, "planner: not an object"),
-    ([1, 2], "<root>: expected a JSON object"),
-    ({"planner": {"stage_sequence": "retrieve"}}, "planner.stage_sequence:"),
-    ({"planner": {}, "synthesis_llm_call": {"completion_text": "b"}}, "synthesis_llm_call.user_prompt_text: field required"),
-    ({"planner": {"attempts": [{"outcome": "exploded"}]}}, "planner.attempts[0].outcome:"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file"),
+        ('{"planner": {"query_type": "x",\n  "stage_sequence": [1, }', ":2: <json>:"),
+        ({"synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}}, "planner: missing"),
+        ({"planner": ["not", "an", "object"]}, "planner: not an object"),
+        ([1, 2], "<root>: expected a JSON object"),
+        ({"planner": {"stage_sequence": "retrieve"}}, "planner.stage_sequence:"),
+        (
+            {"planner": {}, "synthesis_llm_call": {"completion_text": "b"}},
+            "synthesis_llm_call.user_prompt_text: field required",
+        ),
+        ({"planner": {"attempts": [{"outcome": "exploded"}]}}, "planner.attempts[0].outcome:"),
+    ],
+)
 @pytest.mark.parametrize("steps", [True, False])
 def test_bad_traces_name_file_and_field(tmp_path, content, message, steps):
     path = tmp_path / "bad.json"
@@ -122,23 +175,33 @@ def test_bad_traces_name_file_and_field(tmp_path, content, message, steps):
 
 
 def test_summary_loads_ignoring_unknown_fields(tmp_path):
-    p = _write(tmp_path / "s.json", {"tool": "other", "case_results": [
-        {"id": "a", "slice": "x", "trace_path": "t/a.json", "score": 0.3, "labels": {"reward": 1.0}},
-        {"id": "b", "trace_path": None}]})
+    p = _write(
+        tmp_path / "s.json",
+        {
+            "tool": "other",
+            "case_results": [
+                {"id": "a", "slice": "x", "trace_path": "t/a.json", "score": 0.3, "labels": {"reward": 1.0}},
+                {"id": "b", "trace_path": None},
+            ],
+        },
+    )
     s = load_summary(p)
     assert [r.id for r in s.case_results] == ["a", "b"] and s.path == p
     assert s.case_results[0].labels == {"reward": 1.0} and s.case_results[1].slice is None
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[1]", "<root>: expected a JSON object"),
-    ('{"cases": []}', "case_results: missing"),
-    ('{"case_results": {"id": "a"}}', "case_results:"),
-    ('{"case_results": [{"slice": "x"}]}', "case_results[0].id: field required"),
-    ('{"case_results": [{"id": ""}]}', "case_results[0].id:"),
-    ('{"case_results": [{"id": "a"}, {"id": "a"}]}', "case_results[1].id: duplicate id 'a'"),
-    ('{"case_results": [\n{"id": "a"},,\n]}', ":2: <json>:"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[1]", "<root>: expected a JSON object"),
+        ('{"cases": []}', "case_results: missing"),
+        ('{"case_results": {"id": "a"}}', "case_results:"),
+        ('{"case_results": [{"slice": "x"}]}', "case_results[0].id: field required"),
+        ('{"case_results": [{"id": ""}]}', "case_results[0].id:"),
+        ('{"case_results": [{"id": "a"}, {"id": "a"}]}', "case_results[1].id: duplicate id 'a'"),
+        ('{"case_results": [\n{"id": "a"},,\n]}', ":2: <json>:"),
+    ],
+)
 def test_malformed_summary_is_one_line_file_field_problem(tmp_path, content, message):
     p = _write(tmp_path / "s.json", content)
     with pytest.raises(TraceError) as e:
@@ -169,7 +232,10 @@ def test_window_trace_keeps_window_stages_attempts_and_prior_prompt():
     assert w.planner.stage_sequence == ("assistant", "user", "cancel_booking")
     assert [a.step for a in w.planner.attempts] == [3]
     assert "Cancel B1 please" in w.synthesis_llm_call.user_prompt_text  # the steps before the window are the prompt
-    assert "Shall I cancel" not in w.synthesis_llm_call.user_prompt_text and "Shall I cancel" in w.synthesis_llm_call.completion_text
+    assert (
+        "Shall I cancel" not in w.synthesis_llm_call.user_prompt_text
+        and "Shall I cancel" in w.synthesis_llm_call.completion_text
+    )
     with pytest.raises(ValueError):
         window_trace(t, 4, 4)
 
@@ -178,8 +244,11 @@ def test_write_trace_set_round_trips(tmp_path):
     from assay.traces import CaseResult
 
     t = Trace.model_validate(FULL)
-    path = write_trace_set(tmp_path / "out", [(CaseResult(id="a", slice="s", trace_path="traces/a.json", labels={"y": 1}), t)],
-                           extra={"source": "test"})
+    path = write_trace_set(
+        tmp_path / "out",
+        [(CaseResult(id="a", slice="s", trace_path="traces/a.json", labels={"y": 1}), t)],
+        extra={"source": "test"},
+    )
     s = load_summary(path)
     assert s.case_results[0].labels == {"y": 1} and json.loads(path.read_text())["source"] == "test"
     assert load_trace(tmp_path / "out" / "traces" / "a.json") == t
@@ -197,7 +266,9 @@ def test_regression_a_utf8_bom_is_accepted(tmp_path):
     """A summary saved by a Windows editor (UTF-8 with BOM) was refused with 'Unexpected UTF-8 BOM'."""
     (tmp_path / "t.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"planner": {"stage_sequence": ["a"]}}).encode())
     s = tmp_path / "s.json"
-    s.write_bytes(b"\xef\xbb\xbf" + json.dumps({"case_results": [{"id": "x", "slice": "s", "trace_path": "t.json"}]}).encode())
+    s.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"case_results": [{"id": "x", "slice": "s", "trace_path": "t.json"}]}).encode()
+    )
     assert load_summary(s).case_results[0].id == "x"
     assert load_trace(tmp_path / "t.json").planner.stage_sequence == ("a",)
 
@@ -217,14 +288,17 @@ def test_the_readme_trace_example_loads_and_is_judged():
     assert all(v is not None for v in stub_scores(t, "readme").values())
 
 
-@pytest.mark.parametrize("trace", [
-    FULL,
-    {"planner": {}},
-    {"planner": {"stage_sequence": ["a"]}},
-    {"planner": {"attempts": [{"stage": "s"}]}},
-    {"planner": {}, "steps": [{"index": 0, "actor": "user", "content": "hi"}]},
-    {"planner": {}, "synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}},
-])
+@pytest.mark.parametrize(
+    "trace",
+    [
+        FULL,
+        {"planner": {}},
+        {"planner": {"stage_sequence": ["a"]}},
+        {"planner": {"attempts": [{"stage": "s"}]}},
+        {"planner": {}, "steps": [{"index": 0, "actor": "user", "content": "hi"}]},
+        {"planner": {}, "synthesis_llm_call": {"user_prompt_text": "a", "completion_text": "b"}},
+    ],
+)
 def test_has_axis_input_agrees_with_axis_inputs(trace):
     t = Trace.model_validate(trace)
     for axis in AXES:

@@ -44,18 +44,23 @@ def test_taubench_counts_ids_and_reward_labels(tau, tau_source):
 def test_taubench_mapping(tau, tau_source):
     row, trace = tau[0]
     rec = tau_source[0]
-    calls = [tc["function"]["name"] for m in rec["traj"] if m["role"] == "assistant" for tc in (m.get("tool_calls") or [])]
+    calls = [
+        tc["function"]["name"] for m in rec["traj"] if m["role"] == "assistant" for tc in (m.get("tool_calls") or [])
+    ]
     assert list(trace.planner.stage_sequence) == calls
     assert trace.planner.pipeline == "tau-bench/airline/tool-calling" and trace.planner.query_type == "book"
     assert trace.planner.selected_top_k is None and trace.planner.retrieval_budget is None
     finals = [m["content"] for m in rec["traj"] if m["role"] == "assistant" and m.get("content")]
     assert trace.synthesis_llm_call.completion_text == finals[-1]
     assert "[tool get_user_details]" in trace.synthesis_llm_call.user_prompt_text
-    assert len(trace.steps) == len(rec["traj"]) + sum(max(0, len(m.get("tool_calls") or []) - (0 if m.get("content") else 1))
-                                                     for m in rec["traj"])
+    assert len(trace.steps) == len(rec["traj"]) + sum(
+        max(0, len(m.get("tool_calls") or []) - (0 if m.get("content") else 1)) for m in rec["traj"]
+    )
     # the failed book_reservation is an attempt with its error; the retry says why it was made
     booked = [a for a in trace.planner.attempts if a.stage == "book_reservation"]
-    assert booked[0].outcome == "error" and booked[0].verification_reasons[-1].startswith("tool_error: Error: payment amount")
+    assert booked[0].outcome == "error" and booked[0].verification_reasons[-1].startswith(
+        "tool_error: Error: payment amount"
+    )
     assert "after_tool_error" in booked[1].verification_reasons
     assert all(a.verification_reasons for _, t in tau for a in t.planner.attempts)
 
@@ -66,7 +71,15 @@ def test_taubench_traces_carry_no_labels(tau, tau_source, tmp_path):
         text = (tmp_path / row.trace_path).read_text(encoding="utf-8")
         data = json.loads(text)
         assert set(data) <= {"schema", "planner", "synthesis_llm_call", "steps", "source"}
-        for leak in ('"reward"', '"info"', '"kwargs"', "r_actions", "gt_data_hash", "user_cost", rec["info"]["task"]["instruction"][:60]):
+        for leak in (
+            '"reward"',
+            '"info"',
+            '"kwargs"',
+            "r_actions",
+            "gt_data_hash",
+            "user_cost",
+            rec["info"]["task"]["instruction"][:60],
+        ):
             assert leak not in text, (row.id, leak)
     assert load_summary(summary).case_results[5].labels["reward"] in (0.0, 1.0)
 
@@ -97,7 +110,9 @@ def test_whoandwhen_counts_labels_and_mapping(whowhen, shared_data):
     assert Counter(r.slice for r, _ in whowhen) == Counter({"algorithm-generated": 100, "hand-crafted": 46})
     row, trace = next((r, t) for r, t in whowhen if r.id == "whowhen-ag-001")
     log = json.loads((shared_data / "who_and_when" / "Algorithm-Generated" / "1.json").read_text(encoding="utf-8"))
-    assert row.labels["mistake_step"] == int(log["mistake_step"]) and row.labels["mistake_agent"] == log["mistake_agent"]
+    assert (
+        row.labels["mistake_step"] == int(log["mistake_step"]) and row.labels["mistake_agent"] == log["mistake_agent"]
+    )
     assert len(trace.steps) == len(log["history"]) == len(trace.planner.stage_sequence)
     assert trace.planner.stage_sequence[0] == log["history"][0]["name"] and trace.planner.pipeline == "captainagent"
     assert all(0 <= r.labels["mistake_step"] < len(t.steps) for r, t in whowhen)
@@ -121,14 +136,31 @@ def test_whoandwhen_traces_carry_no_labels(whowhen, shared_data, tmp_path):
 def test_cli_import_writes_traces_and_summary(shared_data, tmp_path):
     out = tmp_path / "tau"
     env = {**os.environ, "ASSAY_HOME": str(tmp_path / "home")}
-    r = subprocess.run([sys.executable, "-m", "assay.cli", "import", "taubench", str(shared_data / TAU_FILE), "--out", str(out)],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "assay.cli", "import", "taubench", str(shared_data / TAU_FILE), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == "160 traces"
     s = load_summary(out / "summary.json")
     assert len(s.case_results) == 160 and load_trace(out / s.case_results[0].trace_path).planner.stage_sequence
-    r = subprocess.run([sys.executable, "-m", "assay.cli", "import", "whoandwhen", str(shared_data / "who_and_when"), "--out", str(out / "summary.json")],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay.cli",
+            "import",
+            "whoandwhen",
+            str(shared_data / "who_and_when"),
+            "--out",
+            str(out / "summary.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 2 and "not a directory" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -136,14 +168,20 @@ def test_regression_importers_read_json_like_the_summary_loader(tmp_path):
     """tau-bench and Who&When files saved with a UTF-8 BOM were refused ('Unexpected UTF-8 BOM'),
     and a file that is not UTF-8 escaped as a bare UnicodeDecodeError; both importers now read
     through assay.traces.read_json."""
-    run = {"task_id": 3, "trial": 0, "reward": 1.0, "traj": [{"role": "user", "content": "cancel my flight"},
-                                                           {"role": "assistant", "content": "Done."}]}
+    run = {
+        "task_id": 3,
+        "trial": 0,
+        "reward": 1.0,
+        "traj": [{"role": "user", "content": "cancel my flight"}, {"role": "assistant", "content": "Done."}],
+    }
     tau = tmp_path / "airline.json"
     tau.write_bytes(b"\xef\xbb\xbf" + json.dumps([run]).encode())
     assert import_taubench(tau)[0][0].id == "taubench-airline-003-0"
     log = tmp_path / "Hand-Crafted" / "7.json"
     log.parent.mkdir()
-    log.write_bytes(b"\xef\xbb\xbf" + json.dumps({"question": "how many", "history": [{"role": "A", "content": "x"}]}).encode())
+    log.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"question": "how many", "history": [{"role": "A", "content": "x"}]}).encode()
+    )
     assert import_whoandwhen(log)[0][0].id == "whowhen-hc-007"
     tau.write_bytes(b"[\xff]")
     with pytest.raises(ValueError, match=r"airline\.json: cannot read"):

@@ -53,14 +53,17 @@ def test_a_clearly_better_candidate_is_deployed_and_flagged_safe():
     assert d.deployed and d.auto_promote_safe and d.margin_ci is not None
 
 
-@pytest.mark.parametrize(("cand_right", "inc_right", "n", "margin", "deployed"), [
-    (2, 2, 3, 0.0, False),     # equal is never deployed, even with margin 0
-    (2, 1, 3, 0.02, True),     # 0.667 vs 0.333
-    (17, 16, 30, 0.02, True),  # +0.0333 >= 0.02
-    (31, 30, 60, 0.02, False),  # +0.0167 < 0.02
-    (31, 30, 60, 0.01, True),
-    (1, 2, 3, 0.0, False),     # worse
-])
+@pytest.mark.parametrize(
+    ("cand_right", "inc_right", "n", "margin", "deployed"),
+    [
+        (2, 2, 3, 0.0, False),  # equal is never deployed, even with margin 0
+        (2, 1, 3, 0.02, True),  # 0.667 vs 0.333
+        (17, 16, 30, 0.02, True),  # +0.0333 >= 0.02
+        (31, 30, 60, 0.02, False),  # +0.0167 < 0.02
+        (31, 30, 60, 0.01, True),
+        (1, 2, 3, 0.0, False),  # worse
+    ],
+)
 def test_gate_decides_by_the_margin(cand_right, inc_right, n, margin, deployed):
     ps = _pairs(20, 3)
     d = gate(ps, _scores(ps, inc_right, n), _scores(ps, cand_right, n), incumbent_name="x", deploy_margin=margin)
@@ -101,7 +104,9 @@ def test_system_scores_blend_per_query_and_fall_back_to_the_model_without_compos
     assert pairwise_agreement(ps, raw) == 1.0 and pairwise_agreement(ps, served) == 0.5
     served1, _ = system_scores(ps, model, 1.0)
     assert pairwise_agreement(ps, served1) == 1.0
-    untold = [Pair(p.query_id, p.group, p.query, Item(p.pos.memory_id, p.pos.text, 3, None, None, None), p.neg) for p in ps]
+    untold = [
+        Pair(p.query_id, p.group, p.query, Item(p.pos.memory_id, p.pos.text, 3, None, None, None), p.neg) for p in ps
+    ]
     served_u, _ = system_scores(untold, model, 0.5)
     assert pairwise_agreement(untold, served_u) == 1.0  # unknown composite: the model alone
     with pytest.raises(ValueError, match="returned 1 scores"):

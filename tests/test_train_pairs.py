@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 from rerank_labels import label_records, write_labels
 
 from assay.memory.models import MemoryFileError
-from assay.memory.pairs import Item, LabelRecord, build_dataset, engagement_pairs, grade_pairs, items_by_query, load_labels, split_groups
+from assay.memory.pairs import (
+    Item,
+    LabelRecord,
+    build_dataset,
+    engagement_pairs,
+    grade_pairs,
+    items_by_query,
+    load_labels,
+    split_groups,
+)
 
 
 def _item(mid, grade=None, engaged=None, score=None, composite=None):
@@ -42,8 +51,11 @@ def test_a_dataset_of_tied_queries_is_refused_not_trained():
 
 
 @settings(max_examples=60, deadline=None)
-@given(groups=st.lists(st.sampled_from([f"g{i}" for i in range(12)]), min_size=2, max_size=40),
-       holdout=st.floats(0.05, 0.95), seed=st.integers(0, 2**31))
+@given(
+    groups=st.lists(st.sampled_from([f"g{i}" for i in range(12)]), min_size=2, max_size=40),
+    holdout=st.floats(0.05, 0.95),
+    seed=st.integers(0, 2**31),
+)
 def test_split_never_puts_a_group_on_both_sides(groups, holdout, seed):
     if len(set(groups)) < 2:
         with pytest.raises(ValueError, match="at least 2 groups"):
@@ -74,8 +86,16 @@ def test_weak_labels_are_merged_after_the_split_and_never_reach_held_out():
     extra = []
     for qi in range(30):
         base = {"query_id": f"q{qi}", "query": recs[qi * 4].query, "scope": recs[qi * 4].scope, "grade": 0}
-        extra.append(LabelRecord.model_validate(base | {"memory_id": f"q{qi}x1", "memory_text": "an engaged one", "engaged": True, "engaged_score": 0.9}))
-        extra.append(LabelRecord.model_validate(base | {"memory_id": f"q{qi}x2", "memory_text": "an ignored one", "engaged": False}))
+        extra.append(
+            LabelRecord.model_validate(
+                base | {"memory_id": f"q{qi}x1", "memory_text": "an engaged one", "engaged": True, "engaged_score": 0.9}
+            )
+        )
+        extra.append(
+            LabelRecord.model_validate(
+                base | {"memory_id": f"q{qi}x2", "memory_text": "an ignored one", "engaged": False}
+            )
+        )
     ds = build_dataset(recs + extra, split_by="scope", holdout=0.34, seed=1, engagement=True)
     held_q = {p.query_id for p in ds.heldout}
     assert ds.weak and all(p.source == "engagement" for p in ds.weak)
@@ -84,12 +104,19 @@ def test_weak_labels_are_merged_after_the_split_and_never_reach_held_out():
     assert not ({p.group for p in ds.weak} & {p.group for p in ds.heldout})
     assert ds.stats["weak_pairs"] == len(ds.weak) and len(ds.train) == ds.stats["train_pairs"] + len(ds.weak)
     without = build_dataset(recs + extra, split_by="scope", holdout=0.34, seed=1)
-    assert [(p.query_id, p.pos.memory_id, p.neg.memory_id) for p in without.heldout] == \
-           [(p.query_id, p.pos.memory_id, p.neg.memory_id) for p in ds.heldout]  # weak labels change nothing held out
+    assert [(p.query_id, p.pos.memory_id, p.neg.memory_id) for p in without.heldout] == [
+        (p.query_id, p.pos.memory_id, p.neg.memory_id) for p in ds.heldout
+    ]  # weak labels change nothing held out
 
 
 def test_weak_pairs_skip_what_grades_decide_and_respect_caps():
-    items = [_item("p3", 3, True, 0.9), _item("n0", 0, False), _item("p0", 0, True, 0.2), _item("n3", 3, False), _item("u", None, False)]
+    items = [
+        _item("p3", 3, True, 0.9),
+        _item("n0", 0, False),
+        _item("p0", 0, True, 0.2),
+        _item("n3", 3, False),
+        _item("u", None, False),
+    ]
     queries = {"q": ("query", None, items)}
     pairs = {(p.pos.memory_id, p.neg.memory_id) for p in engagement_pairs(queries, {"q": "q"}, {"q"})}
     # p3>n0 is already a grade pair; p0>n3 contradicts the grades; tied grades and ungraded negatives stay
@@ -104,30 +131,44 @@ def test_weak_pairs_skip_what_grades_decide_and_respect_caps():
 def test_composite_score_of_a_label():
     base = {"query_id": "q", "query": "x", "memory_id": "m", "memory_text": "t"}
     assert LabelRecord.model_validate(base | {"score": 0.4}).composite() == 0.4
-    assert LabelRecord.model_validate(base | {"score": 3.0, "reranker_model": "ce", "score_components": {"composite": 0.2}}).composite() == 0.2
+    assert (
+        LabelRecord.model_validate(
+            base | {"score": 3.0, "reranker_model": "ce", "score_components": {"composite": 0.2}}
+        ).composite()
+        == 0.2
+    )
     assert LabelRecord.model_validate(base | {"score": 3.0, "reranker_model": "ce"}).composite() is None
     assert LabelRecord.model_validate(base).composite() is None
 
 
 def test_items_by_query_keeps_the_last_label_and_skips_missing_texts():
     base = {"query_id": "q", "query": "x", "scope": None}
-    recs = [LabelRecord.model_validate(base | {"memory_id": "m", "memory_text": "t", "grade": 0}),
-            LabelRecord.model_validate(base | {"memory_id": "m", "memory_text": "t", "grade": 3}),
-            LabelRecord.model_validate(base | {"memory_id": "gone", "memory_text": None, "grade": 3})]
+    recs = [
+        LabelRecord.model_validate(base | {"memory_id": "m", "memory_text": "t", "grade": 0}),
+        LabelRecord.model_validate(base | {"memory_id": "m", "memory_text": "t", "grade": 3}),
+        LabelRecord.model_validate(base | {"memory_id": "gone", "memory_text": None, "grade": 3}),
+    ]
     q, skipped = items_by_query(recs)
     assert [i.grade for i in q["q"][2]] == [3] and sum(skipped.values()) == 2
     with pytest.raises(ValueError, match="two different queries"):
-        items_by_query(recs + [LabelRecord.model_validate({"query_id": "q", "query": "other", "memory_id": "z", "memory_text": "t"})])
+        items_by_query(
+            recs
+            + [LabelRecord.model_validate({"query_id": "q", "query": "other", "memory_id": "z", "memory_text": "t"})]
+        )
 
 
 def test_load_labels_reports_every_bad_line(tmp_path):
     f = tmp_path / "labels.jsonl"
     good = label_records(1)[0]
-    f.write_text("\n".join([json.dumps(good), "{not json", json.dumps(good | {"grade": 7}), json.dumps({"query": "x"})]) + "\n")
+    f.write_text(
+        "\n".join([json.dumps(good), "{not json", json.dumps(good | {"grade": 7}), json.dumps({"query": "x"})]) + "\n"
+    )
     with pytest.raises(MemoryFileError) as e:
         load_labels(f)
     text = str(e.value)
-    assert f"{f}:2: <json>" in text and f"{f}:3: grade: " in text and f"{f}:4: query_id: required field is missing" in text
+    assert (
+        f"{f}:2: <json>" in text and f"{f}:3: grade: " in text and f"{f}:4: query_id: required field is missing" in text
+    )
     assert len(load_labels(write_labels(tmp_path / "ok.jsonl", label_records(2)))) == 8
 
 

@@ -18,8 +18,15 @@ if os.environ.get("CI") != "true":  # under CI the 'ml' extra is installed and i
 from assay.memory import MemorySettings, MemoryStore  # noqa: E402
 from assay.memory import deploy as deploy_mod  # noqa: E402
 from assay.memory.deploy import train_and_deploy  # noqa: E402
-from assay.memory.rerankers import (CARD_NAME, CrossEncoderReranker, DeviceFacts, RerankerSettings, configured_reranker,  # noqa: E402
-                                    load_cross_encoder, student_ready)
+from assay.memory.rerankers import (
+    CARD_NAME,
+    CrossEncoderReranker,
+    DeviceFacts,
+    RerankerSettings,
+    configured_reranker,  # noqa: E402
+    load_cross_encoder,
+    student_ready,
+)
 from assay.memory.train import TrainConfig, train_device  # noqa: E402
 
 TINY = TrainConfig(max_length=32, lr=1e-4, batch_size=8, epochs=1, threads=1)
@@ -50,8 +57,15 @@ def deployed(tmp_path_factory):
 
     deploy_mod.gate = spy
     try:
-        rep = train_and_deploy(labels, root / "student", config=TINY, settings=RerankerSettings(gpu=False), split_by="scope",
-                               holdout=0.34, device_facts=CPU)
+        rep = train_and_deploy(
+            labels,
+            root / "student",
+            config=TINY,
+            settings=RerankerSettings(gpu=False),
+            split_by="scope",
+            holdout=0.34,
+            device_facts=CPU,
+        )
     finally:
         deploy_mod.gate = real_gate
     return root, rep, calls
@@ -82,12 +96,14 @@ def test_embeddings_stay_frozen_and_the_encoder_moves(deployed):
     word = next(k for k in student if k.endswith("embeddings.word_embeddings.weight"))
     assert (student[word] == base[next(k for k in base if k.endswith("embeddings.word_embeddings.weight"))]).all()
     q = next(k for k in student if k.endswith("encoder.layer.5.attention.self.query.weight"))
-    assert not (student[q] == base[next(k for k in base if k.endswith("encoder.layer.5.attention.self.query.weight"))]).all()
+    assert not (
+        student[q] == base[next(k for k in base if k.endswith("encoder.layer.5.attention.self.query.weight"))]
+    ).all()
 
 
 def test_incumbent_and_candidate_see_identical_pairs(deployed):
     _root, rep, calls = deployed
-    (pairs, inc, cand), = calls
+    ((pairs, inc, cand),) = calls
     keys = {(p.query_id, it.memory_id) for p in pairs for it in (p.pos, p.neg)}
     assert set(inc) == set(cand) == keys and len(pairs) == rep.decision.n_pairs
     assert all(p.source == "grade" for p in pairs)
@@ -97,9 +113,30 @@ def test_cli_not_deployed_against_a_perfect_composite_and_bad_input(tmp_path):
     runner = CliRunner()
     app = _app()
     labels = write_labels(tmp_path / "labels.jsonl", label_records(24, composite="perfect"))
-    args = ["memory", "train", "--labels", str(labels), "--out", str(tmp_path / "s"), "--split-by", "scope", "--holdout", "0.34",
-            "--max-length", "32", "--batch-size", "8", "--lr", "1e-4", "--threads", "1", "--device", "cpu",
-            "--keep-candidate", str(tmp_path / "rejected")]
+    args = [
+        "memory",
+        "train",
+        "--labels",
+        str(labels),
+        "--out",
+        str(tmp_path / "s"),
+        "--split-by",
+        "scope",
+        "--holdout",
+        "0.34",
+        "--max-length",
+        "32",
+        "--batch-size",
+        "8",
+        "--lr",
+        "1e-4",
+        "--threads",
+        "1",
+        "--device",
+        "cpu",
+        "--keep-candidate",
+        str(tmp_path / "rejected"),
+    ]
     r = runner.invoke(app, args, env={"ASSAY_RERANKER_GPU": "0"})
     assert r.exit_code == 1, r.output
     assert "incumbent composite: held-out pairwise agreement 1.000" in r.output and "not deployed" in r.output
@@ -124,9 +161,31 @@ def test_cli_not_deployed_against_a_perfect_composite_and_bad_input(tmp_path):
 def test_cli_retrain_faces_the_deployed_student_as_incumbent(deployed, tmp_path):
     root, _rep, _ = deployed
     labels = write_labels(tmp_path / "labels.jsonl", label_records(24, composite="none"))
-    r = CliRunner().invoke(_app(), ["memory", "train", "--labels", str(labels), "--out", str(root / "student"), "--split-by", "scope",
-                                    "--holdout", "0.34", "--max-length", "32", "--batch-size", "8", "--lr", "1e-4", "--threads", "1",
-                                    "--json"], env={"ASSAY_RERANKER_GPU": "0"})
+    r = CliRunner().invoke(
+        _app(),
+        [
+            "memory",
+            "train",
+            "--labels",
+            str(labels),
+            "--out",
+            str(root / "student"),
+            "--split-by",
+            "scope",
+            "--holdout",
+            "0.34",
+            "--max-length",
+            "32",
+            "--batch-size",
+            "8",
+            "--lr",
+            "1e-4",
+            "--threads",
+            "1",
+            "--json",
+        ],
+        env={"ASSAY_RERANKER_GPU": "0"},
+    )
     assert r.exit_code in (0, 1), r.output
     rep = json.loads(r.output)
     assert rep["decision"]["incumbent"].startswith("student:student-")
@@ -143,13 +202,19 @@ def test_search_serves_the_deployed_student_loaded_once(deployed, tmp_path, monk
     monkeypatch.setenv("ASSAY_RERANKER_STUDENT", str(root / "student"))
     monkeypatch.setenv("ASSAY_RERANKER_GPU", "0")
     store = MemoryStore(f"sqlite:///{tmp_path / 'm.db'}", settings=MemorySettings(embedder="hashing"))
-    store.add([{"id": "c", "text": "note: the coffee espresso matters, grinder too"},
-               {"id": "d", "text": "note: the dog leash matters"},
-               {"id": "t", "text": "note: the tax refund matters"}])
+    store.add(
+        [
+            {"id": "c", "text": "note: the coffee espresso matters, grinder too"},
+            {"id": "d", "text": "note: the dog leash matters"},
+            {"id": "t", "text": "note: the tax refund matters"},
+        ]
+    )
     model_id = json.loads((root / "student" / CARD_NAME).read_text())["model_id"]
     before = load_cross_encoder.cache_info()
     res = store.search("what do I know about the coffee and the latte?", 3)
-    assert res.hits[0].memory.id == "c" and {h.reranker_model for h in res} == {model_id + "-int8"}  # int8 on CPU by default
+    assert res.hits[0].memory.id == "c" and {h.reranker_model for h in res} == {
+        model_id + "-int8"
+    }  # int8 on CPU by default
     again = MemoryStore(f"sqlite:///{tmp_path / 'm.db'}", settings=MemorySettings(embedder="hashing"))
     again.search("the dog and the puppy", 2)
     after = load_cross_encoder.cache_info()
@@ -167,16 +232,31 @@ def test_search_serves_the_deployed_student_loaded_once(deployed, tmp_path, monk
 def test_cli_evaluate_with_the_auto_reranker(deployed, tmp_path):
     root, _rep, _ = deployed
     mem = tmp_path / "m.jsonl"
-    mem.write_text("".join(json.dumps(m) + "\n" for m in [
-        {"id": "c", "text": "note: the coffee espresso matters, grinder too"}, {"id": "d", "text": "note: the dog leash matters"},
-        {"id": "t", "text": "note: the tax refund matters"}]))
+    mem.write_text(
+        "".join(
+            json.dumps(m) + "\n"
+            for m in [
+                {"id": "c", "text": "note: the coffee espresso matters, grinder too"},
+                {"id": "d", "text": "note: the dog leash matters"},
+                {"id": "t", "text": "note: the tax refund matters"},
+            ]
+        )
+    )
     q = tmp_path / "q.jsonl"
-    q.write_text(json.dumps({"id": "q1", "query": "what do I know about the coffee and the latte?", "relevant": ["c"]}) + "\n")
+    q.write_text(
+        json.dumps({"id": "q1", "query": "what do I know about the coffee and the latte?", "relevant": ["c"]}) + "\n"
+    )
     db = f"sqlite:///{tmp_path / 'e.db'}"
-    env = {"ASSAY_RERANKER_STUDENT": str(root / "student"), "ASSAY_RERANKER_GPU": "0", "ASSAY_MEMORY_EMBEDDER": "hashing"}
+    env = {
+        "ASSAY_RERANKER_STUDENT": str(root / "student"),
+        "ASSAY_RERANKER_GPU": "0",
+        "ASSAY_MEMORY_EMBEDDER": "hashing",
+    }
     runner, app = CliRunner(), _app()
     assert runner.invoke(app, ["--db", db, "memory", "add", str(mem)], env=env).exit_code == 0
-    r = runner.invoke(app, ["--db", db, "memory", "evaluate", str(q), "--ranker", "reranker", "--reranker", "auto", "--json"], env=env)
+    r = runner.invoke(
+        app, ["--db", db, "memory", "evaluate", str(q), "--ranker", "reranker", "--reranker", "auto", "--json"], env=env
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["recall@10"] == 1.0
 

@@ -75,8 +75,11 @@ def test_agent_receives_the_most_similar_verdicts_in_its_instructions(store):
 
 def test_fenced_json_in_prose_and_min_score(store):
     client = RecordingClient()
-    agent = Agent(client=client, instructions=BASE_INSTRUCTIONS,
-                  context_providers=[VerdictFewShotProvider(store, k=5, min_score=0.5)])
+    agent = Agent(
+        client=client,
+        instructions=BASE_INSTRUCTIONS,
+        context_providers=[VerdictFewShotProvider(store, k=5, min_score=0.5)],
+    )
     text = "Please review this proposal:\n```json\n" + json.dumps({"fields": QUERY["fields"]}) + "\n```\nThanks."
     _run(agent, text)
     sent = client.requests[-1]["options"]["instructions"]
@@ -98,7 +101,10 @@ def test_custom_async_query_function(store):
     async def from_metadata(context):
         return {"fields": {"cost_codes": ["FAC-RENT"]}}
 
-    agent = Agent(client=client, context_providers=[VerdictFewShotProvider(store, k=1, query=from_metadata, source_id="precedents")])
+    agent = Agent(
+        client=client,
+        context_providers=[VerdictFewShotProvider(store, k=1, query=from_metadata, source_id="precedents")],
+    )
     _run(agent, "anything")
     sent = client.requests[-1]["options"]["instructions"]
     assert "Sublet two empty floors" in sent and sent.count("<precedent ") == 1
@@ -112,9 +118,11 @@ def test_malformed_query_fails_the_run(store):
 
 def test_query_from_messages_reads_the_last_user_message():
     class Ctx:
-        input_messages = [Message(role="user", contents=[json.dumps({"fields": {"measure_type": "x"}})]),
-                          Message(role="assistant", contents=['{"fields": {"measure_type": "y"}}']),
-                          Message(role="user", contents=["no query here"])]
+        input_messages = [
+            Message(role="user", contents=[json.dumps({"fields": {"measure_type": "x"}})]),
+            Message(role="assistant", contents=['{"fields": {"measure_type": "y"}}']),
+            Message(role="user", contents=["no query here"]),
+        ]
 
     assert query_from_messages(Ctx()) is None
     Ctx.input_messages = Ctx.input_messages[:2]

@@ -62,7 +62,10 @@ def test_bad_line_exits_2_naming_file_and_line_and_inserts_nothing(files, tmp_pa
     bad.write_text("\n".join(lines) + "\n")
     r = _run("--db", db, "verdicts", "add", bad)
     assert r.exit_code == 2
-    assert r.stderr.strip() == f"error: {bad}:5: fields.claimed_saving: must not be negative, got -120000 (the spec sets allow_negative: false)"
+    assert (
+        r.stderr.strip()
+        == f"error: {bad}:5: fields.claimed_saving: must not be negative, got -120000 (the spec sets allow_negative: false)"
+    )
     r = _run("--db", db, "verdicts", "stats", "--json")
     assert json.loads(r.stdout)["n"] == 0
 
@@ -76,11 +79,17 @@ def test_re_adding_the_same_file_is_refused(files):
     assert json.loads(_run("--db", db, "verdicts", "stats", "--json").stdout)["n"] == len(FIXTURE)
 
 
-@pytest.mark.parametrize("query, message", [
-    ({"fields": {"cost_code": ["A"]}}, "fields.cost_code: unknown field"),
-    ({"fields": {"cost_codes": "FAC-ENERGY"}}, "fields.cost_codes: expected a list of strings, got a string ('FAC-ENERGY')"),
-    ({"fields": {"claimed_saving": -1}}, "fields.claimed_saving: must not be negative"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({"fields": {"cost_code": ["A"]}}, "fields.cost_code: unknown field"),
+        (
+            {"fields": {"cost_codes": "FAC-ENERGY"}},
+            "fields.cost_codes: expected a list of strings, got a string ('FAC-ENERGY')",
+        ),
+        ({"fields": {"claimed_saving": -1}}, "fields.claimed_saving: must not be negative"),
+    ],
+)
 def test_bad_query_exits_2_naming_the_field(files, tmp_path, query, message):
     vfile, _, db = files
     q = tmp_path / "bad_query.json"
@@ -98,7 +107,16 @@ def test_empty_store_search_and_spec_file(files, tmp_path):
     r = _run("--db", db, "verdicts", "search", "--query", qfile)
     assert r.exit_code == 0 and "is empty" in r.stderr
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"fields": {"cost_codes": {"kind": "set", "weight": 0.7}, "measure_type": {"kind": "category", "weight": 0.4}}}))
+    spec.write_text(
+        json.dumps(
+            {
+                "fields": {
+                    "cost_codes": {"kind": "set", "weight": 0.7},
+                    "measure_type": {"kind": "category", "weight": 0.4},
+                }
+            }
+        )
+    )
     r = _run("--db", db, "verdicts", "add", "--spec", spec, files[0])
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {spec}: <spec>: weights must sum to 1, got 1.1")
 
@@ -106,10 +124,21 @@ def test_empty_store_search_and_spec_file(files, tmp_path):
 def test_store_created_with_a_spec_keeps_it(files, tmp_path):
     vfile, qfile, db = files
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"fields": {"cost_codes": {"kind": "set", "weight": 0.5}, "measure_type": {"kind": "category", "weight": 0.3},
-                                           "claimed_saving": {"kind": "bucket", "weight": 0.2, "edges": [10000, 100000]}}}))
+    spec.write_text(
+        json.dumps(
+            {
+                "fields": {
+                    "cost_codes": {"kind": "set", "weight": 0.5},
+                    "measure_type": {"kind": "category", "weight": 0.3},
+                    "claimed_saving": {"kind": "bucket", "weight": 0.2, "edges": [10000, 100000]},
+                }
+            }
+        )
+    )
     assert _run("--db", db, "verdicts", "add", "--store", "edges", "--spec", spec, vfile).exit_code == 0
-    arr = json.loads(_run("--db", db, "verdicts", "search", "--store", "edges", "--query", qfile, "-k", "14", "--json").stdout)
+    arr = json.loads(
+        _run("--db", db, "verdicts", "search", "--store", "edges", "--query", qfile, "-k", "14", "--json").stdout
+    )
     by_id = {x["id"]: x for x in arr}
     assert by_id["v-05-fleet"]["components"]["claimed_saving"] == 0.0  # 120,000 ≥ the 100,000 edge
     assert by_id["v-12-water"]["components"]["claimed_saving"] == 1.0  # 30,000 and 45,000 share [1e4, 1e5)
@@ -141,6 +170,12 @@ def test_console_script_registers_the_group(files):
     cmd = [sys.executable, "-c", "from assay.cli import main; main()", "--db", db, "verdicts"]
     r = subprocess.run([*cmd, "add", str(vfile)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([*cmd, "search", "--query", str(qfile), "-k", "1", "--json"], capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [*cmd, "search", "--query", str(qfile), "-k", "1", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["id"] == TRUE_MATCH

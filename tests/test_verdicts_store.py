@@ -26,7 +26,11 @@ def test_verdicts_survive_reopening_with_all_their_fields(tmp_path):
     a.add([first, *FIXTURE[:6]])
     b = VerdictStore(_url(tmp_path))
     v = b.get(TRUE_MATCH)
-    assert v.fields == {"cost_codes": ["FAC-ENERGY", "FAC-HVAC", "UTIL-ELEC"], "measure_type": "renegotiation", "claimed_saving": 38000.0}
+    assert v.fields == {
+        "cost_codes": ["FAC-ENERGY", "FAC-HVAC", "UTIL-ELEC"],
+        "measure_type": "renegotiation",
+        "claimed_saving": 38000.0,
+    }
     assert v.created_at.isoformat() == "2024-03-01T07:30:00+00:00"  # normalised to UTC
     assert v.source == "board-2024-03" and v.decision == "approve"
     assert b.count() == 7 == len(b)
@@ -84,14 +88,18 @@ def test_a_bad_line_in_a_file_inserts_nothing_and_names_every_bad_line(tmp_path)
 
 def test_stores_are_named_and_their_spec_is_fixed_at_creation(tmp_path):
     url = _url(tmp_path)
-    spec = load_spec({"fields": {"cost_codes": {"kind": "set", "weight": 0.5}, "measure_type": {"kind": "category", "weight": 0.5}}})
+    spec = load_spec(
+        {"fields": {"cost_codes": {"kind": "set", "weight": 0.5}, "measure_type": {"kind": "category", "weight": 0.5}}}
+    )
     other = VerdictStore(url, name="two-field", spec=spec)
     other.add([{**FIXTURE[6], "fields": {k: FIXTURE[6]["fields"][k] for k in ("cost_codes", "measure_type")}}])
     VerdictStore(url).add(FIXTURE[:3])
     assert VerdictStore(url, name="two-field").spec == spec  # stored with the store
     assert VerdictStore(url, name="two-field").count() == 1 and VerdictStore(url).count() == 3
     with pytest.raises(SpecError, match="store 'two-field' was created with another spec"):
-        VerdictStore(url, name="two-field", spec=SimilaritySpec(fields={"cost_codes": FieldSpec(kind="set", weight=1.0)}))
+        VerdictStore(
+            url, name="two-field", spec=SimilaritySpec(fields={"cost_codes": FieldSpec(kind="set", weight=1.0)})
+        )
     hits = VerdictStore(url, name="two-field").retrieve({"fields": {"cost_codes": ["FAC-HVAC"]}}, k=3)
     assert hits[0].components == {"cost_codes": 1 / 3, "measure_type": 0.0}
 
@@ -106,11 +114,18 @@ def test_stats_are_aggregate(tmp_path):
     assert st["created_at"] == {"min": "2023-01-01T00:00:00+00:00", "max": "2023-01-01T00:00:00+00:00"}
     assert st["fields"]["cost_codes"]["distinct"] == 17 and st["fields"]["cost_codes"]["max_items"] == 4
     assert st["fields"]["measure_type"]["counts"]["renegotiation"] == 5
-    assert st["fields"]["claimed_saving"]["counts"] == {"[1e2, 1e3)": 1, "[1e3, 1e4)": 2, "[1e4, 1e5)": 7, "[1e5, 1e6)": 3, "[1e6, 1e7)": 1}
+    assert st["fields"]["claimed_saving"]["counts"] == {
+        "[1e2, 1e3)": 1,
+        "[1e3, 1e4)": 2,
+        "[1e4, 1e5)": 7,
+        "[1e5, 1e6)": 3,
+        "[1e6, 1e7)": 1,
+    }
     assert not any(v["id"] in repr(st) for v in FIXTURE)
 
 
 # --- hybrid score with an embedding term --------------------------------------------------
+
 
 class HashingEmbedder:
     """Test double: a deterministic bag-of-words embedder (token → SHA-256 bucket of 64 dims)."""
@@ -128,8 +143,14 @@ class HashingEmbedder:
         return out
 
 
-HYBRID = {"fields": {"cost_codes": {"kind": "set", "weight": 0.5}, "measure_type": {"kind": "category", "weight": 0.2},
-                     "claimed_saving": {"kind": "bucket", "weight": 0.1}}, "embedding": {"weight": 0.2}}
+HYBRID = {
+    "fields": {
+        "cost_codes": {"kind": "set", "weight": 0.5},
+        "measure_type": {"kind": "category", "weight": 0.2},
+        "claimed_saving": {"kind": "bucket", "weight": 0.1},
+    },
+    "embedding": {"weight": 0.2},
+}
 
 
 def test_hybrid_score_adds_the_embedding_term(tmp_path):
@@ -182,7 +203,10 @@ def test_two_processes_adding_to_one_new_store_at_once(tmp_path):
     import sys
 
     url = _url(tmp_path, "shared.db")
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, url, tag], stderr=subprocess.PIPE, text=True) for tag in ("a", "b")]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, url, tag], stderr=subprocess.PIPE, text=True)
+        for tag in ("a", "b")
+    ]
     errs = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errs
     s = VerdictStore(url)

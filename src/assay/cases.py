@@ -94,7 +94,14 @@ def load_cases(path: str | Path) -> list[Case]:
     that is not UTF-8, an empty file, or a duplicate ``(id, variant)`` (naming both lines);
     ``FileNotFoundError`` when the file is missing.
     """
-    return [case for _line, case in load_jsonl(
-        path, lambda text, file, line: parse_case_line(text, file=file, line=line), what="cases",
-        key=lambda c: (c.id, c.variant), describe_key=lambda k: f"(id, variant) ({k[0]!r}, {k[1]!r})", error=CaseFileError,
-    )]
+    return [
+        case
+        for _line, case in load_jsonl(
+            path,
+            lambda text, file, line: parse_case_line(text, file=file, line=line),
+            what="cases",
+            key=lambda c: (c.id, c.variant),
+            describe_key=lambda k: f"(id, variant) ({k[0]!r}, {k[1]!r})",
+            error=CaseFileError,
+        )
+    ]

@@ -101,7 +101,7 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     for start, end in split_sentences(text, masked):
         sentence = text[start:end]
         cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
-        nums = tuple(quantities[bisect_left(starts, start):bisect_left(starts, end)])
+        nums = tuple(quantities[bisect_left(starts, start) : bisect_left(starts, end)])
         claims.append(Claim(sentence, (start, end), nums, cites))
     return claims
 
@@ -148,7 +148,9 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     return spans
 
 
-def extract_quantities(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN, space_thousands: bool = True) -> list[Quantity]:
+def extract_quantities(
+    text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN, space_thousands: bool = True
+) -> list[Quantity]:
     """Every quantity stated in ``text``, in order of appearance (rules in the module docstring).
 
     ``space_thousands=False`` reads a plain space as a separator between numbers, not a
@@ -170,9 +172,41 @@ def _extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]
 
 # --- helpers -------------------------------------------------------------------------------
 
-_ABBREVIATIONS = {"inc", "corp", "co", "ltd", "u.s", "vs", "e.g", "i.e", "approx", "no", "mr", "ms", "dr", "st", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "etc"}
+_ABBREVIATIONS = {
+    "inc",
+    "corp",
+    "co",
+    "ltd",
+    "u.s",
+    "vs",
+    "e.g",
+    "i.e",
+    "approx",
+    "no",
+    "mr",
+    "ms",
+    "dr",
+    "st",
+    "fig",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "est",
+    "etc",
+}
 #: "to"/"from" right before a number: the number is a level ("fell to 44.1%"), not a change.
-_LEVEL_BEFORE = re.compile(r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I)
+_LEVEL_BEFORE = re.compile(
+    r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
+)
 _ID_SEP = re.compile(r"[,;]")
 _ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
 _NEWLINES = re.compile(r"\n+")
@@ -180,7 +214,20 @@ _LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
 _CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n")
 _SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
 
-_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "S$": "SGD", "HK$": "HKD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "C$": "CAD", "A$": "AUD"}
+_CURRENCY_SYMBOLS = {
+    "$": "USD",
+    "US$": "USD",
+    "S$": "SGD",
+    "HK$": "HKD",
+    "NZ$": "NZD",
+    "R$": "BRL",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₩": "KRW",
+    "C$": "CAD",
+    "A$": "AUD",
+}
 _ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
 _KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -215,7 +262,9 @@ _MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|
 _DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$")
 _DATE_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s*,?\s*" + _MONTHS + r"\b|^,\s*(?:19|20)\d\d")
 #: Numeric dates, masked before numbers are read: 2019-12-31, 12/31/2019, 31.12.2019, 12/31.
-_NUMERIC_DATE = re.compile(r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)")
+_NUMERIC_DATE = re.compile(
+    r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)"
+)
 _FORMULA_CONSTANTS = {1.0, 2.0, 3.0, 4.0, 12.0, 100.0, 365.0, 1000.0}
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b")
 _DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?)\b", re.I)
@@ -223,18 +272,38 @@ _DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|h
 #: 상반기, 12개월, 2위, 3번째, 2차, 제5호.
 _KOREAN_LABEL_AFTER = re.compile(r"^(?:년|월|일|분기|반기|개월|위|번째|차|호)")
 _CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
-_LABEL_BEFORE = re.compile(r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$")
+_LABEL_BEFORE = re.compile(
+    r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$"
+)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-_UP_WORDS = frozenset("grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped expanded improved".split())
-_DOWN_WORDS = frozenset("fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank contracted slipped lost reduced reduction".split())
+_UP_WORDS = frozenset(
+    "grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped expanded improved".split()
+)
+_DOWN_WORDS = frozenset(
+    "fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank contracted slipped lost reduced reduction".split()
+)
 #: Words (and word pairs) whose sentence carries an outflow sign: "capex of $1,577 million".
-_SIGN_WORDS = frozenset(("spent spend spending paid pay payment payments outflow outflows capex repurchase repurchased repurchases "
-                         "buyback buybacks loss losses deficit expense expenses cost costs impairment write-down write-downs writedown writedowns").split())
-_SIGN_BIGRAMS = frozenset({("used", "in"), ("capital", "expenditure"), ("capital", "expenditures"), ("purchase", "of"), ("purchases", "of"),
-                           ("dividend", "paid"), ("dividends", "paid")})
+_SIGN_WORDS = frozenset(
+    (
+        "spent spend spending paid pay payment payments outflow outflows capex repurchase repurchased repurchases "
+        "buyback buybacks loss losses deficit expense expenses cost costs impairment write-down write-downs writedown writedowns"
+    ).split()
+)
+_SIGN_BIGRAMS = frozenset(
+    {
+        ("used", "in"),
+        ("capital", "expenditure"),
+        ("capital", "expenditures"),
+        ("purchase", "of"),
+        ("purchases", "of"),
+        ("dividend", "paid"),
+        ("dividends", "paid"),
+    }
+)
 #: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower".
 _DIRECTION_AFTER = re.compile(
-    r"\s*(?:(?P<up>increases?|growth|rise|gains?|higher|jump)|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b", re.I
+    r"\s*(?:(?P<up>increases?|growth|rise|gains?|higher|jump)|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b",
+    re.I,
 )
 
 
@@ -260,13 +329,15 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
     value, decimals = _parse_num(g["num"])
     paren = bool((g["open"] or g["open2"]) and g["close"])
     if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
-        close_after = re.match(r"\s?\)", text[end:end + 2])
+        close_after = re.match(r"\s?\)", text[end : end + 2])
         if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
             paren, end = True, end + close_after.end()
     if not paren:
         g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
     if (g["open"] or g["open2"]) and not paren:
-        start = m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)  # an unclosed "(" is not part of it
+        start = (
+            m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)
+        )  # an unclosed "(" is not part of it
     if g["close"] is not None and not paren:
         end = m.start("close")
         g["scale2"] = None
@@ -274,23 +345,29 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
         start += 1
     if not g["sign"] and g["sign2"]:
         g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
-    if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8):start]):  # same line only
+    if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8) : start]):  # same line only
         g["sign"] = None  # a binary minus: "177,866 - 135,987"
         start = m.start("cur") if g["cur"] else num_start
-    if paren and (re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end:end + 5]) or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4):start])):
+    if paren and (
+        re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end : end + 5])
+        or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4) : start])
+    ):
         paren = False  # grouping in a formula: "(0.1652) x 100"
-    before, after = text[max(0, start - 24):start], text[end:end + 24]
+    before, after = text[max(0, start - 24) : start], text[end : end + 24]
     unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "pct2", "kr", "share"))
     # --- things that are not quantities
     if _CODE_AFTER.match(after) and not unit_written:
         return None
     if re.search(r"[A-Za-z]-$", before):
         return None  # a code: "COVID-19", "Form 10-K"
-    if not unit_written and "." not in g["num"] and value in _FORMULA_CONSTANTS and (
-        re.search(r"(?:[*/×÷]|\bx)\s*$", before) or re.match(r"\s*[*/×÷]", after)
+    if (
+        not unit_written
+        and "." not in g["num"]
+        and value in _FORMULA_CONSTANTS
+        and (re.search(r"(?:[*/×÷]|\bx)\s*$", before) or re.match(r"\s*[*/×÷]", after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
-    if _ORDINAL_AFTER.match(text[num_end:num_end + 3]):
+    if _ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
     is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
     if not unit_written and not g["sign"] and paren and is_year:
@@ -304,10 +381,15 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
             return None
         if _DURATION_AFTER.match(after):
             return None
-        if _KOREAN_LABEL_AFTER.match(text[num_end:num_end + 2]):
+        if _KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
         line_start = text.rfind("\n", 0, start) + 1
-        if not text[line_start:start].strip() and not g["open"] and re.match(r"^[.)]\s", text[num_end:num_end + 2]) and value < 100:
+        if (
+            not text[line_start:start].strip()
+            and not g["open"]
+            and re.match(r"^[.)]\s", text[num_end : num_end + 2])
+            and value < 100
+        ):
             return None  # list number "1. " / "2) "
     if paren and not unit_written and "." not in g["num"] and value < 10:
         line_start = text.rfind("\n", 0, start) + 1
@@ -317,7 +399,14 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
     unit: str | None = None
     cur = (g["cur"] or "").strip() or (g["cur2"] or "").strip()
     if cur:
-        unit = _CURRENCY_SYMBOLS.get(cur) or {"원": "KRW", "won": "KRW", "dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}.get(cur.lower(), cur.upper())
+        unit = _CURRENCY_SYMBOLS.get(cur) or {
+            "원": "KRW",
+            "won": "KRW",
+            "dollar": "USD",
+            "dollars": "USD",
+            "euro": "EUR",
+            "euros": "EUR",
+        }.get(cur.lower(), cur.upper())
     scale = 1.0
     if g["kr"]:
         value, scale, decimals = _korean(value, decimals, g["kr"])
@@ -328,7 +417,9 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
             return None  # a code or name, not a magnitude: "3M" (the company), "10K", "Item 1B"
     suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
     if suffix:
-        if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith("percentage point"):
+        if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith(
+            "percentage point"
+        ):
             unit = "pp"
         elif suffix in ("%", "percent", "pct") or suffix.startswith("per"):
             unit = "%"
@@ -353,7 +444,9 @@ def _to_quantity(text: str, m: re.Match[str], words: _WordIndex) -> Quantity | N
     if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
         after_q = _DIRECTION_AFTER.match(text, q_end, min(len(text), q_end + 24))
         direction = None if after_q is None else (1 if after_q.group("up") else -1)
-    return Quantity(text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording)
+    return Quantity(
+        text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording
+    )
 
 
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
@@ -434,7 +527,7 @@ def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
     rid = 0
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
-        between = text[a.span[1]:b.span[0]]
+        between = text[a.span[1] : b.span[0]]
         joined = re.fullmatch(r"\s*(?:[-–—]|to)\s*", between)
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number

@@ -20,7 +20,9 @@ from rich.table import Table
 from assay.cases import CaseFileError, load_cases
 from assay.jsonl import read_utf8
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs."
+)
 out = Console(highlight=False, soft_wrap=True, emoji=False)  # emoji=False: ":smile:" in an id stays as written
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
@@ -52,7 +54,9 @@ class UsageError(Exception):
 @app.callback()
 def _global(
     ctx: typer.Context,
-    db: Optional[str] = typer.Option(None, "--db", help="Database URL (sqlite:///… or postgresql+psycopg://…); overrides ASSAY_DB_URL."),
+    db: Optional[str] = typer.Option(
+        None, "--db", help="Database URL (sqlite:///… or postgresql+psycopg://…); overrides ASSAY_DB_URL."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
 ) -> None:
     ctx.obj = {"db": db, "debug": debug}
@@ -136,18 +140,30 @@ def gate_cmd(
         if as_json:
             comp = completeness(case.answer, snap, g, reference=case.reference)
             imp = check_impersonal(case.answer)
-            rec = {"id": case.id, "variant": case.variant, "status": g.status, "mode": g.mode,
-                   "violations": [v.model_dump() for v in g.violations], "completeness": comp.model_dump(), "impersonal": imp.model_dump()}
+            rec = {
+                "id": case.id,
+                "variant": case.variant,
+                "status": g.status,
+                "mode": g.mode,
+                "violations": [v.model_dump() for v in g.violations],
+                "completeness": comp.model_dump(),
+                "impersonal": imp.model_dump(),
+            }
             out.print(json.dumps(rec, ensure_ascii=False), markup=False)
         else:
             detail = f"{g.n_matched}/{g.n_checkable} quantities matched" if g.checks else "nothing checkable"
             line = f"{g.status.upper():9} {case.id} [{case.variant}] {g.mode}: {detail}"
             if g.violations:
                 v = g.violations[0]
-                line += f" — {v.kind} {v.quantity!r}: {v.reason}" + (f" (+{len(g.violations) - 1} more)" if len(g.violations) > 1 else "")
+                line += f" — {v.kind} {v.quantity!r}: {v.reason}" + (
+                    f" (+{len(g.violations) - 1} more)" if len(g.violations) > 1 else ""
+                )
             out.print(line, markup=False)
     if not as_json:
-        out.print(f"{len(cases)} case(s): {counts['pass']} pass, {counts['fail']} fail, {counts['no_claims']} no_claims", markup=False)
+        out.print(
+            f"{len(cases)} case(s): {counts['pass']} pass, {counts['fail']} fail, {counts['no_claims']} no_claims",
+            markup=False,
+        )
     raise typer.Exit(1 if counts["fail"] else 0)
 
 
@@ -160,13 +176,25 @@ def eval_cmd(
     mode: GateMode = typer.Option(GateMode.auto, "--mode"),
     judge: JudgeBackend = typer.Option(JudgeBackend.none, "--judge", help="Faithfulness judge backend."),
     high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
-    escalate: bool = typer.Option(False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
-    token_budget: Optional[int] = typer.Option(None, "--token-budget", min=0, help="Judge token budget (default 2,000,000); the rest are skipped: budget."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Variant the others are compared against (paired lift)."),
-    label_field: Optional[str] = typer.Option(None, "--label-field", help="Dotted case field holding a binary label, e.g. meta.human_label."),
+    escalate: bool = typer.Option(
+        False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."
+    ),
+    cache_dir: Optional[Path] = typer.Option(
+        None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
+    ),
+    token_budget: Optional[int] = typer.Option(
+        None, "--token-budget", min=0, help="Judge token budget (default 2,000,000); the rest are skipped: budget."
+    ),
+    baseline: Optional[str] = typer.Option(
+        None, "--baseline", help="Variant the others are compared against (paired lift)."
+    ),
+    label_field: Optional[str] = typer.Option(
+        None, "--label-field", help="Dotted case field holding a binary label, e.g. meta.human_label."
+    ),
     positive: Optional[str] = typer.Option(None, "--positive", help="Label value that means the answer is bad."),
-    exclude_label: list[str] = typer.Option([], "--exclude-label", help="Label values left out of the agreement (repeatable)."),
+    exclude_label: list[str] = typer.Option(
+        [], "--exclude-label", help="Label values left out of the agreement (repeatable)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Score every case (gate, completeness, impersonal, judge, rubric) and write the four reports."""
@@ -184,13 +212,34 @@ def eval_cmd(
         cases = load_cases(cases_file)
         variants = {c.variant for c in cases}
         if baseline is not None and baseline not in variants:
-            raise UsageError(f"--baseline {baseline!r} is not a variant of {cases_file} (variants: {', '.join(sorted(variants))})")
-        config = EvalConfig(name=name, mode=mode.value, judge=judge.value, high_stakes=high_stakes, baseline=baseline,
-                            escalate=escalate, cache_dir=str(cache_dir) if cache_dir else None, token_budget=token_budget, db_url=ctx.obj["db"],
-                            label_field=label_field, positive=positive, exclude_labels=tuple(exclude_label), seed=seed)
+            raise UsageError(
+                f"--baseline {baseline!r} is not a variant of {cases_file} (variants: {', '.join(sorted(variants))})"
+            )
+        config = EvalConfig(
+            name=name,
+            mode=mode.value,
+            judge=judge.value,
+            high_stakes=high_stakes,
+            baseline=baseline,
+            escalate=escalate,
+            cache_dir=str(cache_dir) if cache_dir else None,
+            token_budget=token_budget,
+            db_url=ctx.obj["db"],
+            label_field=label_field,
+            positive=positive,
+            exclude_labels=tuple(exclude_label),
+            seed=seed,
+        )
         check_writable_dir(out_dir)
         try:
-            with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+            with Progress(
+                TextColumn("scoring"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            ) as bar:
                 task = bar.add_task("cases", total=len(cases))
                 local, aggregate = run_eval(cases, config, on_case=lambda _i: bar.advance(task))
             paths = write_reports(out_dir, name, local, aggregate)
@@ -216,8 +265,10 @@ def compare_cmd(
         runs = [_load_local(p) for p in (a, b)]
         result = compare_runs(*runs)
         if not any(r["n_pairs"] for r in result["lift"].values()):
-            raise UsageError(f"{a} and {b} share no scored (id, variant) pair: compare needs two runs of the same cases "
-                             "under the same variant names")
+            raise UsageError(
+                f"{a} and {b} share no scored (id, variant) pair: compare needs two runs of the same cases "
+                "under the same variant names"
+            )
     if as_json:
         out.print(json.dumps(result, indent=2), markup=False)
         return
@@ -236,7 +287,11 @@ def import_cmd(
     ctx: typer.Context,
     source: ImportSource = typer.Argument(..., help="Dataset format."),
     src: Path = typer.Argument(..., help="Dataset folder or file."),
-    out_file: Path = typer.Option(..., "--out", help="Cases JSONL to write (taubench, whoandwhen: a folder for traces/ + summary.json; locomo: a folder for memories.jsonl + queries.jsonl)."),
+    out_file: Path = typer.Option(
+        ...,
+        "--out",
+        help="Cases JSONL to write (taubench, whoandwhen: a folder for traces/ + summary.json; locomo: a folder for memories.jsonl + queries.jsonl).",
+    ),
 ) -> None:
     """Convert a public dataset into assay cases JSONL (agent traces: native traces + an eval summary)."""
     from assay.importers import write_cases_jsonl
@@ -256,7 +311,9 @@ def import_cmd(
 
             return import_locomo_cmd(src, out_file)
         if out_file.is_dir():
-            raise UsageError(f"--out {out_file}: is a directory; give the path of the cases file to write, e.g. {out_file / 'cases.jsonl'}")
+            raise UsageError(
+                f"--out {out_file}: is a directory; give the path of the cases file to write, e.g. {out_file / 'cases.jsonl'}"
+            )
         _check_out_dir_usable(out_file.parent)
         if source is ImportSource.tatqa:
             from assay.importers.tatqa import import_tatqa
@@ -276,7 +333,14 @@ def import_cmd(
 
 
 #: Modules that add commands of other capabilities: each has ``register(app: typer.Typer)``.
-_COMMAND_MODULES: tuple[str, ...] = ("assay.commands.verdicts", "assay.commands.judge", "assay.commands.cache", "assay.commands.rationality", "assay.commands.memory", "assay.commands.memory_learn")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "assay.commands.verdicts",
+    "assay.commands.judge",
+    "assay.commands.cache",
+    "assay.commands.rationality",
+    "assay.commands.memory",
+    "assay.commands.memory_learn",
+)
 
 
 def main() -> None:
@@ -289,6 +353,7 @@ def main() -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def read_local_json(path: Path) -> dict:
     """A run's ``NAME.local.json``: a JSON object with a ``cases`` list, else :class:`UsageError`
@@ -370,10 +435,21 @@ def _print_summary(agg: dict) -> None:
     t.add_column("variant", overflow="fold", max_width=40)
     for col in ("n", "composite", "95% CI", "sourcing", "no_claims", "gate fail"):
         t.add_column(col, no_wrap=True, justify="right")
-    rows = sorted(agg["variants"].items(), key=lambda kv: -(kv[1]["dims"]["composite"]["mean"] if kv[1]["dims"]["composite"]["mean"] is not None else -1))
+    rows = sorted(
+        agg["variants"].items(),
+        key=lambda kv: -(kv[1]["dims"]["composite"]["mean"] if kv[1]["dims"]["composite"]["mean"] is not None else -1),
+    )
     for v, s in rows:
         c = s["dims"]["composite"]
-        t.add_row(v, str(s["n"]), _fmt(c["mean"]), _fmt_ci(c["ci"]), _fmt(s["dims"]["sourcing"]["mean"]), f"{s['no_claims_rate']:.0%}", f"{s['gate_fail_rate']:.0%}")
+        t.add_row(
+            v,
+            str(s["n"]),
+            _fmt(c["mean"]),
+            _fmt_ci(c["ci"]),
+            _fmt(s["dims"]["sourcing"]["mean"]),
+            f"{s['no_claims_rate']:.0%}",
+            f"{s['gate_fail_rate']:.0%}",
+        )
     _print_uncut(t)
     for note in agg.get("notes", []):
         out.print(f"note: {note}", markup=False)

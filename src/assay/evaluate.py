@@ -51,7 +51,9 @@ class EvalConfig:
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
 
 
-def evaluate_case(case: Case, config: EvalConfig, *, index: SnapshotIndex | None = None, verdict: JudgeVerdict | None = None) -> dict[str, Any]:
+def evaluate_case(
+    case: Case, config: EvalConfig, *, index: SnapshotIndex | None = None, verdict: JudgeVerdict | None = None
+) -> dict[str, Any]:
     """Score one case; returns its local record (``id``, ``variant``, ``slice``, ``status``,
     ``scores`` per dimension + composite, ``reasons``, ``weights_used``, details)."""
     snapshot = case.snapshot()
@@ -67,9 +69,13 @@ def evaluate_case(case: Case, config: EvalConfig, *, index: SnapshotIndex | None
     }
     rubric = compose(scores, weights=config.weights, faithfulness_backend=verdict.backend if verdict else None)
     reasons: dict[str, str] = {
-        "sourcing": f"{gate.n_matched}/{gate.n_checkable} quantities matched ({gate.mode} mode)" if gate.checks else "no checkable quantity (no_claims)",
+        "sourcing": f"{gate.n_matched}/{gate.n_checkable} quantities matched ({gate.mode} mode)"
+        if gate.checks
+        else "no checkable quantity (no_claims)",
         "completeness": _completeness_reason(comp),
-        "impersonal": f"{len(imp.flags)} flag(s): " + ", ".join(f.rule for f in imp.flags) if imp.flags else "no personalised advice",
+        "impersonal": f"{len(imp.flags)} flag(s): " + ", ".join(f.rule for f in imp.flags)
+        if imp.flags
+        else "no personalised advice",
     }
     if verdict is not None:
         reasons["faithfulness"] = verdict.reason or f"{verdict.status} by {verdict.backend}"
@@ -121,13 +127,22 @@ def run_eval(
             on_case(i)
     backend = judge.backend if judge else "none"
     local = {"schema": 1, "kind": "eval", "backend": backend, "gate_version": GATE_VERSION, "cases": records}
-    aggregate = aggregate_records(records, config, backend=backend, model=judge.model if judge else None, judge_notes=judge.notes if judge else ())
+    aggregate = aggregate_records(
+        records, config, backend=backend, model=judge.model if judge else None, judge_notes=judge.notes if judge else ()
+    )
     if judge is not None:
         aggregate["judge"] = judge.summary(verdicts)  # n_unscored, reasons, usage: no case ids
     return local, aggregate
 
 
-def aggregate_records(records: Sequence[dict[str, Any]], config: EvalConfig, *, backend: str = "none", model: str | None = None, judge_notes: Iterable[str] = ()) -> dict[str, Any]:
+def aggregate_records(
+    records: Sequence[dict[str, Any]],
+    config: EvalConfig,
+    *,
+    backend: str = "none",
+    model: str | None = None,
+    judge_notes: Iterable[str] = (),
+) -> dict[str, Any]:
     """Per-variant statistics, lift vs baseline, agreement and bottom-k of local ``records``."""
     by_variant: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
@@ -149,20 +164,29 @@ def aggregate_records(records: Sequence[dict[str, Any]], config: EvalConfig, *, 
     lift: dict[str, Any] = {}
     if baseline is not None:
         if baseline not in by_variant:
-            raise ValueError(f"baseline variant {baseline!r} not in the cases (variants: {', '.join(sorted(by_variant))})")
+            raise ValueError(
+                f"baseline variant {baseline!r} not in the cases (variants: {', '.join(sorted(by_variant))})"
+            )
         base = {d: {r["id"]: r["scores"][d] for r in by_variant[baseline]} for d in REPORT_DIMS}
         for v in sorted(by_variant):
             if v == baseline:
                 continue
-            lift[v] = {d: paired_bootstrap({r["id"]: r["scores"][d] for r in by_variant[v]}, base[d], **stat).to_dict() for d in REPORT_DIMS}
+            lift[v] = {
+                d: paired_bootstrap({r["id"]: r["scores"][d] for r in by_variant[v]}, base[d], **stat).to_dict()
+                for d in REPORT_DIMS
+            }
     elif len(by_variant) > 1:
         notes.append("no --baseline given: lift not computed")
     if backend == "stub":
-        notes.append("faithfulness from the stub backend (a hash, not a quality signal) is shown but not in the composite")
+        notes.append(
+            "faithfulness from the stub backend (a hash, not a quality signal) is shown but not in the composite"
+        )
     agreement_ = _agreement(records, config)
     if agreement_ is not None and agreement_["tp"] + agreement_["fn"] == 0:
-        notes.append(f"no compared case has {config.label_field} = {config.positive!r}: recall and κ are undefined "
-                     "(labels are compared as text; JSON true/false/numbers as written in JSON)")
+        notes.append(
+            f"no compared case has {config.label_field} = {config.positive!r}: recall and κ are undefined "
+            "(labels are compared as text; JSON true/false/numbers as written in JSON)"
+        )
     return {
         "schema": 1,
         "kind": "eval",
@@ -190,11 +214,16 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, n_resamples: int = 10_
     ``notes`` says when the runs differ in kind, gate version or judge backend (their scores may
     then not be comparable) or when a stub faithfulness is compared.
     """
+
     def keyed(run: dict[str, Any], d: str) -> dict[str, float | None]:
         return {f"{r['id']}\x00{r['variant']}": r["scores"].get(d) for r in run["cases"]}
 
     dims = [d for d in REPORT_DIMS if any(d in r["scores"] for r in a["cases"])]
-    notes = [f"{key} differs: A {a.get(key)!r}, B {b.get(key)!r}" for key in ("kind", "gate_version", "backend") if a.get(key) != b.get(key)]
+    notes = [
+        f"{key} differs: A {a.get(key)!r}, B {b.get(key)!r}"
+        for key in ("kind", "gate_version", "backend")
+        if a.get(key) != b.get(key)
+    ]
     if "stub" in (a.get("backend"), b.get("backend")) and "faithfulness" in dims:
         notes.append("faithfulness from the stub backend is a hash, not a quality signal: its lift means nothing")
     return {
@@ -203,11 +232,14 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, n_resamples: int = 10_
         "n_a": len(a["cases"]),
         "n_b": len(b["cases"]),
         "notes": notes,
-        "lift": {d: paired_bootstrap(keyed(b, d), keyed(a, d), n_resamples=n_resamples, seed=seed).to_dict() for d in dims},
+        "lift": {
+            d: paired_bootstrap(keyed(b, d), keyed(a, d), n_resamples=n_resamples, seed=seed).to_dict() for d in dims
+        },
     }
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _label_text(label: Any) -> str | None:
     """A label as the text ``--positive`` is compared with: strings as they are, other JSON values
@@ -237,8 +269,13 @@ def _hist(values: Iterable[float | None]) -> dict[str, Any]:
 def _bottom(records: Sequence[dict[str, Any]], k: int) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for d in REPORT_DIMS:
-        scored = sorted((r for r in records if r["scores"][d] is not None), key=lambda r: (r["scores"][d], r["variant"]))
-        out[d] = [{"rank": i + 1, "variant": r["variant"], "slice": r["slice"], "score": r["scores"][d]} for i, r in enumerate(scored[:k])]
+        scored = sorted(
+            (r for r in records if r["scores"][d] is not None), key=lambda r: (r["scores"][d], r["variant"])
+        )
+        out[d] = [
+            {"rank": i + 1, "variant": r["variant"], "slice": r["slice"], "score": r["scores"][d]}
+            for i, r in enumerate(scored[:k])
+        ]
     return out
 
 

@@ -18,7 +18,18 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["as_utc", "InputProblem", "InputFileError", "read_utf8", "iter_lines", "json_object", "bad_string", "validation_problems", "parse_model_line", "load_jsonl"]
+__all__ = [
+    "as_utc",
+    "InputProblem",
+    "InputFileError",
+    "read_utf8",
+    "iter_lines",
+    "json_object",
+    "bad_string",
+    "validation_problems",
+    "parse_model_line",
+    "load_jsonl",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -61,7 +72,16 @@ def read_utf8(path: str | Path, error: type[InputFileError] = InputFileError) ->
         return raw.decode("utf-8-sig")  # a leading BOM (Windows editors) is not content
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise error([InputProblem(file=str(path), line=line, field="<bytes>", problem=f"not valid UTF-8 ({e.reason} at byte {e.start})")]) from None
+        raise error(
+            [
+                InputProblem(
+                    file=str(path),
+                    line=line,
+                    field="<bytes>",
+                    problem=f"not valid UTF-8 ({e.reason} at byte {e.start})",
+                )
+            ]
+        ) from None
 
 
 def iter_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -130,7 +150,9 @@ def validation_problems(e: ValidationError, *, file: str, line: int, what: str =
     return out
 
 
-def parse_model_line(model: type[M], text: str, *, file: str, line: int, what: str = "<record>") -> tuple[M | None, list[InputProblem]]:
+def parse_model_line(
+    model: type[M], text: str, *, file: str, line: int, what: str = "<record>"
+) -> tuple[M | None, list[InputProblem]]:
     """One JSONL line validated as ``model``, or the problems found on it."""
     obj, problems = json_object(text, file=file, line=line)
     if obj is None:
@@ -169,7 +191,14 @@ def load_jsonl(
         if key is not None:
             k = key(rec)
             if k in first:
-                problems.append(InputProblem(file=name, line=lineno, field="id", problem=f"duplicate {describe_key(k)}; first at line {first[k]}"))
+                problems.append(
+                    InputProblem(
+                        file=name,
+                        line=lineno,
+                        field="id",
+                        problem=f"duplicate {describe_key(k)}; first at line {first[k]}",
+                    )
+                )
                 continue
             first[k] = lineno
         out.append((lineno, rec))

@@ -32,12 +32,12 @@ def move_number(text: str, q: Quantity, units: int = 1) -> str:
     scaled = int(re.sub(r"[^\d]", "", raw)) + units
     if scaled < 0:
         scaled = abs(scaled)
-    int_part, frac = divmod(scaled, 10 ** decimals)
+    int_part, frac = divmod(scaled, 10**decimals)
     int_text = f"{int_part:,}".replace(",", sep) if sep else str(int_part)
     new = int_text + (f".{frac:0{decimals}d}" if decimals else "")
     if raw.startswith("."):
         new = new.lstrip("0") or "0"
-    return text[: m.start()] + new + text[m.end():]
+    return text[: m.start()] + new + text[m.end() :]
 
 
 def move_all_numbers(text: str, units: int = 1) -> str:

@@ -261,9 +261,7 @@ def paired_bootstrap(
     shared = sorted(k for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None)
     if not shared:
         return PairedDiff(diff=None, ci=None, n_pairs=0)
-    d = np.asarray([a[k] for k in shared], dtype=np.float64) - np.asarray(
-        [b[k] for k in shared], dtype=np.float64
-    )
+    d = np.asarray([a[k] for k in shared], dtype=np.float64) - np.asarray([b[k] for k in shared], dtype=np.float64)
     if not np.all(np.isfinite(d)):
         raise ValueError("paired differences overflow")
     diff = _checked_mean(d)
@@ -271,9 +269,7 @@ def paired_bootstrap(
     return PairedDiff(diff=diff, ci=ci, n_pairs=len(shared))
 
 
-def spearman(
-    x: Sequence[float | None], y: Sequence[float | None]
-) -> tuple[float | None, float | None]:
+def spearman(x: Sequence[float | None], y: Sequence[float | None]) -> tuple[float | None, float | None]:
     """Spearman rank correlation ``(rho, p)`` via ``scipy.stats.spearmanr``.
 
     Args:
@@ -318,9 +314,15 @@ def _spearman_permutation_p(xs: np.ndarray, ys: np.ndarray) -> float:
         return (a * ry).sum(axis=axis) / np.linalg.norm(a, axis=axis)
 
     n_perm = math.factorial(xs.size)
-    res = _sps.permutation_test((rx,), statistic, permutation_type="pairings", vectorized=True,
-                                n_resamples=np.inf if n_perm <= 100_000 else 9_999, alternative="two-sided",
-                                rng=np.random.default_rng(0))
+    res = _sps.permutation_test(
+        (rx,),
+        statistic,
+        permutation_type="pairings",
+        vectorized=True,
+        n_resamples=np.inf if n_perm <= 100_000 else 9_999,
+        alternative="two-sided",
+        rng=np.random.default_rng(0),
+    )
     return float(res.pvalue)
 
 
@@ -374,9 +376,7 @@ def agreement(predicted: Sequence[bool | None], actual: Sequence[bool | None]) -
         ValueError: lengths differ, or a non-``None`` element is not boolean.
     """
     if len(predicted) != len(actual):
-        raise ValueError(
-            f"predicted and actual differ in length: {len(predicted)} != {len(actual)}"
-        )
+        raise ValueError(f"predicted and actual differ in length: {len(predicted)} != {len(actual)}")
     tp = fp = fn = tn = 0
     for p, a in zip(predicted, actual):
         if p is None or a is None:
@@ -498,9 +498,7 @@ def _clean_values(
 ) -> tuple[np.ndarray, list[Hashable] | None]:
     """Drop ``None`` (with its cluster key) and validate the rest as finite floats."""
     if clusters is not None and len(clusters) != len(values):
-        raise ValueError(
-            f"clusters must have one key per value: {len(clusters)} keys for {len(values)} values"
-        )
+        raise ValueError(f"clusters must have one key per value: {len(clusters)} keys for {len(values)} values")
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
         x = _finite_array(values, name="values")
         keys = list(clusters) if clusters is not None else None
@@ -521,10 +519,7 @@ def _finite_array(values: Sequence[float] | np.ndarray, *, name: str) -> np.ndar
         raise ValueError(f"{name}: expected a 1-D sequence, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
-        raise ValueError(
-            f"{name}: non-finite value {float(x[bad])!r} at position {bad}; "
-            "use None for 'not measured'"
-        )
+        raise ValueError(f"{name}: non-finite value {float(x[bad])!r} at position {bad}; use None for 'not measured'")
     return x
 
 
@@ -543,9 +538,7 @@ def _paired_arrays(
 def _cluster_codes(keys: list[Hashable]) -> np.ndarray:
     """Integer code per key, numbered in order of first appearance."""
     index: dict[Hashable, int] = {}
-    return np.fromiter(
-        (index.setdefault(key, len(index)) for key in keys), dtype=np.intp, count=len(keys)
-    )
+    return np.fromiter((index.setdefault(key, len(index)) for key in keys), dtype=np.intp, count=len(keys))
 
 
 def _checked_mean(x: np.ndarray) -> float:

@@ -19,12 +19,42 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
-from sqlalchemy import (Column, Connection, DateTime, Engine, Integer, LargeBinary, MetaData, String, Table, TypeDecorator, create_engine,
-                        event, func, select)
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    TypeDecorator,
+    create_engine,
+    event,
+    func,
+    select,
+)
 
-__all__ = ["SCHEMA_VERSION", "metadata", "schema_info", "resolve_db_url", "make_engine", "init_db", "upsert", "insert_ignore",
-           "describe_db_error", "vector_support", "VectorSupport", "FloatVector", "SchemaVersionError", "StorageError",
-           "DatabaseUnavailableError", "safe_url", "decode_json_texts"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "metadata",
+    "schema_info",
+    "resolve_db_url",
+    "make_engine",
+    "init_db",
+    "upsert",
+    "insert_ignore",
+    "describe_db_error",
+    "vector_support",
+    "VectorSupport",
+    "FloatVector",
+    "SchemaVersionError",
+    "StorageError",
+    "DatabaseUnavailableError",
+    "safe_url",
+    "decode_json_texts",
+]
 
 #: Version of the schema below; bump with a migration when a table changes.
 SCHEMA_VERSION = 1
@@ -99,19 +129,28 @@ def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None
         parsed = make_url(url)
         where = safe_url(parsed)
     except ArgumentError:
-        raise StorageError("database URL (--db / ASSAY_DB_URL) is not a URL: expected sqlite:///PATH or "
-                           "postgresql+psycopg://USER@HOST/DB") from None
+        raise StorageError(
+            "database URL (--db / ASSAY_DB_URL) is not a URL: expected sqlite:///PATH or "
+            "postgresql+psycopg://USER@HOST/DB"
+        ) from None
     except ValueError:  # SQLAlchemy's int() of a non-numeric port
         raise StorageError(f"database {safe_url(url)}: the port is not a number") from None
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
-        raise StorageError(f"database {where}: unsupported database {parsed.get_backend_name()!r}: "
-                           "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
-    if parsed.get_backend_name() == "sqlite" and (not parsed.database or parsed.database == ":memory:"
-                                                  or parsed.query.get("mode") == "memory"):
-        raise StorageError(f"database {where}: an in-memory SQLite database is not supported (each connection would "
-                           "see an empty one, and everything written is lost): give a file, sqlite:///PATH")
+        raise StorageError(
+            f"database {where}: unsupported database {parsed.get_backend_name()!r}: "
+            "use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB"
+        )
+    if parsed.get_backend_name() == "sqlite" and (
+        not parsed.database or parsed.database == ":memory:" or parsed.query.get("mode") == "memory"
+    ):
+        raise StorageError(
+            f"database {where}: an in-memory SQLite database is not supported (each connection would "
+            "see an empty one, and everything written is lost): give a file, sqlite:///PATH"
+        )
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() not in ("psycopg", "psycopg2"):
-        raise StorageError(f"database {where}: driver {parsed.get_driver_name()!r} is not supported: use postgresql+psycopg://")
+        raise StorageError(
+            f"database {where}: driver {parsed.get_driver_name()!r} is not supported: use postgresql+psycopg://"
+        )
     try:
         return _create_engine(url, sqlite_synchronous)
     except ArgumentError as e:  # SQLAlchemy's message shows a URL's password as ***
@@ -137,7 +176,14 @@ def init_db(engine: Engine) -> int:
         raise StorageError(describe_db_error(e, engine)) from None
 
 
-def upsert(conn: Connection, table: Table, values: Mapping[str, Any], key_cols: Sequence[str], *, update: Mapping[str, Any] | None = None) -> None:
+def upsert(
+    conn: Connection,
+    table: Table,
+    values: Mapping[str, Any],
+    key_cols: Sequence[str],
+    *,
+    update: Mapping[str, Any] | None = None,
+) -> None:
     """Insert one row into ``table``, or update the row that already has its ``key_cols`` — atomically.
 
     ``values``: column → value of the new row (must include ``key_cols``, which need a primary
@@ -256,23 +302,34 @@ def vector_support(engine: Engine, *, create: bool = True) -> VectorSupport:
     from sqlalchemy.exc import DBAPIError
 
     if engine.dialect.name != "postgresql":
-        return VectorSupport("numpy", f"{engine.dialect.name}: vectors are stored with the row and scored in process (numpy)")
+        return VectorSupport(
+            "numpy", f"{engine.dialect.name}: vectors are stored with the row and scored in process (numpy)"
+        )
     query = text("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'")
     with engine.connect() as conn:
         row = conn.execute(query).first()
     if row is None:
-        return VectorSupport("numpy", "PostgreSQL without the pgvector extension: vectors stored as real[] and scored in process (numpy)")
+        return VectorSupport(
+            "numpy", "PostgreSQL without the pgvector extension: vectors stored as real[] and scored in process (numpy)"
+        )
     if row.installed_version is None:
         if not create:
-            return VectorSupport("numpy", "pgvector is available but not created in this database (CREATE EXTENSION vector)")
+            return VectorSupport(
+                "numpy", "pgvector is available but not created in this database (CREATE EXTENSION vector)"
+            )
         try:
             with engine.begin() as conn:
                 conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
                 row = conn.execute(query).first()
         except DBAPIError as e:
-            return VectorSupport("numpy", f"pgvector is available but CREATE EXTENSION vector was refused "
-                                          f"({describe_db_error(e, engine).split(': ', 1)[1]}); scoring in process (numpy)")
-    return VectorSupport("pgvector", f"pgvector {row.installed_version}: vector column and index in PostgreSQL", row.installed_version)
+            return VectorSupport(
+                "numpy",
+                f"pgvector is available but CREATE EXTENSION vector was refused "
+                f"({describe_db_error(e, engine).split(': ', 1)[1]}); scoring in process (numpy)",
+            )
+    return VectorSupport(
+        "pgvector", f"pgvector {row.installed_version}: vector column and index in PostgreSQL", row.installed_version
+    )
 
 
 class FloatVector(TypeDecorator):
@@ -349,7 +406,9 @@ def _unavailable(ctx) -> None:
     line = describe_db_error(orig, ctx.engine if ctx.engine is not None else "")
     if connecting:
         raise DatabaseUnavailableError(f"cannot {'open' if ctx.dialect.name == 'sqlite' else 'connect'}: {line}")
-    raise DatabaseUnavailableError(f"lost the connection: {line}; work committed before is kept, rerun once the server is back")
+    raise DatabaseUnavailableError(
+        f"lost the connection: {line}; work committed before is kept, rerun once the server is back"
+    )
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - exercised via engines
@@ -402,8 +461,10 @@ def _check_columns(conn: Connection) -> None:
         have = {c["name"] for c in insp.get_columns(table.name)}
         missing = [c.name for c in table.columns if c.name not in have]
         if missing:
-            raise SchemaVersionError(f"table {table.name} exists but lacks column(s) {', '.join(missing)}: it was not made by this "
-                                     "assay; use another database (--db) or drop the table")
+            raise SchemaVersionError(
+                f"table {table.name} exists but lacks column(s) {', '.join(missing)}: it was not made by this "
+                "assay; use another database (--db) or drop the table"
+            )
 
 
 #: Tries of :func:`_create_schema` (SQLite's check-then-CREATE races another creator at most
@@ -421,7 +482,9 @@ def _record_version(conn: Connection) -> int:
         conn.execute(schema_info.insert().values(version=SCHEMA_VERSION, assay_version=__version__))
         return SCHEMA_VERSION
     if row.version > SCHEMA_VERSION:
-        raise SchemaVersionError(f"database schema version {row.version} is newer than this assay ({SCHEMA_VERSION}); upgrade assay")
+        raise SchemaVersionError(
+            f"database schema version {row.version} is newer than this assay ({SCHEMA_VERSION}); upgrade assay"
+        )
     if row.version < SCHEMA_VERSION:
         conn.execute(schema_info.insert().values(version=SCHEMA_VERSION, assay_version=__version__))
     return SCHEMA_VERSION
@@ -436,7 +499,9 @@ def _create_engine(url: str, sqlite_synchronous: str | None) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         if sqlite_synchronous:
-            event.listen(engine, "connect", lambda dbapi_conn, _r: dbapi_conn.execute(f"PRAGMA synchronous={sqlite_synchronous}"))
+            event.listen(
+                engine, "connect", lambda dbapi_conn, _r: dbapi_conn.execute(f"PRAGMA synchronous={sqlite_synchronous}")
+            )
     elif url.startswith("postgresql"):
         from sqlalchemy.engine import make_url
 
@@ -445,7 +510,9 @@ def _create_engine(url: str, sqlite_synchronous: str | None) -> Engine:
         try:
             engine = create_engine(url, pool_pre_ping=True, connect_args=args)
         except ModuleNotFoundError as e:
-            raise ModuleNotFoundError(f"PostgreSQL needs the 'postgres' extra: pip install 'assay[postgres]' ({e})") from None
+            raise ModuleNotFoundError(
+                f"PostgreSQL needs the 'postgres' extra: pip install 'assay[postgres]' ({e})"
+            ) from None
     else:
         engine = create_engine(url)
     event.listen(engine, "handle_error", _unavailable)

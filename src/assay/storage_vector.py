@@ -34,8 +34,27 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import (Column, Connection, Engine, Float, ForeignKey, Integer, MetaData, Table, and_, case, cast, delete, exists,
-                        false, func, literal, not_, select, text)
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    Table,
+    and_,
+    case,
+    cast,
+    delete,
+    exists,
+    false,
+    func,
+    literal,
+    not_,
+    select,
+    text,
+)
 from sqlalchemy.types import UserDefinedType
 
 __all__ = ["PgVector", "VectorMirror", "MirrorStatus", "pgvector_index_kind", "HNSW_MIN_VERSION", "HNSW_MAX_EF_SEARCH"]
@@ -96,16 +115,20 @@ class VectorMirror:
     touches the database until :meth:`ensure`.
     """
 
-    def __init__(self, parent: Table, *, key: str, source: str, dim: int, name: str, version: str | None,
-                 eligible: Any = None):
+    def __init__(
+        self, parent: Table, *, key: str, source: str, dim: int, name: str, version: str | None, eligible: Any = None
+    ):
         if dim < 1:
             raise ValueError(f"dim must be >= 1, got {dim}")
         self.parent, self.key, self.source, self.dim, self.name = parent, key, source, int(dim), name
         self.index_kind = pgvector_index_kind(version)
         self.vtype = PgVector(self.dim)
-        self.table = Table(name, MetaData(),
-                           Column(key, Integer, ForeignKey(parent.c[key], ondelete="CASCADE"), primary_key=True),
-                           Column("embedding", self.vtype, nullable=False))
+        self.table = Table(
+            name,
+            MetaData(),
+            Column(key, Integer, ForeignKey(parent.c[key], ondelete="CASCADE"), primary_key=True),
+            Column("embedding", self.vtype, nullable=False),
+        )
         self._extra = eligible
         self._lock = zlib.crc32(f"assay:{name}".encode())
 
@@ -140,7 +163,9 @@ class VectorMirror:
         (:data:`BULK_REBUILD_MIN`) rebuilds the HNSW index in the same transaction; concurrent
         searches wait for it (the table is locked while its index is rebuilt)."""
         rebuild = False
-        if self.index_kind == "hnsw":  # a bulk load: rebuild the index over all rows instead (pgvector: build after loading)
+        if (
+            self.index_kind == "hnsw"
+        ):  # a bulk load: rebuild the index over all rows instead (pgvector: build after loading)
             incoming = conn.execute(select(func.count()).select_from(self.parent).where(where)).scalar_one()
             rebuild = incoming >= BULK_REBUILD_MIN and incoming >= self.count(conn)
             if rebuild:
@@ -151,8 +176,9 @@ class VectorMirror:
         if rebuild:
             self._create_index(conn)
 
-    def top_k(self, engine: Engine, query: np.ndarray, n: int, *, exact: bool = False,
-              ef_search: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def top_k(
+        self, engine: Engine, query: np.ndarray, n: int, *, exact: bool = False, ef_search: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` mirrored rows most similar to ``query``, best first: ``(keys int64, similarities float64)``.
 
         Similarity = ``1 − cosine distance`` = cosine similarity in [−1, 1] (``query`` need not
@@ -172,7 +198,9 @@ class VectorMirror:
             raise ValueError(f"n must be >= 1, got {n}")
         hnsw = self.index_kind == "hnsw" and not exact
         if hnsw and n > HNSW_MAX_EF_SEARCH:
-            raise ValueError(f"n must be <= {HNSW_MAX_EF_SEARCH} with the HNSW index (pgvector's ef_search bound), got {n}")
+            raise ValueError(
+                f"n must be <= {HNSW_MAX_EF_SEARCH} with the HNSW index (pgvector's ef_search bound), got {n}"
+            )
         qvec = cast(literal(_vector_text(q)), self.vtype)
         dist = self.table.c.embedding.op("<=>", return_type=Float())(qvec)
         stmt = select(self.table.c[self.key], (literal(1.0) - dist).label("similarity")).order_by(dist).limit(n)
@@ -191,9 +219,20 @@ class VectorMirror:
         """The server's plan of :meth:`top_k` (first line names the scan: ``Index Scan using …_hnsw`` or a sort)."""
         lit = _vector_text(np.asarray(query, dtype=np.float32).reshape(-1))
         with engine.connect() as conn:
-            plan = conn.execute(text(f"EXPLAIN SELECT {self.key} FROM {self.name} ORDER BY embedding <=> CAST(:q AS vector({self.dim})) "
-                                     "LIMIT :n"), {"q": lit, "n": int(n)}).scalars().all()
-        return "\n".join(line.split("(embedding <=>")[0].rstrip() for line in plan)  # the plan, without the query vector
+            plan = (
+                conn.execute(
+                    text(
+                        f"EXPLAIN SELECT {self.key} FROM {self.name} ORDER BY embedding <=> CAST(:q AS vector({self.dim})) "
+                        "LIMIT :n"
+                    ),
+                    {"q": lit, "n": int(n)},
+                )
+                .scalars()
+                .all()
+            )
+        return "\n".join(
+            line.split("(embedding <=>")[0].rstrip() for line in plan
+        )  # the plan, without the query vector
 
     def count(self, conn: Connection) -> int:
         """Rows in the mirror."""
@@ -206,7 +245,9 @@ class VectorMirror:
         cast sits inside CASE so a vector of another length is never cast (PostgreSQL does not
         promise to evaluate AND's operands in order)."""
         col = self.parent.c[self.source]
-        shaped = case((func.array_length(col, 1) == self.dim, func.vector_norm(cast(col, self.vtype)) > 0), else_=false())
+        shaped = case(
+            (func.array_length(col, 1) == self.dim, func.vector_norm(cast(col, self.vtype)) > 0), else_=false()
+        )
         return shaped if self._extra is None else and_(self._extra, shaped)
 
     def _copy(self, conn: Connection, where: Any, *, missing_only: bool) -> int:
@@ -220,20 +261,31 @@ class VectorMirror:
         if missing_only:
             stmt = stmt.on_conflict_do_nothing(index_elements=[mv.c[self.key]])
         else:
-            stmt = stmt.on_conflict_do_update(index_elements=[mv.c[self.key]], set_={"embedding": stmt.excluded.embedding},
-                                              where=mv.c.embedding.is_distinct_from(stmt.excluded.embedding))
-        done = stmt.returning(mv.c[self.key]).cte("done")  # counted in the server (SQLAlchemy reports no rowcount for INSERT … SELECT)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[mv.c[self.key]],
+                set_={"embedding": stmt.excluded.embedding},
+                where=mv.c.embedding.is_distinct_from(stmt.excluded.embedding),
+            )
+        done = stmt.returning(mv.c[self.key]).cte(
+            "done"
+        )  # counted in the server (SQLAlchemy reports no rowcount for INSERT … SELECT)
         return int(conn.execute(select(func.count()).select_from(done)).scalar_one())
 
     def _create_index(self, conn: Connection) -> None:
         """HNSW over cosine distance with pgvector's default build parameters (m = 16, ef_construction = 64)."""
-        conn.execute(text(f"CREATE INDEX IF NOT EXISTS {self.name}_hnsw ON {self.name} USING hnsw (embedding vector_cosine_ops)"))
+        conn.execute(
+            text(f"CREATE INDEX IF NOT EXISTS {self.name}_hnsw ON {self.name} USING hnsw (embedding vector_cosine_ops)")
+        )
 
     def _column_type(self, conn: Connection) -> str | None:
         """``format_type`` of the mirror's ``embedding`` column (``None`` when it has none)."""
-        return conn.execute(text("SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
-                                 "WHERE a.attrelid = to_regclass(:t) AND a.attname = 'embedding' AND NOT a.attisdropped"),
-                            {"t": self.name}).scalar()
+        return conn.execute(
+            text(
+                "SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+                "WHERE a.attrelid = to_regclass(:t) AND a.attname = 'embedding' AND NOT a.attisdropped"
+            ),
+            {"t": self.name},
+        ).scalar()
 
 
 def _vector_text(q: np.ndarray) -> str:

@@ -63,8 +63,30 @@ TRACE_SCHEMA = 1
 
 #: Verbs that make a stage state-changing (the first word of its name: ``cancel_reservation``).
 #: Shared by the importers (``after_state_change`` reasons) and the heuristic rules.
-STATE_VERBS = frozenset({"book", "cancel", "update", "create", "delete", "send", "modify", "set", "add", "remove",
-                         "insert", "write", "post", "put", "patch", "issue", "refund", "exchange", "return", "submit"})
+STATE_VERBS = frozenset(
+    {
+        "book",
+        "cancel",
+        "update",
+        "create",
+        "delete",
+        "send",
+        "modify",
+        "set",
+        "add",
+        "remove",
+        "insert",
+        "write",
+        "post",
+        "put",
+        "patch",
+        "issue",
+        "refund",
+        "exchange",
+        "return",
+        "submit",
+    }
+)
 
 
 class TraceError(ValueError):
@@ -200,8 +222,10 @@ def axis_inputs(trace: Trace, axis: str) -> dict[str, Any] | None:
         return {"planner.attempts[*].verification_reasons": [list(a.verification_reasons) for a in p.attempts]}
     call = trace.synthesis_llm_call  # answer_reasoning: has_axis_input checked that it is set
     assert call is not None
-    return {"synthesis_llm_call.user_prompt_text": call.user_prompt_text,
-            "synthesis_llm_call.completion_text": call.completion_text}
+    return {
+        "synthesis_llm_call.user_prompt_text": call.user_prompt_text,
+        "synthesis_llm_call.completion_text": call.completion_text,
+    }
 
 
 def has_axis_input(trace: Trace, axis: str) -> bool:
@@ -271,7 +295,9 @@ def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
     if not isinstance(data, dict):
         raise TraceError(f"{path}: <root>: expected a JSON object, got {type(data).__name__}")
     if not isinstance(data.get("planner"), dict):
-        raise TraceError(f"{path}: planner: missing" if data.get("planner") is None else f"{path}: planner: not an object")
+        raise TraceError(
+            f"{path}: planner: missing" if data.get("planner") is None else f"{path}: planner: not an object"
+        )
     try:
         if steps:
             return Trace.model_validate(data)
@@ -288,7 +314,9 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     return _parse_json(path, _read_text(path))
 
 
-def resolve_trace_path(summary_path: Path | None, trace_path: str, traces_dir: str | os.PathLike[str] | None = None) -> Path:
+def resolve_trace_path(
+    summary_path: Path | None, trace_path: str, traces_dir: str | os.PathLike[str] | None = None
+) -> Path:
     """Where a summary row's trace file is.
 
     Without ``traces_dir``: an absolute path as is; a relative one against the summary's folder.
@@ -296,12 +324,18 @@ def resolve_trace_path(summary_path: Path | None, trace_path: str, traces_dir: s
     present, else ``traces_dir/<file name>`` when present, else the path as resolved without
     ``traces_dir`` (so a missing file is reported under its own name).
     """
-    own = trace_path if os.path.isabs(trace_path) else os.path.join(os.path.dirname(summary_path) if summary_path else os.getcwd(), trace_path)
+    own = (
+        trace_path
+        if os.path.isabs(trace_path)
+        else os.path.join(os.path.dirname(summary_path) if summary_path else os.getcwd(), trace_path)
+    )
     if traces_dir is None:
         return Path(own)
     base = os.fspath(traces_dir)
     name = os.path.basename(trace_path)
-    candidates = ([os.path.join(base, trace_path)] if not os.path.isabs(trace_path) else []) + [os.path.join(base, name)]
+    candidates = ([os.path.join(base, trace_path)] if not os.path.isabs(trace_path) else []) + [
+        os.path.join(base, name)
+    ]
     for c in candidates:
         if os.path.isfile(c):
             return Path(c)
@@ -320,16 +354,25 @@ def window_trace(trace: Trace, start: int, stop: int) -> Trace:
         raise ValueError(f"window [{start}, {stop}) is empty or negative")
     steps = trace.steps[start:stop]
     attempts = tuple(a for a in trace.planner.attempts if a.step is not None and start <= a.step < stop)
-    planner = trace.planner.model_copy(update={"stage_sequence": tuple(_stage_name(s) for s in steps), "attempts": attempts})
+    planner = trace.planner.model_copy(
+        update={"stage_sequence": tuple(_stage_name(s) for s in steps), "attempts": attempts}
+    )
     synthesis = None
     if steps:
-        synthesis = LLMCall(user_prompt_text="\n".join(s.content for s in trace.steps[:start]),
-                            completion_text="\n".join(s.content for s in steps))
+        synthesis = LLMCall(
+            user_prompt_text="\n".join(s.content for s in trace.steps[:start]),
+            completion_text="\n".join(s.content for s in steps),
+        )
     return trace.model_copy(update={"planner": planner, "steps": steps, "synthesis_llm_call": synthesis})
 
 
-def write_trace_set(out_dir: str | os.PathLike[str], traces: list[tuple[CaseResult, Trace]], *,
-                    summary_name: str = "summary.json", extra: dict[str, Any] | None = None) -> Path:
+def write_trace_set(
+    out_dir: str | os.PathLike[str],
+    traces: list[tuple[CaseResult, Trace]],
+    *,
+    summary_name: str = "summary.json",
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """Write each trace to ``out_dir/traces/<file>`` and the eval summary to ``out_dir/summary_name``.
 
     ``CaseResult.trace_path`` must be relative to ``out_dir``. Every file is written atomically;
@@ -350,6 +393,7 @@ def write_trace_set(out_dir: str | os.PathLike[str], traces: list[tuple[CaseResu
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _stage_name(step: Step) -> str:
     return step.name if step.kind == "tool_call" and step.name else step.actor

@@ -20,6 +20,17 @@ from assay.cache.memo import STATUSES, CacheStatus, Memo, gate_accepts, gate_ans
 from assay.cache.store import CacheResult, Lookup, MemoCache, memo_cache, memo_cache_counts
 
 __all__ = [
-    "MemoCache", "CacheResult", "Lookup", "CacheStatus", "STATUSES", "Memo", "GuardedResult", "guarded_synthesis",
-    "make_key", "gate_answer", "gate_accepts", "memo_cache", "memo_cache_counts",
+    "MemoCache",
+    "CacheResult",
+    "Lookup",
+    "CacheStatus",
+    "STATUSES",
+    "Memo",
+    "GuardedResult",
+    "guarded_synthesis",
+    "make_key",
+    "gate_answer",
+    "gate_accepts",
+    "memo_cache",
+    "memo_cache_counts",
 ]

@@ -104,25 +104,55 @@ def guarded_synthesis(
     fp = snapshot.fingerprint()
     if use_cache:
         cache = cache if cache is not None else MemoCache()
-        found = cache.lookup(key, snapshot, synthesis_version=version, gate_mode=gate_mode, fingerprint=fp, ttl_s=ttl_s,
-                             accept_no_claims=accept_no_claims)
+        found = cache.lookup(
+            key,
+            snapshot,
+            synthesis_version=version,
+            gate_mode=gate_mode,
+            fingerprint=fp,
+            ttl_s=ttl_s,
+            accept_no_claims=accept_no_claims,
+        )
         if found.status == "hit":
             assert found.memo is not None and found.gate is not None
-            return GuardedResult(status="hit", memo=found.memo, gate=found.gate, accepted=True, stored=True,
-                                 synthesize_calls=0, judge_calls=0, detail=found.detail)
+            return GuardedResult(
+                status="hit",
+                memo=found.memo,
+                gate=found.gate,
+                accepted=True,
+                stored=True,
+                synthesize_calls=0,
+                judge_calls=0,
+                detail=found.detail,
+            )
         status: CacheStatus = found.status
         detail = found.detail
     else:
         status, detail = "bypassed", "use_cache=False: cache neither read nor written"
 
-    memo = build_memo(snapshot, synthesize, fingerprint=fp, synthesis_version=version, gate_mode=gate_mode,
-                      indexes=cache.indexes if cache is not None else None, clock=cache.clock if cache is not None else time.time)
+    memo = build_memo(
+        snapshot,
+        synthesize,
+        fingerprint=fp,
+        synthesis_version=version,
+        gate_mode=gate_mode,
+        indexes=cache.indexes if cache is not None else None,
+        clock=cache.clock if cache is not None else time.time,
+    )
     gate = memo.gate
     if not gate_accepts(gate, accept_no_claims):
         if use_cache and cache is not None:
             cache.record("gate_failed")
-        return GuardedResult(status="gate_failed", memo=memo, gate=gate, accepted=False, stored=False,
-                             synthesize_calls=1, judge_calls=0, detail=_failed(gate))
+        return GuardedResult(
+            status="gate_failed",
+            memo=memo,
+            gate=gate,
+            accepted=False,
+            stored=False,
+            synthesize_calls=1,
+            judge_calls=0,
+            detail=_failed(gate),
+        )
 
     comp = completeness(memo.answer, snapshot, gate, reference=reference)
     verdict: dict[str, Any] | None = None
@@ -134,8 +164,16 @@ def guarded_synthesis(
         if use_cache and cache is not None:
             cache.record("judge_failed")
         why = f"judge verdict {verdict.get('status') if verdict else None}, score {verdict.get('score') if verdict else None} < {min_faithfulness}"
-        return GuardedResult(status="judge_failed", memo=memo, gate=gate, accepted=False, stored=False,
-                             synthesize_calls=1, judge_calls=1, detail=f"{why}; not stored")
+        return GuardedResult(
+            status="judge_failed",
+            memo=memo,
+            gate=gate,
+            accepted=False,
+            stored=False,
+            synthesize_calls=1,
+            judge_calls=1,
+            detail=f"{why}; not stored",
+        )
     stored = False
     if use_cache and cache is not None:
         if verdict is None or verdict.get("status") == "scored":
@@ -144,8 +182,16 @@ def guarded_synthesis(
         else:
             cache.record(status)
             detail += f"; not stored: judge verdict {verdict.get('status')}"
-    return GuardedResult(status=status, memo=memo, gate=gate, accepted=True, stored=stored,
-                         synthesize_calls=1, judge_calls=int(judge is not None), detail=detail)
+    return GuardedResult(
+        status=status,
+        memo=memo,
+        gate=gate,
+        accepted=True,
+        stored=stored,
+        synthesize_calls=1,
+        judge_calls=int(judge is not None),
+        detail=detail,
+    )
 
 
 def effective_version(synthesis_version: str, judge: Judge | None, high_stakes: bool, min_faithfulness: float) -> str:
@@ -153,18 +199,35 @@ def effective_version(synthesis_version: str, judge: Judge | None, high_stakes: 
     identity (``backend``/``model`` attributes, else its class name) and the stakes."""
     if judge is None:
         return synthesis_version
-    name = ":".join(str(v) for v in (getattr(judge, "backend", None), getattr(judge, "model", None)) if v) or type(judge).__name__
+    name = (
+        ":".join(str(v) for v in (getattr(judge, "backend", None), getattr(judge, "model", None)) if v)
+        or type(judge).__name__
+    )
     stakes = f"|high_stakes>={min_faithfulness:g}" if high_stakes else ""
     return f"{synthesis_version}|judge={name}{stakes}"
 
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _run_judge(judge: Judge, key: str, answer: str, snapshot: Snapshot, question: str | None,
-               reference: str | float | list[str | float] | None) -> dict[str, Any]:
+
+def _run_judge(
+    judge: Judge,
+    key: str,
+    answer: str,
+    snapshot: Snapshot,
+    question: str | None,
+    reference: str | float | list[str | float] | None,
+) -> dict[str, Any]:
     """The judge's verdict as a plain dict; an exception becomes a ``rejected`` verdict."""
     try:
-        case = Case(id=key, answer=answer, question=question, facts=snapshot.facts, sources=snapshot.sources, reference=reference)
+        case = Case(
+            id=key,
+            answer=answer,
+            question=question,
+            facts=snapshot.facts,
+            sources=snapshot.sources,
+            reference=reference,
+        )
     except ValidationError as e:
         raise ValueError(f"snapshot cannot be judged: {e.errors()[0]['msg']}") from None
     try:
@@ -174,7 +237,11 @@ def _run_judge(judge: Judge, key: str, answer: str, snapshot: Snapshot, question
     if hasattr(v, "model_dump"):
         out = v.model_dump(mode="json")
     else:
-        out = {"status": getattr(v, "status", None), "score": getattr(v, "score", None), "reason": getattr(v, "reason", None)}
+        out = {
+            "status": getattr(v, "status", None),
+            "score": getattr(v, "score", None),
+            "reason": getattr(v, "reason", None),
+        }
     if out.get("status") not in ("scored", "skipped", "rejected"):
         return {"status": "rejected", "score": None, "reason": f"judge returned status {out.get('status')!r}"}
     return out

@@ -22,16 +22,34 @@ from assay.grounding.completeness import CompletenessResult
 from assay.grounding.gate import GateResult, SnapshotIndex, check_answer
 
 __all__ = [
-    "CacheStatus", "STATUSES", "COUNTED_STATUSES", "GateMode", "GATE_MODES", "Memo", "IndexCache",
-    "make_key", "gate_answer", "gate_accepts", "build_memo", "LRU",
+    "CacheStatus",
+    "STATUSES",
+    "COUNTED_STATUSES",
+    "GateMode",
+    "GATE_MODES",
+    "Memo",
+    "IndexCache",
+    "make_key",
+    "gate_answer",
+    "gate_accepts",
+    "build_memo",
+    "LRU",
 ]
 
 T = TypeVar("T")
 
 #: Outcome of one request (see :class:`~assay.cache.MemoCache` for when each occurs).
 CacheStatus = Literal[
-    "hit", "miss", "stale_fingerprint", "stale_synthesis", "stale_gate", "expired", "regate_failed",
-    "gate_failed", "judge_failed", "bypassed",
+    "hit",
+    "miss",
+    "stale_fingerprint",
+    "stale_synthesis",
+    "stale_gate",
+    "expired",
+    "regate_failed",
+    "gate_failed",
+    "judge_failed",
+    "bypassed",
 ]
 STATUSES: tuple[str, ...] = get_args(CacheStatus)
 #: Statuses counted in ``memo_cache_counts`` (a bypassed request never touches the database).
@@ -131,8 +149,14 @@ class IndexCache(LRU[SnapshotIndex]):
         return self.claims.get(answer, lambda: tuple(extract_claims(answer)))
 
 
-def gate_answer(answer: str, snapshot: Snapshot, gate_mode: GateMode = "auto", *, fingerprint: str | None = None,
-                indexes: IndexCache | None = None) -> GateResult:
+def gate_answer(
+    answer: str,
+    snapshot: Snapshot,
+    gate_mode: GateMode = "auto",
+    *,
+    fingerprint: str | None = None,
+    indexes: IndexCache | None = None,
+) -> GateResult:
     """The sourcing gate of ``answer`` against ``snapshot``: the same result as
     ``check_answer(answer, snapshot, mode=gate_mode)``, computed faster.
 
@@ -146,8 +170,16 @@ def gate_answer(answer: str, snapshot: Snapshot, gate_mode: GateMode = "auto", *
     return check_answer(answer, snapshot, mode=gate_mode, index=index, claims=indexes.claims_of(answer))
 
 
-def build_memo(snapshot: Snapshot, synthesize: Callable[[Snapshot], str], *, fingerprint: str, synthesis_version: str,
-               gate_mode: GateMode, indexes: IndexCache | None = None, clock: Callable[[], float] = time.time) -> Memo:
+def build_memo(
+    snapshot: Snapshot,
+    synthesize: Callable[[Snapshot], str],
+    *,
+    fingerprint: str,
+    synthesis_version: str,
+    gate_mode: GateMode,
+    indexes: IndexCache | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Memo:
     """Call ``synthesize(snapshot)`` once and gate its answer; returns the (unstored) :class:`Memo`.
 
     Raises ``TypeError`` when ``synthesize`` returns something other than ``str``; exceptions
@@ -157,5 +189,11 @@ def build_memo(snapshot: Snapshot, synthesize: Callable[[Snapshot], str], *, fin
     if not isinstance(answer, str):
         raise TypeError(f"synthesize must return the answer text (str), got {type(answer).__name__}")
     gate = gate_answer(answer, snapshot, gate_mode, fingerprint=fingerprint, indexes=indexes)
-    return Memo(answer=answer, citations=tuple(dict.fromkeys(find_citations(answer))), fingerprint=fingerprint,
-                synthesis_version=synthesis_version, gate=gate, created_at=clock())
+    return Memo(
+        answer=answer,
+        citations=tuple(dict.fromkeys(find_citations(answer))),
+        fingerprint=fingerprint,
+        synthesis_version=synthesis_version,
+        gate=gate,
+        created_at=clock(),
+    )

@@ -40,30 +40,67 @@ from assay.facts import Fact, Snapshot, canonical_number
 from assay.grounding.gate import check_answer
 from assay.perturb import move_number
 
-__all__ = ["KINDS", "EXPECTED", "DATA_CHANGES", "random_snapshot", "perturb_snapshot", "cited_synthesizer",
-           "format_value", "run_soak"]
+__all__ = [
+    "KINDS",
+    "EXPECTED",
+    "DATA_CHANGES",
+    "random_snapshot",
+    "perturb_snapshot",
+    "cited_synthesizer",
+    "format_value",
+    "run_soak",
+]
 
 #: Data changes (each must change the fingerprint).
 DATA_CHANGES: tuple[str, ...] = ("value", "unit", "label", "id", "period", "passage")
 EXPECTED: dict[str, str] = {
-    **{k: "stale_fingerprint" for k in DATA_CHANGES}, "unchanged": "hit", "reordered": "hit", "expired": "expired",
-    "gate_bump": "stale_gate", "synthesis_bump": "stale_synthesis", "tampered": "regate_failed",
+    **{k: "stale_fingerprint" for k in DATA_CHANGES},
+    "unchanged": "hit",
+    "reordered": "hit",
+    "expired": "expired",
+    "gate_bump": "stale_gate",
+    "synthesis_bump": "stale_synthesis",
+    "tampered": "regate_failed",
 }
 KINDS: tuple[str, ...] = tuple(EXPECTED)
 
 #: Units the generator draws from (a subset of the vocabulary that a sentence states unambiguously).
-UNITS: tuple[str | None, ...] = (None, "count", "%", "pp", "ratio", "x", "USD", "USD millions", "EUR billions", "USD/share", "millions")
+UNITS: tuple[str | None, ...] = (
+    None,
+    "count",
+    "%",
+    "pp",
+    "ratio",
+    "x",
+    "USD",
+    "USD millions",
+    "EUR billions",
+    "USD/share",
+    "millions",
+)
 _SYMBOL = {"USD": "$", "EUR": "€"}
 
 
-def random_snapshot(rng: random.Random, *, n_facts: tuple[int, int] = (1, 12), n_sources: tuple[int, int] = (0, 2)) -> Snapshot:
+def random_snapshot(
+    rng: random.Random, *, n_facts: tuple[int, int] = (1, 12), n_sources: tuple[int, int] = (0, 2)
+) -> Snapshot:
     """A random snapshot: unique ids, labels, units from :data:`UNITS`, values with ≤ 2 decimals
     in ±10^7, periods, and a few short passages."""
     n = rng.randint(*n_facts)
     ids = rng.sample(range(1, 10 * n + 10), n)
-    facts = [Fact(id=f"F{i}", label=f"{rng.choice(_WORDS)} {rng.choice(_WORDS)}", value=_value(rng), unit=rng.choice(UNITS),
-                  period=rng.choice((None, "FY2022", "FY2023", "2023-12-31", "Q3 2024"))) for i in ids]
-    sources = tuple(f"{rng.choice(_WORDS)} {_value(rng):,} and {rng.choice(_WORDS)}" for _ in range(rng.randint(*n_sources)))
+    facts = [
+        Fact(
+            id=f"F{i}",
+            label=f"{rng.choice(_WORDS)} {rng.choice(_WORDS)}",
+            value=_value(rng),
+            unit=rng.choice(UNITS),
+            period=rng.choice((None, "FY2022", "FY2023", "2023-12-31", "Q3 2024")),
+        )
+        for i in ids
+    ]
+    sources = tuple(
+        f"{rng.choice(_WORDS)} {_value(rng):,} and {rng.choice(_WORDS)}" for _ in range(rng.randint(*n_sources))
+    )
     return Snapshot(facts=tuple(facts), sources=sources, as_of=f"2024-0{rng.randint(1, 9)}-01")
 
 
@@ -90,7 +127,9 @@ def perturb_snapshot(snapshot: Snapshot, kind: str, rng: random.Random) -> Snaps
     i = rng.randrange(len(facts))
     f = facts[i]
     if kind == "value":
-        new: dict[str, Any] = {"value": _different(rng, lambda: f.value + rng.choice((-1, 1)) * rng.choice((0.01, 0.1, 1, 1000)), f.value)}
+        new: dict[str, Any] = {
+            "value": _different(rng, lambda: f.value + rng.choice((-1, 1)) * rng.choice((0.01, 0.1, 1, 1000)), f.value)
+        }
     elif kind == "unit":
         new = {"unit": _different(rng, lambda: rng.choice(UNITS), f.unit)}
     elif kind == "label":
@@ -99,7 +138,11 @@ def perturb_snapshot(snapshot: Snapshot, kind: str, rng: random.Random) -> Snaps
         taken = {x.id for x in facts}
         new = {"id": _different(rng, lambda: f"F{rng.randint(1, 10_000)}", *taken)}
     elif kind == "period":
-        new = {"period": _different(rng, lambda: rng.choice((None, "FY2021", "FY2022", "FY2023", "FY2024", "Q1 2025")), f.period)}
+        new = {
+            "period": _different(
+                rng, lambda: rng.choice((None, "FY2021", "FY2022", "FY2023", "FY2024", "Q1 2025")), f.period
+            )
+        }
     else:
         raise ValueError(f"unknown perturbation kind {kind!r}: use one of {', '.join((*DATA_CHANGES, 'reordered'))}")
     facts[i] = Fact.model_validate({**f.model_dump(), **new})
@@ -134,7 +177,9 @@ def cited_synthesizer(snapshot: Snapshot) -> str:
     return " ".join(f"The figure is {format_value(f)} [{f.id}]." for f in sorted(snapshot.facts, key=lambda f: f.id))
 
 
-def run_soak(cache: MemoCache, n_trials: int, *, seed: int = 0, ttl_s: float = 3600.0, clock: Any = None) -> dict[str, Any]:
+def run_soak(
+    cache: MemoCache, n_trials: int, *, seed: int = 0, ttl_s: float = 3600.0, clock: Any = None
+) -> dict[str, Any]:
     """Run ``n_trials`` perturbation trials on ``cache`` (kinds drawn uniformly from :data:`KINDS`).
 
     ``clock``: the cache's clock, an object with a writable ``now`` attribute (required for the
@@ -178,13 +223,32 @@ def run_soak(cache: MemoCache, n_trials: int, *, seed: int = 0, ttl_s: float = 3
         if r.status != EXPECTED[kind]:
             unexpected += 1
             examples.append(f"trial {t} ({kind}): expected {EXPECTED[kind]}, got {r.status}: {r.detail}")
-    return {"trials": n_trials, "stale_serves": stale, "unexpected": unexpected, "hits": hits,
-            "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())}, "examples": examples[:5]}
+    return {
+        "trials": n_trials,
+        "stale_serves": stale,
+        "unexpected": unexpected,
+        "hits": hits,
+        "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
+        "examples": examples[:5],
+    }
 
 
 # --- helpers -------------------------------------------------------------------------------
 
-_WORDS = ("revenue", "net income", "margin", "cash", "debt", "assets", "equity", "capex", "dividends", "eps", "segment", "backlog")
+_WORDS = (
+    "revenue",
+    "net income",
+    "margin",
+    "cash",
+    "debt",
+    "assets",
+    "equity",
+    "capex",
+    "dividends",
+    "eps",
+    "segment",
+    "backlog",
+)
 
 
 def _value(rng: random.Random) -> float:

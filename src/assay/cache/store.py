@@ -25,12 +25,37 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlalchemy import Column, Engine, Float, Index, Integer, String, Table, Text, and_, bindparam, case, delete, func, select, update
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.exc import DatabaseError
 
 from assay.cache.config import INDEX_CACHE_SIZE, MAX_KEY_CHARS, SQLITE_SYNCHRONOUS
-from assay.cache.memo import (COUNTED_STATUSES, GATE_MODES, CacheStatus, GateMode, IndexCache, Memo, build_memo, gate_accepts,
-                              gate_answer)
+from assay.cache.memo import (
+    COUNTED_STATUSES,
+    GATE_MODES,
+    CacheStatus,
+    GateMode,
+    IndexCache,
+    Memo,
+    build_memo,
+    gate_accepts,
+    gate_answer,
+)
 from assay.facts import Snapshot
 from assay.grounding.gate import GATE_VERSION, GateResult
 from assay.storage import SchemaVersionError, StorageError, init_db, make_engine, metadata, upsert
@@ -104,8 +129,15 @@ class MemoCache:
     Database errors (``sqlalchemy.exc.SQLAlchemyError``) propagate: the cache never hides them.
     """
 
-    def __init__(self, db_url: str | None = None, *, engine: Engine | None = None, gate_version: str = GATE_VERSION,
-                 clock: Callable[[], float] = time.time, index_cache_size: int = INDEX_CACHE_SIZE):
+    def __init__(
+        self,
+        db_url: str | None = None,
+        *,
+        engine: Engine | None = None,
+        gate_version: str = GATE_VERSION,
+        clock: Callable[[], float] = time.time,
+        index_cache_size: int = INDEX_CACHE_SIZE,
+    ):
         if not gate_version or len(gate_version) > 64:
             raise ValueError(f"gate_version must be a non-empty string of at most 64 characters, got {gate_version!r}")
         self.engine = engine if engine is not None else make_engine(db_url, sqlite_synchronous=SQLITE_SYNCHRONOUS)
@@ -115,9 +147,18 @@ class MemoCache:
         self._ready = False
         self._ready_lock = threading.Lock()
 
-    def get_or_create(self, key: str, snapshot: Snapshot, synthesize: Callable[[Snapshot], str], *, ttl_s: float,
-                      synthesis_version: str = "", gate_mode: GateMode = "auto", use_cache: bool = True,
-                      accept_no_claims: bool = False) -> CacheResult:
+    def get_or_create(
+        self,
+        key: str,
+        snapshot: Snapshot,
+        synthesize: Callable[[Snapshot], str],
+        *,
+        ttl_s: float,
+        synthesis_version: str = "",
+        gate_mode: GateMode = "auto",
+        use_cache: bool = True,
+        accept_no_claims: bool = False,
+    ) -> CacheResult:
         """Serve the memo for ``key`` from the cache, or synthesise, gate and store a fresh one.
 
         A stored memo is served (``hit``) only when its key, snapshot fingerprint, synthesis
@@ -138,26 +179,60 @@ class MemoCache:
         check_request(key, ttl_s, gate_mode)
         fp = snapshot.fingerprint()
         if not use_cache:
-            memo = build_memo(snapshot, synthesize, fingerprint=fp, synthesis_version=synthesis_version, gate_mode=gate_mode,
-                              indexes=self.indexes, clock=self.clock)
+            memo = build_memo(
+                snapshot,
+                synthesize,
+                fingerprint=fp,
+                synthesis_version=synthesis_version,
+                gate_mode=gate_mode,
+                indexes=self.indexes,
+                clock=self.clock,
+            )
             ok = gate_accepts(memo.gate, accept_no_claims)
-            return CacheResult(memo=memo, status="bypassed" if ok else "gate_failed", gate=memo.gate,
-                               detail="use_cache=False: cache neither read nor written" if ok else _failed(memo.gate))
-        found = self.lookup(key, snapshot, synthesis_version=synthesis_version, gate_mode=gate_mode, fingerprint=fp,
-                            ttl_s=ttl_s, accept_no_claims=accept_no_claims)
+            return CacheResult(
+                memo=memo,
+                status="bypassed" if ok else "gate_failed",
+                gate=memo.gate,
+                detail="use_cache=False: cache neither read nor written" if ok else _failed(memo.gate),
+            )
+        found = self.lookup(
+            key,
+            snapshot,
+            synthesis_version=synthesis_version,
+            gate_mode=gate_mode,
+            fingerprint=fp,
+            ttl_s=ttl_s,
+            accept_no_claims=accept_no_claims,
+        )
         if found.status == "hit":
             assert found.memo is not None and found.gate is not None
             return CacheResult(memo=found.memo, status="hit", gate=found.gate, detail=found.detail)
-        memo = build_memo(snapshot, synthesize, fingerprint=fp, synthesis_version=synthesis_version, gate_mode=gate_mode,
-                          indexes=self.indexes, clock=self.clock)
+        memo = build_memo(
+            snapshot,
+            synthesize,
+            fingerprint=fp,
+            synthesis_version=synthesis_version,
+            gate_mode=gate_mode,
+            indexes=self.indexes,
+            clock=self.clock,
+        )
         if not gate_accepts(memo.gate, accept_no_claims):
             self.record("gate_failed")
             return CacheResult(memo=memo, status="gate_failed", gate=memo.gate, detail=_failed(memo.gate))
         self.store(key, memo, ttl_s=ttl_s, gate_mode=gate_mode, status=found.status, accept_no_claims=accept_no_claims)
         return CacheResult(memo=memo, status=found.status, gate=memo.gate, detail=found.detail)
 
-    def lookup(self, key: str, snapshot: Snapshot, *, synthesis_version: str = "", gate_mode: GateMode = "auto",
-               fingerprint: str | None = None, ttl_s: float | None = None, accept_no_claims: bool = False) -> Lookup:
+    def lookup(
+        self,
+        key: str,
+        snapshot: Snapshot,
+        *,
+        synthesis_version: str = "",
+        gate_mode: GateMode = "auto",
+        fingerprint: str | None = None,
+        ttl_s: float | None = None,
+        accept_no_claims: bool = False,
+    ) -> Lookup:
         """Look ``key`` up for ``snapshot`` without synthesising (the first half of
         :meth:`get_or_create`). Records a ``hit`` (row ``hits`` + status count, one
         transaction) and deletes a memo that fails the re-gate; every other outcome is recorded
@@ -169,7 +244,9 @@ class MemoCache:
             found = self._check_row(row, snapshot, fp, synthesis_version, gate_mode, ttl_s, accept_no_claims)
             if found.status == "hit":
                 now = self.clock()
-                conn.execute(_TOUCH, {"b_key": row.key, "b_fp": row.fingerprint, "b_created": row.created_at, "b_now": now})
+                conn.execute(
+                    _TOUCH, {"b_key": row.key, "b_fp": row.fingerprint, "b_created": row.created_at, "b_now": now}
+                )
                 self._count(conn, "hit", now)
                 conn.commit()
             elif found.status == "regate_failed":  # delete exactly this row version, never a newer one
@@ -177,8 +254,16 @@ class MemoCache:
                 conn.commit()
         return found
 
-    def store(self, key: str, memo: Memo, *, ttl_s: float, gate_mode: GateMode, status: CacheStatus = "miss",
-              accept_no_claims: bool = False) -> None:
+    def store(
+        self,
+        key: str,
+        memo: Memo,
+        *,
+        ttl_s: float,
+        gate_mode: GateMode,
+        status: CacheStatus = "miss",
+        accept_no_claims: bool = False,
+    ) -> None:
         """Upsert ``memo`` under ``key`` (expiring ``ttl_s`` from now) and count ``status``, in one
         transaction. Raises ``ValueError`` for a memo whose gate result does not pass (a memo that
         failed the gate is never stored) or for a bad key / TTL / mode."""
@@ -189,9 +274,17 @@ class MemoCache:
         now = self.clock()
         text = memo.model_dump_json()
         values = {
-            "key": key, "fingerprint": memo.fingerprint, "gate_version": self.gate_version, "gate_mode": gate_mode,
-            "synthesis_version": memo.synthesis_version, "memo": text, "size_bytes": len(text.encode("utf-8")),
-            "created_at": now, "expires_at": now + ttl_s, "hits": 0, "last_hit_at": None,
+            "key": key,
+            "fingerprint": memo.fingerprint,
+            "gate_version": self.gate_version,
+            "gate_mode": gate_mode,
+            "synthesis_version": memo.synthesis_version,
+            "memo": text,
+            "size_bytes": len(text.encode("utf-8")),
+            "created_at": now,
+            "expires_at": now + ttl_s,
+            "hits": 0,
+            "last_hit_at": None,
         }
         with self.engine.begin() as conn:
             upsert(conn, memo_cache, values, ["key"])
@@ -211,17 +304,30 @@ class MemoCache:
         now = self.clock()
         expired = func.sum(case((memo_cache.c.expires_at <= now, 1), else_=0))
         with self.engine.connect() as conn:
-            entries, n_bytes, entry_hits, n_expired = conn.execute(select(
-                func.count(), func.coalesce(func.sum(memo_cache.c.size_bytes), 0), func.coalesce(func.sum(memo_cache.c.hits), 0),
-                func.coalesce(expired, 0))).one()
+            entries, n_bytes, entry_hits, n_expired = conn.execute(
+                select(
+                    func.count(),
+                    func.coalesce(func.sum(memo_cache.c.size_bytes), 0),
+                    func.coalesce(func.sum(memo_cache.c.hits), 0),
+                    func.coalesce(expired, 0),
+                )
+            ).one()
             counts = {s: int(n) for s, n in conn.execute(select(memo_cache_counts.c.status, memo_cache_counts.c.n))}
         by_status = {s: counts.pop(s, 0) for s in COUNTED_STATUSES} | counts
         lookups = sum(by_status.values())
         hits = by_status["hit"]
         return {
-            "schema": 1, "kind": "cache_stats", "entries": int(entries), "expired_entries": int(n_expired), "bytes": int(n_bytes),
-            "hits_on_entries": int(entry_hits), "lookups": lookups, "hits": hits, "misses": lookups - hits,
-            "hit_rate": round(hits / lookups, 4) if lookups else None, "by_status": by_status,
+            "schema": 1,
+            "kind": "cache_stats",
+            "entries": int(entries),
+            "expired_entries": int(n_expired),
+            "bytes": int(n_bytes),
+            "hits_on_entries": int(entry_hits),
+            "lookups": lookups,
+            "hits": hits,
+            "misses": lookups - hits,
+            "hit_rate": round(hits / lookups, 4) if lookups else None,
+            "by_status": by_status,
         }
 
     def clear(self, *, prefix: str | None = None, expired: bool = False) -> dict[str, Any]:
@@ -243,8 +349,16 @@ class MemoCache:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _check_row(self, row: Any, snapshot: Snapshot, fp: str, synthesis_version: str, gate_mode: GateMode,
-                   ttl_s: float | None, accept_no_claims: bool) -> Lookup:
+    def _check_row(
+        self,
+        row: Any,
+        snapshot: Snapshot,
+        fp: str,
+        synthesis_version: str,
+        gate_mode: GateMode,
+        ttl_s: float | None,
+        accept_no_claims: bool,
+    ) -> Lookup:
         """The status of a stored row for this request, in the documented order of checks."""
         if row is None:
             return Lookup("miss", "no entry for this key")
@@ -253,7 +367,10 @@ class MemoCache:
         if row.synthesis_version != synthesis_version:
             return Lookup("stale_synthesis", f"memo written by synthesis version {row.synthesis_version!r}")
         if row.gate_version != self.gate_version or row.gate_mode != gate_mode:
-            return Lookup("stale_gate", f"memo gated under {row.gate_version}/{row.gate_mode}, now {self.gate_version}/{gate_mode}")
+            return Lookup(
+                "stale_gate",
+                f"memo gated under {row.gate_version}/{row.gate_mode}, now {self.gate_version}/{gate_mode}",
+            )
         now = self.clock()
         expires_at = row.expires_at if ttl_s is None else min(row.expires_at, row.created_at + ttl_s)
         if now >= expires_at:
@@ -292,9 +409,13 @@ class MemoCache:
         """Add one to ``status``'s count: a plain UPDATE once the row exists (the hot path), an
         upsert the first time (two processes racing there both increment correctly)."""
         if conn.execute(_BUMP, {"b_status": status, "b_now": now}).rowcount == 0:
-            upsert(conn, memo_cache_counts, {"status": status, "n": 1, "updated_at": now}, ["status"],
-                   update={"n": memo_cache_counts.c.n + 1, "updated_at": now})
-
+            upsert(
+                conn,
+                memo_cache_counts,
+                {"status": status, "n": 1, "updated_at": now},
+                ["status"],
+                update={"n": memo_cache_counts.c.n + 1, "updated_at": now},
+            )
 
 
 def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
@@ -311,16 +432,28 @@ def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
 
 # Statements of the hit path, built once (bound per call).
 _SELECT = select(memo_cache).where(memo_cache.c.key == bindparam("b_key"))
-_TOUCH = (update(memo_cache)
-          .where(memo_cache.c.key == bindparam("b_key"), memo_cache.c.fingerprint == bindparam("b_fp"),
-                 memo_cache.c.created_at == bindparam("b_created"))
-          .values(hits=memo_cache.c.hits + 1, last_hit_at=bindparam("b_now")))
-_BUMP = (update(memo_cache_counts).where(memo_cache_counts.c.status == bindparam("b_status"))
-         .values(n=memo_cache_counts.c.n + 1, updated_at=bindparam("b_now")))
+_TOUCH = (
+    update(memo_cache)
+    .where(
+        memo_cache.c.key == bindparam("b_key"),
+        memo_cache.c.fingerprint == bindparam("b_fp"),
+        memo_cache.c.created_at == bindparam("b_created"),
+    )
+    .values(hits=memo_cache.c.hits + 1, last_hit_at=bindparam("b_now"))
+)
+_BUMP = (
+    update(memo_cache_counts)
+    .where(memo_cache_counts.c.status == bindparam("b_status"))
+    .values(n=memo_cache_counts.c.n + 1, updated_at=bindparam("b_now"))
+)
 
 
 def _same_row(row: Any) -> Any:
-    return and_(memo_cache.c.key == row.key, memo_cache.c.fingerprint == row.fingerprint, memo_cache.c.created_at == row.created_at)
+    return and_(
+        memo_cache.c.key == row.key,
+        memo_cache.c.fingerprint == row.fingerprint,
+        memo_cache.c.created_at == row.created_at,
+    )
 
 
 def _summary(gate: GateResult) -> str:

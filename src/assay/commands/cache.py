@@ -36,8 +36,11 @@ def register(app: typer.Typer) -> None:
 
         rate = "—" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
         out.print(f"memo cache at {_redact(url)}", markup=False)
-        out.print(f"{s['entries']} {'entry' if s['entries'] == 1 else 'entries'} ({s['expired_entries']} expired), {_size(s['bytes'])}; "
-                  f"{s['lookups']} requests: {s['hits']} hits, {s['misses']} not served from cache (hit rate {rate})", markup=False)
+        out.print(
+            f"{s['entries']} {'entry' if s['entries'] == 1 else 'entries'} ({s['expired_entries']} expired), {_size(s['bytes'])}; "
+            f"{s['lookups']} requests: {s['hits']} hits, {s['misses']} not served from cache (hit rate {rate})",
+            markup=False,
+        )
         t = Table(title="requests by status")
         t.add_column("status")
         t.add_column("n", justify="right")
@@ -48,7 +51,9 @@ def register(app: typer.Typer) -> None:
     @cache_app.command("clear")
     def clear_cmd(
         ctx: typer.Context,
-        key: Optional[str] = typer.Option(None, "--key", metavar="PREFIX", help="Only entries whose key starts with PREFIX."),
+        key: Optional[str] = typer.Option(
+            None, "--key", metavar="PREFIX", help="Only entries whose key starts with PREFIX."
+        ),
         expired: bool = typer.Option(False, "--expired", help="Only entries past their TTL."),
     ) -> None:
         """Delete cache entries (all of them, and the request counts, when no filter is given)."""

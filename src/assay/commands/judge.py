@@ -18,7 +18,10 @@ from rich.table import Table
 
 __all__ = ["register", "judge_app"]
 
-judge_app = typer.Typer(no_args_is_help=True, help="Judges: faithfulness validity on labelled data, trajectory rationality, backend agreement.")
+judge_app = typer.Typer(
+    no_args_is_help=True,
+    help="Judges: faithfulness validity on labelled data, trajectory rationality, backend agreement.",
+)
 
 
 class Dataset(str, Enum):
@@ -40,16 +43,30 @@ def register(app: typer.Typer) -> None:
 @judge_app.command("validate")
 def validate_cmd(
     ctx: typer.Context,
-    src: Path = typer.Argument(..., help="Dataset file or folder (HaluEval qa_*turn_data*.jsonl; FaithBench batch_*.json)."),
+    src: Path = typer.Argument(
+        ..., help="Dataset file or folder (HaluEval qa_*turn_data*.jsonl; FaithBench batch_*.json)."
+    ),
     dataset: Dataset = typer.Option(..., "--dataset", help="Which labelled set SRC holds."),
-    backend: Backend = typer.Option(Backend.stub, "--backend", help="Judge backend (stub = hash floor, not a quality signal)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Judge a seeded random sample of N records/samples."),
+    backend: Backend = typer.Option(
+        Backend.stub, "--backend", help="Judge backend (stub = hash floor, not a quality signal)."
+    ),
+    limit: Optional[int] = typer.Option(
+        None, "--limit", min=1, help="Judge a seeded random sample of N records/samples."
+    ),
     sample_seed: int = typer.Option(0, "--sample-seed", help="Seed of the --limit sample."),
     high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
-    escalate: bool = typer.Option(False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
-    token_budget: Optional[int] = typer.Option(None, "--token-budget", min=0, help="Token budget (default 2,000,000); the rest are skipped: budget."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Write NAME.local.json, NAME.aggregate.json and NAME.md here."),
+    escalate: bool = typer.Option(
+        False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."
+    ),
+    cache_dir: Optional[Path] = typer.Option(
+        None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
+    ),
+    token_budget: Optional[int] = typer.Option(
+        None, "--token-budget", min=0, help="Token budget (default 2,000,000); the rest are skipped: budget."
+    ),
+    out_dir: Optional[Path] = typer.Option(
+        None, "--out", help="Write NAME.local.json, NAME.aggregate.json and NAME.md here."
+    ),
     name: Optional[str] = typer.Option(None, "--name", help="Report file stem (default validate-DATASET)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the aggregate JSON instead of tables."),
@@ -67,13 +84,26 @@ def validate_cmd(
             raise ValueError(f"--name {stem!r}: a plain file stem is needed")
         if out_dir is not None:
             check_writable_dir(out_dir)
-        local, agg = validate_judge(dataset.value, src, backend=backend.value, limit=limit, sample_seed=sample_seed,
-                                    high_stakes=high_stakes, escalate=escalate, cache_dir=cache_dir, db_url=ctx.obj["db"],
-                                    token_budget=DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, seed=seed)
+        local, agg = validate_judge(
+            dataset.value,
+            src,
+            backend=backend.value,
+            limit=limit,
+            sample_seed=sample_seed,
+            high_stakes=high_stakes,
+            escalate=escalate,
+            cache_dir=cache_dir,
+            db_url=ctx.obj["db"],
+            token_budget=DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget,
+            seed=seed,
+        )
         paths = []
         if out_dir is not None:
-            paths = [atomic_write_json(out_dir / f"{stem}.local.json", local), atomic_write_json(out_dir / f"{stem}.aggregate.json", agg),
-                     atomic_write_text(out_dir / f"{stem}.md", _markdown(agg))]
+            paths = [
+                atomic_write_json(out_dir / f"{stem}.local.json", local),
+                atomic_write_json(out_dir / f"{stem}.aggregate.json", agg),
+                atomic_write_text(out_dir / f"{stem}.md", _markdown(agg)),
+            ]
     if as_json:
         out.print(json.dumps(agg, indent=2), markup=False)
     else:
@@ -86,23 +116,50 @@ def validate_cmd(
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report's tables as ``(title, header, rows)`` of display strings (console and Markdown)."""
     j = agg["judge"]
     readings = [(r, m) for r, m in agg["readings"].items()]
-    if 1 < len(agg["by_origin"]) <= 3:  # per-file rows for HaluEval's two files; FaithBench's 12 batches stay in the JSON
+    if (
+        1 < len(agg["by_origin"]) <= 3
+    ):  # per-file rows for HaluEval's two files; FaithBench's 12 batches stay in the JSON
         readings += [(f"{o.split('.')[0]} · {r}", m) for o, ms in agg["by_origin"].items() for r, m in ms.items()]
-    tables = [(f"{agg['dataset']}: judge {agg['backend']} ({agg['model']}), {agg['n']} cases, "
-               f"{j['n_scored']} scored, {j['n_unscored']} unscored",
-               ["reading", "scored", "accuracy [95% CI]", "balanced accuracy [95% CI]", "TPR / TNR"],
-               [[label, f"{m['n_scored']}/{m['n']}", f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",
-                 f"{_f(m['balanced_accuracy']['value'])} {_ci(m['balanced_accuracy']['ci'])}", f"{_f(m['tpr'])} / {_f(m['tnr'])}"]
-                for label, m in readings])]
+    tables = [
+        (
+            f"{agg['dataset']}: judge {agg['backend']} ({agg['model']}), {agg['n']} cases, "
+            f"{j['n_scored']} scored, {j['n_unscored']} unscored",
+            ["reading", "scored", "accuracy [95% CI]", "balanced accuracy [95% CI]", "TPR / TNR"],
+            [
+                [
+                    label,
+                    f"{m['n_scored']}/{m['n']}",
+                    f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",
+                    f"{_f(m['balanced_accuracy']['value'])} {_ci(m['balanced_accuracy']['ci'])}",
+                    f"{_f(m['tpr'])} / {_f(m['tnr'])}",
+                ]
+                for label, m in readings
+            ],
+        )
+    ]
     if "span_recall" in agg and agg["anchors"]:
         anchors = agg["anchors"]
-        tables.append(("anchor detectors on the samples the judge scored: balanced accuracy [95% CI]", ["detector", *anchors],
-                       [[d, *(f"{_f(anchors[r][d]['balanced_accuracy']['value'])} {_ci(anchors[r][d]['balanced_accuracy']['ci'])}"
-                              for r in anchors)] for d in next(iter(anchors.values()))]))
+        tables.append(
+            (
+                "anchor detectors on the samples the judge scored: balanced accuracy [95% CI]",
+                ["detector", *anchors],
+                [
+                    [
+                        d,
+                        *(
+                            f"{_f(anchors[r][d]['balanced_accuracy']['value'])} {_ci(anchors[r][d]['balanced_accuracy']['ci'])}"
+                            for r in anchors
+                        ),
+                    ]
+                    for d in next(iter(anchors.values()))
+                ],
+            )
+        )
     return tables
 
 
@@ -111,8 +168,10 @@ def _notes(agg: dict[str, Any]) -> list[str]:
     lines = []
     if "span_recall" in agg:
         s = agg["span_recall"]
-        lines.append(f"span recall (Unwanted spans overlapped by an unsupported claim): {_f(s['value'])} {_ci(s['ci'])} "
-                     f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)")
+        lines.append(
+            f"span recall (Unwanted spans overlapped by an unsupported claim): {_f(s['value'])} {_ci(s['ci'])} "
+            f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)"
+        )
     if agg["judge"]["reasons"]:
         lines.append("unscored: " + ", ".join(f"{n} {k}" for k, n in agg["judge"]["reasons"].items()))
     return lines
@@ -136,7 +195,10 @@ def _markdown(agg: dict[str, Any]) -> str:
     """The aggregate as Markdown: the console's tables and notes (figures only, no case id)."""
     lines = [f"# Judge validity: {agg['dataset']}", ""]
     if agg["backend"] == "stub":
-        lines += ["Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — not a quality signal.", ""]
+        lines += [
+            "Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — not a quality signal.",
+            "",
+        ]
     for title, header, rows in _tables(agg):
         lines += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]

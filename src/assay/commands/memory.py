@@ -25,7 +25,9 @@ from assay.cli import db_errors as _db_errors
 
 __all__ = ["register", "memory_app", "import_locomo_cmd"]
 
-memory_app = typer.Typer(no_args_is_help=True, help="Agent memory: add, search (logged), grade, engage, stats, export labels, evaluate.")
+memory_app = typer.Typer(
+    no_args_is_help=True, help="Agent memory: add, search (logged), grade, engage, stats, export labels, evaluate."
+)
 
 
 class EmbedderName(str, Enum):
@@ -40,7 +42,9 @@ class RankerName(str, Enum):
     reranker = "reranker"
 
 
-_EMBEDDER_OPT = typer.Option(None, "--embedder", help="minilm (needs the 'ml' extra) or hashing; default $ASSAY_MEMORY_EMBEDDER, else minilm.")
+_EMBEDDER_OPT = typer.Option(
+    None, "--embedder", help="minilm (needs the 'ml' extra) or hashing; default $ASSAY_MEMORY_EMBEDDER, else minilm."
+)
 _JSON_OPT = typer.Option(False, "--json", help="Print JSON.")
 
 
@@ -51,8 +55,14 @@ def register(app: typer.Typer) -> None:
 
 
 @memory_app.command("add")
-def add_cmd(ctx: typer.Context, file: Path = typer.Argument(..., help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, is_correction?, supersedes?, embedding?, meta?} a line."),
-            embedder: Optional[EmbedderName] = _EMBEDDER_OPT) -> None:
+def add_cmd(
+    ctx: typer.Context,
+    file: Path = typer.Argument(
+        ...,
+        help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, is_correction?, supersedes?, embedding?, meta?} a line.",
+    ),
+    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
     from assay.cli import _errors, out
 
@@ -60,18 +70,25 @@ def add_cmd(ctx: typer.Context, file: Path = typer.Argument(..., help="Memories 
         store = _open(ctx, embedder)
         r = store.add_file(file)
         total = store.count()
-    out.print(f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, unchanged {len(r.unchanged)}, "
-              f"superseded {len(r.superseded)} ({total} memories in all)", markup=False)
+    out.print(
+        f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, unchanged {len(r.unchanged)}, "
+        f"superseded {len(r.superseded)} ({total} memories in all)",
+        markup=False,
+    )
 
 
 @memory_app.command("search")
-def search_cmd(ctx: typer.Context, context: str = typer.Argument(..., help="The recent-context window to search for ('-' reads stdin)."),
-               k: int = typer.Option(5, "-k", "--k", min=1, help="How many memories to deliver."),
-               scope: Optional[str] = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
-               only_scope: bool = typer.Option(False, "--only-scope", help="Restrict the search to --scope."),
-               session: Optional[str] = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
-               explain: bool = typer.Option(False, "--explain", help="Show the score components."),
-               as_json: bool = _JSON_OPT, embedder: Optional[EmbedderName] = _EMBEDDER_OPT) -> None:
+def search_cmd(
+    ctx: typer.Context,
+    context: str = typer.Argument(..., help="The recent-context window to search for ('-' reads stdin)."),
+    k: int = typer.Option(5, "-k", "--k", min=1, help="How many memories to deliver."),
+    scope: Optional[str] = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
+    only_scope: bool = typer.Option(False, "--only-scope", help="Restrict the search to --scope."),
+    session: Optional[str] = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
+    explain: bool = typer.Option(False, "--explain", help="Show the score components."),
+    as_json: bool = _JSON_OPT,
+    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+) -> None:
     """Deliver the top K memories and log them under a new search id (printed first)."""
     from assay.cli import UsageError, _errors, out
 
@@ -79,11 +96,25 @@ def search_cmd(ctx: typer.Context, context: str = typer.Argument(..., help="The 
         if only_scope and scope is None:
             raise UsageError("--only-scope needs --scope")
         text = sys.stdin.read() if context == "-" else context
-        res = _open(ctx, embedder).search(text, k, scope=scope, session_id=session, restrict_to_scope=only_scope, explain=explain)
+        res = _open(ctx, embedder).search(
+            text, k, scope=scope, session_id=session, restrict_to_scope=only_scope, explain=explain
+        )
     if as_json:
-        hits = [{"rank": h.rank, "memory_id": h.memory.id, "score": h.score, "text": h.memory.text, "delivery_id": h.delivery_id,
-                 **({"components": h.components} if explain else {})} for h in res.hits]
-        out.print(json.dumps({"search_id": res.search_id, "query": res.query, "hits": hits}, indent=2, ensure_ascii=False), markup=False)
+        hits = [
+            {
+                "rank": h.rank,
+                "memory_id": h.memory.id,
+                "score": h.score,
+                "text": h.memory.text,
+                "delivery_id": h.delivery_id,
+                **({"components": h.components} if explain else {}),
+            }
+            for h in res.hits
+        ]
+        out.print(
+            json.dumps({"search_id": res.search_id, "query": res.query, "hits": hits}, indent=2, ensure_ascii=False),
+            markup=False,
+        )
         return
     out.print(f"search_id {res.search_id}", markup=False)
     if not res.hits:
@@ -94,14 +125,23 @@ def search_cmd(ctx: typer.Context, context: str = typer.Argument(..., help="The 
     for col in ("#", "memory", "score", *names, "text"):
         t.add_column(col, no_wrap=col != "text", max_width=60 if col == "text" else None)
     for h in res.hits:
-        t.add_row(str(h.rank), Text(h.memory.id), f"{h.score:.3f}", *(f"{h.components[n]:.3f}" for n in names), Text(_clip(h.memory.text)))  # type: ignore[index]
+        t.add_row(
+            str(h.rank),
+            Text(h.memory.id),
+            f"{h.score:.3f}",
+            *(f"{h.components[n]:.3f}" for n in names),
+            Text(_clip(h.memory.text)),
+        )  # type: ignore[index]
     _print_uncut(t)
 
 
 @memory_app.command("grade")
-def grade_cmd(ctx: typer.Context, search_id: str = typer.Argument(..., help="The search id the grades are for."),
-              grades: str = typer.Argument(..., help="The agent's grade field, e.g. 'm12:3, m7:0!' (0-3; '!' = hard negative)."),
-              as_json: bool = _JSON_OPT) -> None:
+def grade_cmd(
+    ctx: typer.Context,
+    search_id: str = typer.Argument(..., help="The search id the grades are for."),
+    grades: str = typer.Argument(..., help="The agent's grade field, e.g. 'm12:3, m7:0!' (0-3; '!' = hard negative)."),
+    as_json: bool = _JSON_OPT,
+) -> None:
     """Write the agent's grades to a search's deliveries; malformed entries and unknown ids are skipped and listed."""
     from assay.cli import _errors, err, out
     from assay.memory.grades import apply_grades
@@ -111,8 +151,11 @@ def grade_cmd(ctx: typer.Context, search_id: str = typer.Argument(..., help="The
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
     else:
-        out.print(f"graded {rep.applied} deliver{'y' if rep.applied == 1 else 'ies'} ({rep.regraded} regraded); "
-                  f"skipped {len(rep.malformed)} malformed, {len(rep.unknown)} unknown id(s)", markup=False)
+        out.print(
+            f"graded {rep.applied} deliver{'y' if rep.applied == 1 else 'ies'} ({rep.regraded} regraded); "
+            f"skipped {len(rep.malformed)} malformed, {len(rep.unknown)} unknown id(s)",
+            markup=False,
+        )
         for m in rep.malformed:
             err.print(f"malformed: {m}", markup=False)
         for u in rep.unknown:
@@ -121,12 +164,20 @@ def grade_cmd(ctx: typer.Context, search_id: str = typer.Argument(..., help="The
 
 
 @memory_app.command("engage")
-def engage_cmd(ctx: typer.Context, search_id: str = typer.Argument(..., help="The search id whose deliveries to label."),
-               response: Optional[str] = typer.Option(None, "--response", help="The agent's response text."),
-               response_file: Optional[Path] = typer.Option(None, "--response-file", help="Read the response from a file ('-': stdin)."),
-               prompt: Optional[str] = typer.Option(None, "--prompt", help="What the response answered (default: the logged context)."),
-               lexical_only: bool = typer.Option(False, "--lexical-only", help="No semantic second chance (no embedder needed)."),
-               as_json: bool = _JSON_OPT, embedder: Optional[EmbedderName] = _EMBEDDER_OPT) -> None:
+def engage_cmd(
+    ctx: typer.Context,
+    search_id: str = typer.Argument(..., help="The search id whose deliveries to label."),
+    response: Optional[str] = typer.Option(None, "--response", help="The agent's response text."),
+    response_file: Optional[Path] = typer.Option(
+        None, "--response-file", help="Read the response from a file ('-': stdin)."
+    ),
+    prompt: Optional[str] = typer.Option(
+        None, "--prompt", help="What the response answered (default: the logged context)."
+    ),
+    lexical_only: bool = typer.Option(False, "--lexical-only", help="No semantic second chance (no embedder needed)."),
+    as_json: bool = _JSON_OPT,
+    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+) -> None:
     """Label each delivered memory engaged or not from the agent's response (lexical, then semantic)."""
     from assay.cli import UsageError, _errors, out
     from assay.memory.engagement import engage
@@ -134,24 +185,37 @@ def engage_cmd(ctx: typer.Context, search_id: str = typer.Argument(..., help="Th
     with _errors(ctx), _db_errors():
         if (response is None) == (response_file is None):
             raise UsageError("give exactly one of --response and --response-file")
-        text = response if response is not None else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))  # type: ignore[union-attr]
+        text = (
+            response
+            if response is not None
+            else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))
+        )  # type: ignore[union-attr]
         rep = engage(_open(ctx, embedder), search_id, text, prompt=prompt, semantic=False if lexical_only else None)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
         return
     by = ", ".join(f"{m} {n}" for m, n in sorted(rep.engaged.items())) or "none"
-    out.print(f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): engaged {sum(rep.engaged.values())} [{by}]"
-              + (f"; {rep.relabelled} relabelled" if rep.relabelled else "") + (f"; {rep.skipped} skipped (memory gone)" if rep.skipped else ""),
-              markup=False)
+    out.print(
+        f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): engaged {sum(rep.engaged.values())} [{by}]"
+        + (f"; {rep.relabelled} relabelled" if rep.relabelled else "")
+        + (f"; {rep.skipped} skipped (memory gone)" if rep.skipped else ""),
+        markup=False,
+    )
 
 
 memory_app.command("respond", hidden=True, help="Alias of engage.")(engage_cmd)
 
 
 @memory_app.command("backfill")
-def backfill_cmd(ctx: typer.Context, dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
-                 limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."),
-                 as_json: bool = _JSON_OPT, embedder: Optional[EmbedderName] = _EMBEDDER_OPT) -> None:
+def backfill_cmd(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
+    limit: Optional[int] = typer.Option(
+        None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."
+    ),
+    as_json: bool = _JSON_OPT,
+    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.cli import _errors, out
     from assay.memory.backfill import backfill
@@ -162,12 +226,17 @@ def backfill_cmd(ctx: typer.Context, dry_run: bool = typer.Option(False, "--dry-
         out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
         return
     verb = "would re-score" if dry_run else "re-scored"
-    out.print(f"{verb} {rep.rescored} deliveries in {rep.searches} search(es): {rep.newly_engaged} newly engaged; "
-              f"{rep.no_response} search(es) without a recorded response; {rep.remaining} left by --limit", markup=False)
+    out.print(
+        f"{verb} {rep.rescored} deliveries in {rep.searches} search(es): {rep.newly_engaged} newly engaged; "
+        f"{rep.no_response} search(es) without a recorded response; {rep.remaining} left by --limit",
+        markup=False,
+    )
 
 
 @memory_app.command("stats")
-def stats_cmd(ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.Option(0, "--seed", help="Bootstrap seed.")) -> None:
+def stats_cmd(
+    ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.Option(0, "--seed", help="Bootstrap seed.")
+) -> None:
     """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and reranker, with 95% CIs."""
     from assay.cli import _errors, out
     from assay.memory.stats import memory_stats
@@ -183,14 +252,26 @@ def stats_cmd(ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.O
     for col in ("generation", "reranker", "n", "mean grade", "hard neg.", "engagement (procedure: rate [CI] n)"):
         t.add_column(col)
     for g in [s["overall"], *s["groups"]]:
-        eng = "; ".join(f"{p}: {_fmt(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items()) or "—"
-        t.add_row(Text(g["generation_version"]), Text(g["reranker_model"]), str(g["n_deliveries"]),
-                  f"{_fmt(g['grade']['mean'])} {_ci(g['grade']['ci'])}", f"{_fmt(g['hard_negative_share']['mean'])}", Text(eng))
+        eng = (
+            "; ".join(f"{p}: {_fmt(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items())
+            or "—"
+        )
+        t.add_row(
+            Text(g["generation_version"]),
+            Text(g["reranker_model"]),
+            str(g["n_deliveries"]),
+            f"{_fmt(g['grade']['mean'])} {_ci(g['grade']['ci'])}",
+            f"{_fmt(g['hard_negative_share']['mean'])}",
+            Text(eng),
+        )
     _print_uncut(t)
 
 
 @memory_app.command("export-labels")
-def export_cmd(ctx: typer.Context, out_file: Path = typer.Option(..., "--out", help="Labels JSONL to write (one line per labelled delivery).")) -> None:
+def export_cmd(
+    ctx: typer.Context,
+    out_file: Path = typer.Option(..., "--out", help="Labels JSONL to write (one line per labelled delivery)."),
+) -> None:
     """Export graded or engagement-labelled deliveries for reranker training."""
     from assay.cli import UsageError, _errors, out
     from assay.memory.export import export_labels
@@ -204,12 +285,22 @@ def export_cmd(ctx: typer.Context, out_file: Path = typer.Option(..., "--out", h
 
 
 @memory_app.command("evaluate")
-def evaluate_cmd(ctx: typer.Context, queries: Path = typer.Argument(..., help='Queries JSONL: {"id", "query", "relevant": [ids], "scope", "category"} a line.'),
-                 k: int = typer.Option(10, "-k", "--k", min=1, help="Depth of recall@k, nDCG@k and MRR."),
-                 ranker: RankerName = typer.Option(RankerName.composite, "--ranker"),
-                 reranker: Optional[str] = typer.Option(None, "--reranker", help="Registered reranker name (for --ranker reranker)."),
-                 exclude_category: list[str] = typer.Option([], "--exclude-category", help="Leave out queries of this category (repeatable)."),
-                 as_json: bool = _JSON_OPT, embedder: Optional[EmbedderName] = _EMBEDDER_OPT) -> None:
+def evaluate_cmd(
+    ctx: typer.Context,
+    queries: Path = typer.Argument(
+        ..., help='Queries JSONL: {"id", "query", "relevant": [ids], "scope", "category"} a line.'
+    ),
+    k: int = typer.Option(10, "-k", "--k", min=1, help="Depth of recall@k, nDCG@k and MRR."),
+    ranker: RankerName = typer.Option(RankerName.composite, "--ranker"),
+    reranker: Optional[str] = typer.Option(
+        None, "--reranker", help="Registered reranker name (for --ranker reranker)."
+    ),
+    exclude_category: list[str] = typer.Option(
+        [], "--exclude-category", help="Leave out queries of this category (repeatable)."
+    ),
+    as_json: bool = _JSON_OPT,
+    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.cli import UsageError, _errors, out
     from assay.memory.evaluate import evaluate_retrieval, load_queries
@@ -243,7 +334,9 @@ def import_locomo_cmd(src: Path, out_dir: Path) -> None:
         raise UsageError(f"--out {out_dir}: is a file; locomo writes a folder (memories.jsonl, queries.jsonl)")
     res = import_locomo(src)
     mem, qry = write_locomo(res, out_dir)
-    out.print(f"{res.conversations} conversation(s): {len(res.memories)} memories, {len(res.queries)} queries", markup=False)
+    out.print(
+        f"{res.conversations} conversation(s): {len(res.memories)} memories, {len(res.queries)} queries", markup=False
+    )
     for reason, n in res.skipped.items():
         out.print(f"{reason}: {n}", markup=False)
     out.print(str(mem.resolve()), markup=False)
@@ -251,6 +344,7 @@ def import_locomo_cmd(src: Path, out_dir: Path) -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _open(ctx: typer.Context, embedder: Optional[EmbedderName], *, reranker: Optional[str] = None):
     from assay.memory import MemoryStore, default_settings

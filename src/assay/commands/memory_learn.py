@@ -46,24 +46,46 @@ def register(app: typer.Typer) -> None:
 def train_cmd(
     ctx: typer.Context,
     labels: Path = typer.Option(..., "--labels", help="Labels JSONL from 'assay memory export-labels'."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Student folder: the candidate is installed here only if it beats the incumbent (default $ASSAY_RERANKER_STUDENT)."),
+    out_dir: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        help="Student folder: the candidate is installed here only if it beats the incumbent (default $ASSAY_RERANKER_STUDENT).",
+    ),
     min_gap: int = typer.Option(2, "--min-gap", min=1, help="Pairs only between grades at least this far apart."),
-    split_by: SplitBy = typer.Option(SplitBy.query, "--split-by", help="Held-out groups: query, or scope when queries share memories."),
+    split_by: SplitBy = typer.Option(
+        SplitBy.query, "--split-by", help="Held-out groups: query, or scope when queries share memories."
+    ),
     holdout: float = typer.Option(0.2, "--holdout", min=0.01, max=0.99, help="Share of groups held out."),
     seed: int = typer.Option(0, "--seed", help="Seed of the split, the head's initialisation and the pair order."),
-    engagement: bool = typer.Option(False, "--engagement", help="Add engagement weak pairs (train side only, after the split)."),
-    engagement_max_pairs: int = typer.Option(5000, "--engagement-max-pairs", min=0, help="At most this many weak pairs (seeded sample)."),
-    engagement_min_pos: float = typer.Option(0.0, "--engagement-min-pos", help="Least engaged_score of a weak positive."),
-    deploy_margin: float = typer.Option(0.02, "--deploy-margin", min=0.0, help="Held-out agreement the candidate must gain over the incumbent."),
-    base_model: Optional[Path] = typer.Option(None, "--base-model", help="Local model folder to fine-tune (default: the packaged MiniLM; its head starts untrained)."),
+    engagement: bool = typer.Option(
+        False, "--engagement", help="Add engagement weak pairs (train side only, after the split)."
+    ),
+    engagement_max_pairs: int = typer.Option(
+        5000, "--engagement-max-pairs", min=0, help="At most this many weak pairs (seeded sample)."
+    ),
+    engagement_min_pos: float = typer.Option(
+        0.0, "--engagement-min-pos", help="Least engaged_score of a weak positive."
+    ),
+    deploy_margin: float = typer.Option(
+        0.02, "--deploy-margin", min=0.0, help="Held-out agreement the candidate must gain over the incumbent."
+    ),
+    base_model: Optional[Path] = typer.Option(
+        None,
+        "--base-model",
+        help="Local model folder to fine-tune (default: the packaged MiniLM; its head starts untrained).",
+    ),
     epochs: int = typer.Option(1, "--epochs", min=1),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="Pairs per optimiser step."),
     lr: float = typer.Option(2e-5, "--lr", min=1e-8),
     max_length: int = typer.Option(128, "--max-length", min=8, help="Tokens per (query, memory) pair."),
     device: Device = typer.Option(Device.auto, "--device", help="auto: CUDA when present, else CPU."),
-    train_embeddings: bool = typer.Option(False, "--train-embeddings", help="Also train the base's embedding layer (frozen by default)."),
+    train_embeddings: bool = typer.Option(
+        False, "--train-embeddings", help="Also train the base's embedding layer (frozen by default)."
+    ),
     threads: Optional[int] = typer.Option(None, "--threads", min=1, help="torch CPU threads."),
-    keep_candidate: Optional[Path] = typer.Option(None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."),
+    keep_candidate: Optional[Path] = typer.Option(
+        None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
@@ -73,20 +95,44 @@ def train_cmd(
     from assay.memory.train import TrainConfig, TrainingError
 
     with _errors(ctx):
-        target = out_dir or (Path(os.environ["ASSAY_RERANKER_STUDENT"]) if os.environ.get("ASSAY_RERANKER_STUDENT") else None)
+        target = out_dir or (
+            Path(os.environ["ASSAY_RERANKER_STUDENT"]) if os.environ.get("ASSAY_RERANKER_STUDENT") else None
+        )
         if target is None:
             raise UsageError("give --out DIR (the student folder) or set ASSAY_RERANKER_STUDENT")
         if not labels.is_file():
             raise UsageError(f"{labels}: no such file")
-        config = TrainConfig(base_model=str(base_model) if base_model else None, epochs=epochs, batch_size=batch_size, lr=lr,
-                             max_length=max_length, seed=seed, device=device.value, threads=threads,
-                             freeze_embeddings=not train_embeddings)
+        config = TrainConfig(
+            base_model=str(base_model) if base_model else None,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            max_length=max_length,
+            seed=seed,
+            device=device.value,
+            threads=threads,
+            freeze_embeddings=not train_embeddings,
+        )
         settings = RerankerSettings.from_env()
         try:
-            rep = _with_progress(err, lambda on_step: train_and_deploy(
-                labels, target, config=config, settings=settings, min_gap=min_gap, split_by=split_by.value, holdout=holdout,
-                engagement=engagement, engagement_max_pairs=engagement_max_pairs, engagement_min_pos=engagement_min_pos,
-                deploy_margin=deploy_margin, keep_candidate=keep_candidate, on_step=on_step))
+            rep = _with_progress(
+                err,
+                lambda on_step: train_and_deploy(
+                    labels,
+                    target,
+                    config=config,
+                    settings=settings,
+                    min_gap=min_gap,
+                    split_by=split_by.value,
+                    holdout=holdout,
+                    engagement=engagement,
+                    engagement_max_pairs=engagement_max_pairs,
+                    engagement_min_pos=engagement_min_pos,
+                    deploy_margin=deploy_margin,
+                    keep_candidate=keep_candidate,
+                    on_step=on_step,
+                ),
+            )
         except TrainingError as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(1) from None
@@ -95,26 +141,47 @@ def train_cmd(
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
     else:
         ds, tr = rep.dataset, rep.training
-        out.print(f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), {d.n_pairs} held-out "
-                  f"({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} {split_by.value} groups held out, seed {seed})", markup=False)
-        out.print(f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s ({tr['pairs_per_s']:.1f} pairs/s); "
-                  f"base {tr['base_model']}" + ("; its classification head started untrained" if tr["head_untrained_at_start"] else ""), markup=False)
+        out.print(
+            f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), {d.n_pairs} held-out "
+            f"({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} {split_by.value} groups held out, seed {seed})",
+            markup=False,
+        )
+        out.print(
+            f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s ({tr['pairs_per_s']:.1f} pairs/s); "
+            f"base {tr['base_model']}"
+            + ("; its classification head started untrained" if tr["head_untrained_at_start"] else ""),
+            markup=False,
+        )
         ci = f" (95% CI {d.margin_ci[0]:+.3f} to {d.margin_ci[1]:+.3f}, by query)" if d.margin_ci else ""
         out.print(f"incumbent {d.incumbent}: held-out pairwise agreement {d.incumbent_agreement:.3f}", markup=False)
-        out.print(f"candidate student: held-out pairwise agreement {d.candidate_agreement:.3f} as served "
-                  f"(blended with the composite; model alone {rep.candidate_raw_agreement:.3f})", markup=False)
+        out.print(
+            f"candidate student: held-out pairwise agreement {d.candidate_agreement:.3f} as served "
+            f"(blended with the composite; model alone {rep.candidate_raw_agreement:.3f})",
+            markup=False,
+        )
         out.print(f"margin {d.margin:+.3f}{ci}; needs >= {d.deploy_margin:.3f} over {d.n_pairs} pairs", markup=False)
-        verdict = f"deployed → {rep.student_dir}" if d.deployed else "not deployed (the incumbent stays)" + (
-            f"; candidate kept in {keep_candidate}" if keep_candidate else "")
-        out.print(f"decision: {verdict}; auto_promote_safe: {'yes' if d.auto_promote_safe else 'no'} (agreement >= 0.90)", markup=False)
+        verdict = (
+            f"deployed → {rep.student_dir}"
+            if d.deployed
+            else "not deployed (the incumbent stays)"
+            + (f"; candidate kept in {keep_candidate}" if keep_candidate else "")
+        )
+        out.print(
+            f"decision: {verdict}; auto_promote_safe: {'yes' if d.auto_promote_safe else 'no'} (agreement >= 0.90)",
+            markup=False,
+        )
     raise typer.Exit(0 if d.deployed else 1)
 
 
 def calibrate_cmd(
     ctx: typer.Context,
-    model: Optional[str] = typer.Option(None, "--model", help="Only this reranker_model ('composite' for unreranked deliveries)."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="Only this reranker_model ('composite' for unreranked deliveries)."
+    ),
     floor: Optional[float] = typer.Option(None, "--floor", help="Judge this floor instead of choosing one."),
-    max_drop: float = typer.Option(0.10, "--max-grade3-drop", min=0.0, max=1.0, help="Refuse a floor dropping a larger share of grade-3 memories."),
+    max_drop: float = typer.Option(
+        0.10, "--max-grade3-drop", min=0.0, max=1.0, help="Refuse a floor dropping a larger share of grade-3 memories."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
@@ -130,17 +197,29 @@ def calibrate_cmd(
         raise typer.Exit(0 if ok else 1)
     for name, r in res["models"].items():
         if r["status"] == "insufficient":
-            out.print(f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries (need both)", markup=False)
+            out.print(
+                f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries (need both)",
+                markup=False,
+            )
             continue
         head = f"{name}: {r['n_grade3']} grade-3, {r['n_grade0']} grade-0 deliveries"
         if r["status"] == "ok":
-            out.print(f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, keeps {_pct(r['grade0_kept'])} of grade 0", markup=False)
+            out.print(
+                f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, keeps {_pct(r['grade0_kept'])} of grade 0",
+                markup=False,
+            )
         else:
-            what = f"floor {r['proposed']:.4f}" if r["proposed"] is not None else f"the best-separating floor {r['optimum']['floor']:.4f}"
+            what = (
+                f"floor {r['proposed']:.4f}"
+                if r["proposed"] is not None
+                else f"the best-separating floor {r['optimum']['floor']:.4f}"
+            )
             w = r["within_limit"]
-            out.print(f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 (limit {_pct(r['max_grade3_drop'])}); "
-                      f"within the limit: floor {w['floor']:.4f} drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
-                      markup=False)
+            out.print(
+                f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 (limit {_pct(r['max_grade3_drop'])}); "
+                f"within the limit: floor {w['floor']:.4f} drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
+                markup=False,
+            )
         t = Table(title=f"{name}: floor curve (score quantiles)")
         for col in ("floor", "grade 3 dropped", "grade 0 kept", "J"):
             t.add_column(col, justify="right")
@@ -151,6 +230,7 @@ def calibrate_cmd(
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _memory_group(app: typer.Typer) -> typer.Typer:
     from assay.commands import memory as memory_mod
@@ -165,8 +245,15 @@ def _memory_group(app: typer.Typer) -> typer.Typer:
 def _with_progress(console: Any, run: Any) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
+    with Progress(
+        TextColumn("training"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("steps", total=None, loss="—")
 
         def on_step(step: int, total: int, loss: float) -> None:

@@ -47,17 +47,35 @@ def register(app: typer.Typer) -> None:
 
 def rationality_cmd(
     ctx: typer.Context,
-    eval_summary: Path = typer.Option(..., "--eval-summary", help="Eval summary JSON: case_results [{id, slice, trace_path}]."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Report folder: NAME.local.json, NAME.aggregate.json, NAME.md, NAME.html."),
+    eval_summary: Path = typer.Option(
+        ..., "--eval-summary", help="Eval summary JSON: case_results [{id, slice, trace_path}]."
+    ),
+    out_dir: Optional[Path] = typer.Option(
+        None, "--out", help="Report folder: NAME.local.json, NAME.aggregate.json, NAME.md, NAME.html."
+    ),
     name: str = typer.Option("rationality", "--name", help="Report file stem."),
     output: Optional[Path] = typer.Option(None, "--output", help="Per-case local JSON path (overrides --out/--name)."),
-    out_aggregate: Optional[Path] = typer.Option(None, "--out-aggregate", help="Aggregate JSON path (overrides --out/--name)."),
+    out_aggregate: Optional[Path] = typer.Option(
+        None, "--out-aggregate", help="Aggregate JSON path (overrides --out/--name)."
+    ),
     out_md: Optional[Path] = typer.Option(None, "--out-md", help="Markdown report path (overrides --out/--name)."),
-    backend: Backend = typer.Option(Backend.stub, "--backend", help="stub = hash floor (not a quality signal); heuristic = rules; openai_compatible = LLM."),
-    traces_dir: Optional[Path] = typer.Option(None, "--traces-dir", help="Look trace files up here (by relative path, then by file name)."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."),
-    token_budget: int = typer.Option(200_000, "--token-budget", min=0, help="LLM token budget; cases past it are skipped: budget."),
-    expect_full_trace: bool = typer.Option(False, "--expect-full-trace", help=f"Exit {EXIT_INCOMPLETE} when answer_reasoning was measured on no case."),
+    backend: Backend = typer.Option(
+        Backend.stub,
+        "--backend",
+        help="stub = hash floor (not a quality signal); heuristic = rules; openai_compatible = LLM.",
+    ),
+    traces_dir: Optional[Path] = typer.Option(
+        None, "--traces-dir", help="Look trace files up here (by relative path, then by file name)."
+    ),
+    cache_dir: Optional[Path] = typer.Option(
+        None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
+    ),
+    token_budget: int = typer.Option(
+        200_000, "--token-budget", min=0, help="LLM token budget; cases past it are skipped: budget."
+    ),
+    expect_full_trace: bool = typer.Option(
+        False, "--expect-full-trace", help=f"Exit {EXIT_INCOMPLETE} when answer_reasoning was measured on no case."
+    ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Judge the rationality of agent traces (planner_decomposition, retrieval_recalls, answer_reasoning)."""
@@ -73,7 +91,9 @@ def rationality_cmd(
         explicit = {"local": output, "aggregate": out_aggregate, "md": out_md}
         if out_dir is None and None in explicit.values():
             raise UsageError("give --out DIR, or all three of --output, --out-aggregate and --out-md")
-        defaults = dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
+        defaults = (
+            dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
+        )
         targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
         targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
         flags = {"local": "--output", "aggregate": "--out-aggregate", "md": "--out-md", "html": "--out"}
@@ -85,13 +105,27 @@ def rationality_cmd(
         if traces_dir is not None and not traces_dir.is_dir():
             raise UsageError(f"--traces-dir {traces_dir}: no such directory")
         summary = load_summary(eval_summary)
-        with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+        with Progress(
+            TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
+        ) as bar:
             task = bar.add_task("traces", total=len(summary.case_results))
-            local, aggregate = judge_rationality(summary, backend=backend.value, traces_dir=traces_dir, cache_dir=cache_dir,
-                                                 token_budget=token_budget, name=name, db_url=ctx.obj["db"] if ctx.obj else None,
-                                                 seed=seed, on_case=lambda _i: bar.advance(task))
-        render = {"local": lambda: dumps_json(local), "aggregate": lambda: dumps_json(aggregate),
-                  "md": lambda: render_markdown(aggregate), "html": lambda: render_html(aggregate)}
+            local, aggregate = judge_rationality(
+                summary,
+                backend=backend.value,
+                traces_dir=traces_dir,
+                cache_dir=cache_dir,
+                token_budget=token_budget,
+                name=name,
+                db_url=ctx.obj["db"] if ctx.obj else None,
+                seed=seed,
+                on_case=lambda _i: bar.advance(task),
+            )
+        render = {
+            "local": lambda: dumps_json(local),
+            "aggregate": lambda: dumps_json(aggregate),
+            "md": lambda: render_markdown(aggregate),
+            "html": lambda: render_html(aggregate),
+        }
         texts = {k: render[k]() for k in targets}  # everything rendered before any file is touched
         for p in {p.parent for p in targets.values()}:
             check_writable_dir(p)
@@ -103,9 +137,15 @@ def rationality_cmd(
     for p in targets.values():
         out.print(str(p), markup=False)
     if expect_full_trace and aggregate["variants"]["all"]["dims"]["answer_reasoning"]["effective_n"] == 0:
-        why = ("no trace has a synthesis_llm_call" if aggregate["cases_with_synthesis_llm_call"] == 0
-               else f"{aggregate['cases_with_synthesis_llm_call']} trace(s) have one, none was scored")
-        err.print(f"error: --expect-full-trace: answer_reasoning measured on 0 of {aggregate['n']} case(s) ({why})", markup=False)
+        why = (
+            "no trace has a synthesis_llm_call"
+            if aggregate["cases_with_synthesis_llm_call"] == 0
+            else f"{aggregate['cases_with_synthesis_llm_call']} trace(s) have one, none was scored"
+        )
+        err.print(
+            f"error: --expect-full-trace: answer_reasoning measured on 0 of {aggregate['n']} case(s) ({why})",
+            markup=False,
+        )
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
@@ -126,7 +166,9 @@ def agreement_cmd(
     if as_json:
         out.print(json.dumps(result, indent=2), markup=False)
         return
-    t = Table(title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), {result['n_pairs']} shared case(s)")
+    t = Table(
+        title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), {result['n_pairs']} shared case(s)"
+    )
     for col in ("axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
         t.add_column(col, no_wrap=True)
     for axis, r in result["axes"].items():
@@ -164,6 +206,7 @@ def import_traces(source: str, src: Path, out_dir: Path) -> tuple[int, Path]:
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _judge_group(app: typer.Typer) -> typer.Typer:
     try:  # the judge group of the faithfulness-validity commands, when present
         from assay.commands import judge as judge_mod
@@ -196,21 +239,40 @@ def _read_local(path: Path) -> dict[str, Any]:
 
 
 def _row(r: dict[str, Any]) -> tuple[str, ...]:
-    return (_f(r["rho"], signed=True), _p(r["p"]), str(r["n_pairs"]), _f(r["mean_a"]), _f(r["std_a"]), _f(r["mean_b"]), _f(r["std_b"]))
+    return (
+        _f(r["rho"], signed=True),
+        _p(r["p"]),
+        str(r["n_pairs"]),
+        _f(r["mean_a"]),
+        _f(r["std_a"]),
+        _f(r["mean_b"]),
+        _f(r["std_b"]),
+    )
 
 
 def _print_axes(agg: dict[str, Any]) -> None:
     from assay.cli import out
 
-    t = Table(title=f"{agg['name']}: {agg['n']} traces, backend {agg['backend']}"
-                    + (f" ({agg['model']})" if agg.get("model") else ""))
+    t = Table(
+        title=f"{agg['name']}: {agg['n']} traces, backend {agg['backend']}"
+        + (f" ({agg['model']})" if agg.get("model") else "")
+    )
     for col in ("axis", "mean", "95% CI", "std", "effective_n"):
         t.add_column(col, no_wrap=True)
     for d, s in agg["variants"]["all"]["dims"].items():
-        t.add_row(d, _f(s["mean"]), "—" if not s["ci"] else f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]", _f(s["std"]), str(s["effective_n"]))
+        t.add_row(
+            d,
+            _f(s["mean"]),
+            "—" if not s["ci"] else f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]",
+            _f(s["std"]),
+            str(s["effective_n"]),
+        )
     out.print(t)
-    out.print(f"with synthesis_llm_call: {agg['cases_with_synthesis_llm_call']} · missing trace: {agg['n_missing_trace']} · "
-              f"rejected: {agg['n_rejected']} · skipped: {agg['n_skipped']}", markup=False)
+    out.print(
+        f"with synthesis_llm_call: {agg['cases_with_synthesis_llm_call']} · missing trace: {agg['n_missing_trace']} · "
+        f"rejected: {agg['n_rejected']} · skipped: {agg['n_skipped']}",
+        markup=False,
+    )
 
 
 def _f(v: float | None, signed: bool = False) -> str:

@@ -24,7 +24,9 @@ __all__ = ["register", "verdicts_app"]
 verdicts_app = typer.Typer(no_args_is_help=True, help="Past verdicts: add, search by structural similarity, stats.")
 
 _STORE_OPT = typer.Option("default", "--store", help="Store name (several stores can share one database).")
-_SPEC_OPT = typer.Option(None, "--spec", help="Similarity spec JSON; fixed when the store is created, must match after.")
+_SPEC_OPT = typer.Option(
+    None, "--spec", help="Similarity spec JSON; fixed when the store is created, must match after."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +38,9 @@ def register(app: typer.Typer) -> None:
 @verdicts_app.command("add")
 def add_cmd(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="Verdicts JSONL: {id, fields, decision, rationale, description, created_at?, source?} a line."),
+    file: Path = typer.Argument(
+        ..., help="Verdicts JSONL: {id, fields, decision, rationale, description, created_at?, source?} a line."
+    ),
     store: str = _STORE_OPT,
     spec: Optional[Path] = _SPEC_OPT,
 ) -> None:
@@ -53,9 +57,13 @@ def add_cmd(
 @verdicts_app.command("search")
 def search_cmd(
     ctx: typer.Context,
-    query: Path = typer.Option(..., "--query", help='Query JSON: {"fields": {...}, "description": "..." (for an embedding term)}.'),
+    query: Path = typer.Option(
+        ..., "--query", help='Query JSON: {"fields": {...}, "description": "..." (for an embedding term)}.'
+    ),
     k: int = typer.Option(5, "-k", "--k", min=1, help="How many verdicts to return."),
-    as_json: bool = typer.Option(False, "--json", help='Print a JSON array, best first, of {"id", "score", "components", "decision"}.'),
+    as_json: bool = typer.Option(
+        False, "--json", help='Print a JSON array, best first, of {"id", "score", "components", "decision"}.'
+    ),
     store: str = _STORE_OPT,
     spec: Optional[Path] = _SPEC_OPT,
 ) -> None:
@@ -78,7 +86,13 @@ def search_cmd(
     for col in ("#", "id", "score", *names, "decision"):
         t.add_column(col, no_wrap=col in ("#", "id", "score"))
     for h in hits:
-        t.add_row(str(h.rank), Text(h.verdict.id), f"{h.score:.3f}", *(f"{h.components[n]:.3f}" for n in names), Text(h.verdict.decision))
+        t.add_row(
+            str(h.rank),
+            Text(h.verdict.id),
+            f"{h.score:.3f}",
+            *(f"{h.components[n]:.3f}" for n in names),
+            Text(h.verdict.decision),
+        )
     out.print(t)
 
 
@@ -121,6 +135,7 @@ def stats_cmd(
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _open(ctx: typer.Context, store: str, spec_path: Optional[Path]):
     from assay.storage import resolve_db_url
     from assay.verdicts.spec import load_spec
@@ -128,12 +143,12 @@ def _open(ctx: typer.Context, store: str, spec_path: Optional[Path]):
 
     spec = load_spec(spec_path) if spec_path is not None else None
     if spec is not None and spec.embedding.weight > 0:
-        raise ValueError(f"{spec_path}: embedding.weight: the CLI has no embedder; use weight 0 here, "
-                         "or the library API VerdictStore(..., embedder=...) for a hybrid score")
+        raise ValueError(
+            f"{spec_path}: embedding.weight: the CLI has no embedder; use weight 0 here, "
+            "or the library API VerdictStore(..., embedder=...) for a hybrid score"
+        )
     db = (ctx.obj or {}).get("db")
     return VerdictStore(resolve_db_url(db), name=store, spec=spec)
-
-
 
 
 def _describe(summary: dict) -> str:

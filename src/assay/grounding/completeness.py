@@ -24,7 +24,15 @@ from assay.claims import Quantity, extract_quantities, find_citations
 from assay.facts import Snapshot, canonical_number
 from assay.grounding.gate import GateResult
 
-__all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "NOT_MATERIAL_BEFORE", "NOT_MATERIAL_AFTER", "completeness", "is_material", "material_pattern"]
+__all__ = [
+    "CompletenessResult",
+    "DEFAULT_MATERIAL_LABELS",
+    "NOT_MATERIAL_BEFORE",
+    "NOT_MATERIAL_AFTER",
+    "completeness",
+    "is_material",
+    "material_pattern",
+]
 
 #: Material labels for financial statements: each entry is one concept with its synonyms.
 #: Source: the core line items of the income statement, balance sheet and cash-flow statement
@@ -34,15 +42,38 @@ __all__ = ["CompletenessResult", "DEFAULT_MATERIAL_LABELS", "NOT_MATERIAL_BEFORE
 DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("revenue", "revenues", "net sales", "total revenue", "total net sales", "sales", "turnover", "매출", "매출액"),
     ("gross profit", "gross margin"),
-    ("operating income", "operating profit", "income from operations", "operating margin", "ebit", "ebitda", "영업이익"),
-    ("net income", "net earnings", "net profit", "net loss", "profit attributable", "net margin", "순이익", "당기순이익"),
+    (
+        "operating income",
+        "operating profit",
+        "income from operations",
+        "operating margin",
+        "ebit",
+        "ebitda",
+        "영업이익",
+    ),
+    (
+        "net income",
+        "net earnings",
+        "net profit",
+        "net loss",
+        "profit attributable",
+        "net margin",
+        "순이익",
+        "당기순이익",
+    ),
     ("earnings per share", "eps", "diluted eps", "basic eps"),
     ("total assets",),
     ("total liabilities",),
     ("total equity", "shareholders' equity", "stockholders' equity", "total shareholders' equity"),
     ("cash and cash equivalents", "cash and equivalents", "cash, cash equivalents", "total cash"),
     ("operating cash flow", "cash from operations", "net cash provided by operating activities"),
-    ("capital expenditure", "capital expenditures", "capex", "purchases of property", "purchases of property, plant and equipment"),
+    (
+        "capital expenditure",
+        "capital expenditures",
+        "capex",
+        "purchases of property",
+        "purchases of property, plant and equipment",
+    ),
     ("free cash flow",),
     ("total debt", "long-term debt", "net debt"),
     ("dividends", "dividend per share"),
@@ -86,7 +117,9 @@ def material_pattern(material: Iterable[tuple[str, ...]]) -> re.Pattern[str]:
         return re.compile(r"(?!)")
     not_after = "".join(f"(?<!{re.escape(w)} )" for w in NOT_MATERIAL_BEFORE)
     not_before = "".join(f"(?! {re.escape(w)})" for w in NOT_MATERIAL_AFTER)
-    return re.compile(not_after + r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)" + not_before, re.IGNORECASE)
+    return re.compile(
+        not_after + r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)" + not_before, re.IGNORECASE
+    )
 
 
 def completeness(
@@ -123,9 +156,14 @@ def completeness(
     else:
         score, basis = None, None
     return CompletenessResult(
-        cited=cited, omitted=omitted, material_omitted=material_omitted, n_material=len(material_ids),
-        reference_recall=None if recall is None else round(recall, 4), n_reference=len(ref_numbers),
-        score=None if score is None else round(score, 4), basis=basis,
+        cited=cited,
+        omitted=omitted,
+        material_omitted=material_omitted,
+        n_material=len(material_ids),
+        reference_recall=None if recall is None else round(recall, 4),
+        n_reference=len(ref_numbers),
+        score=None if score is None else round(score, 4),
+        basis=basis,
     )
 
 

@@ -24,7 +24,16 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
-from assay.grounding.match import Candidate, CandidateSet, MatchResult, best_match, derive, fact_candidate, near_value, relative_precision
+from assay.grounding.match import (
+    Candidate,
+    CandidateSet,
+    MatchResult,
+    best_match,
+    derive,
+    fact_candidate,
+    near_value,
+    relative_precision,
+)
 from assay.grounding.passages import PassageNumbers, parse_passages
 
 __all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "SnapshotIndex", "check_answer", "resolve_mode"]
@@ -214,7 +223,9 @@ class SnapshotIndex:
         return self._derived
 
 
-def resolve_mode(answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> Literal["cited", "uncited"]:
+def resolve_mode(
+    answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN
+) -> Literal["cited", "uncited"]:
     """``auto`` → ``cited`` when the answer has citation markers and the snapshot has facts."""
     if mode != "auto":
         return mode
@@ -259,26 +270,43 @@ def check_answer(
 
 # --- modes ---------------------------------------------------------------------------------
 
+
 def _cited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
-            violations.append(Violation(kind="unknown_citation", span=claim.span, quantity=f"[{cid}]", reason=f"cites {cid!r}, which is not a fact of the snapshot"))
+            violations.append(
+                Violation(
+                    kind="unknown_citation",
+                    span=claim.span,
+                    quantity=f"[{cid}]",
+                    reason=f"cites {cid!r}, which is not a fact of the snapshot",
+                )
+            )
         cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
         derived: list[Candidate] | None = None
         for q in claim.numbers:
             if not claim.citations:
                 checks.append(QuantityCheck(text=q.text, span=q.span, matched=False))
-                violations.append(Violation(kind="uncited", span=q.span, quantity=q.text, reason="quantity in a sentence without a citation marker"))
+                violations.append(
+                    Violation(
+                        kind="uncited",
+                        span=q.span,
+                        quantity=q.text,
+                        reason="quantity in a sentence without a citation marker",
+                    )
+                )
                 continue
             if derived is None:
                 derived = derive(cited)
             r = best_match(q, cited, derived)
             checks.append(_check(q, r))
             if not r.matched:
-                violations.append(_violation(q, r, cited, "value_mismatch", "matches none of the facts cited in its sentence"))
+                violations.append(
+                    _violation(q, r, cited, "value_mismatch", "matches none of the facts cited in its sentence")
+                )
     return checks, violations
 
 
@@ -297,7 +325,9 @@ def _uncited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[Quantity
                 r = best_match(q, facts_only, ())
                 checks.append(_check(q, r))
                 if not r.matched:
-                    violations.append(_violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact"))
+                    violations.append(
+                        _violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact")
+                    )
                 continue
             r = best_match(q, direct, ())
             if not r.matched:
@@ -308,19 +338,35 @@ def _uncited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[Quantity
                     r = d if d.matched else r
             checks.append(_check(q, r))
             if not r.matched:
-                violations.append(_violation(q, r, direct, "unsourced", "matches no fact or source number, nor a one-operation derivation of one row"))
+                violations.append(
+                    _violation(
+                        q,
+                        r,
+                        direct,
+                        "unsourced",
+                        "matches no fact or source number, nor a one-operation derivation of one row",
+                    )
+                )
     return checks, violations
 
 
 def _too_coarse_for_passages(q: Quantity) -> bool:
     """A bare integer below :data:`UNCITED_MIN_BARE_PASSAGE` (no unit, scale, sign or decimals)."""
-    return q.unit is None and q.scale == 1.0 and q.decimals == 0 and not q.explicit_sign and abs(q.value) < UNCITED_MIN_BARE_PASSAGE
+    return (
+        q.unit is None
+        and q.scale == 1.0
+        and q.decimals == 0
+        and not q.explicit_sign
+        and abs(q.value) < UNCITED_MIN_BARE_PASSAGE
+    )
 
 
 def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
     c = r.candidate if r.matched else None
     return QuantityCheck(
-        text=q.text, span=q.span, matched=r.matched,
+        text=q.text,
+        span=q.span,
+        matched=r.matched,
         ref=c.ref if c else None,
         derived_from=c.derived_from or None if c else None,
         op=c.op if c else None,
@@ -328,12 +374,26 @@ def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
     )
 
 
-def _violation(q: Quantity, r: MatchResult, pool: list[Candidate] | CandidateSet, kind: ViolationKind, reason: str) -> Violation:
+def _violation(
+    q: Quantity, r: MatchResult, pool: list[Candidate] | CandidateSet, kind: ViolationKind, reason: str
+) -> Violation:
     if r.unit_mismatch and r.candidate is not None:
         c = r.candidate
-        return Violation(kind="unit_mismatch", span=q.span, quantity=q.text, candidate=_ref(c), reason=f"the value matches {c.ref} but its unit ({c.dim}) does not fit {q.unit or 'a bare number'}")
+        return Violation(
+            kind="unit_mismatch",
+            span=q.span,
+            quantity=q.text,
+            candidate=_ref(c),
+            reason=f"the value matches {c.ref} but its unit ({c.dim}) does not fit {q.unit or 'a bare number'}",
+        )
     near = near_value(q, pool)
-    return Violation(kind=kind, span=q.span, quantity=q.text, candidate=_ref(near) if near else None, reason=reason + (f"; nearest: {near.ref} = {near.value:g}" if near else ""))
+    return Violation(
+        kind=kind,
+        span=q.span,
+        quantity=q.text,
+        candidate=_ref(near) if near else None,
+        reason=reason + (f"; nearest: {near.ref} = {near.value:g}" if near else ""),
+    )
 
 
 def _ref(c: Candidate) -> CandidateRef:

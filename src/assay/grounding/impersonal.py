@@ -31,13 +31,52 @@ _I = re.IGNORECASE
 #: directing); any other second-person directive ("you should refer to the 10-K") costs a
 #: quarter: it addresses the reader but is not advice. A span is flagged by its first rule only.
 IMPERSONAL_RULES: tuple[Rule, ...] = (
-    Rule("second_person_investment_directive", re.compile(r"\byou\s+(?:should|must|ought\s+to|need\s+to|have\s+to|had\s+better|might\s+want\s+to|may\s+want\s+to)\s+(?:(?:definitely|probably|seriously|also|not|now)\s+)?(?:buy|sell|hold|short|invest|divest|consider\s+(?:buying|selling|investing)|avoid|allocate|add|trim|increase\s+your|reduce\s+your|diversify|rebalance)\b", _I), 1.0),
-    Rule("recommendation_to_reader", re.compile(r"\b(?:I|we)\s+(?:would\s+|strongly\s+)?(?:recommend|advise|suggest|urge)(?:\s+that)?\s+you\b", _I), 1.0),
-    Rule("trade_recommendation", re.compile(r"\b(?:I|we)\s+(?:would\s+|strongly\s+)?(?:recommend|advise|suggest)\s+(?:buying|selling|holding|shorting|investing|adding|accumulating)\b", _I), 1.0),
-    Rule("imperative_trade", re.compile(r"(?:^|[.!?]\s+)(?:(?:buy|sell|short|hold)\s+(?:the|this|these|its|their|more|shares|stocks?|now)\b|consider\s+(?:buying|selling|shorting)\b|don't\s+miss\b)", _I | re.M), 1.0),
+    Rule(
+        "second_person_investment_directive",
+        re.compile(
+            r"\byou\s+(?:should|must|ought\s+to|need\s+to|have\s+to|had\s+better|might\s+want\s+to|may\s+want\s+to)\s+(?:(?:definitely|probably|seriously|also|not|now)\s+)?(?:buy|sell|hold|short|invest|divest|consider\s+(?:buying|selling|investing)|avoid|allocate|add|trim|increase\s+your|reduce\s+your|diversify|rebalance)\b",
+            _I,
+        ),
+        1.0,
+    ),
+    Rule(
+        "recommendation_to_reader",
+        re.compile(r"\b(?:I|we)\s+(?:would\s+|strongly\s+)?(?:recommend|advise|suggest|urge)(?:\s+that)?\s+you\b", _I),
+        1.0,
+    ),
+    Rule(
+        "trade_recommendation",
+        re.compile(
+            r"\b(?:I|we)\s+(?:would\s+|strongly\s+)?(?:recommend|advise|suggest)\s+(?:buying|selling|holding|shorting|investing|adding|accumulating)\b",
+            _I,
+        ),
+        1.0,
+    ),
+    Rule(
+        "imperative_trade",
+        re.compile(
+            r"(?:^|[.!?]\s+)(?:(?:buy|sell|short|hold)\s+(?:the|this|these|its|their|more|shares|stocks?|now)\b|consider\s+(?:buying|selling|shorting)\b|don't\s+miss\b)",
+            _I | re.M,
+        ),
+        1.0,
+    ),
     Rule("korean_directive", re.compile(r"(?:매수|매도|투자)\s*(?:하세요|하십시오|를\s*추천)"), 1.0),
-    Rule("second_person_directive", re.compile(r"\byou\s+(?:should|must|ought\s+to|need\s+to|have\s+to|had\s+better|might\s+want\s+to|may\s+want\s+to)\b", _I), 0.25),
-    Rule("reader_holdings", re.compile(r"\byour\s+(?:portfolio|investments?|money|savings|retirement|risk\s+tolerance|situation|goals?|holdings?|position|account)\b", _I), 0.5),
+    Rule(
+        "second_person_directive",
+        re.compile(
+            r"\byou\s+(?:should|must|ought\s+to|need\s+to|have\s+to|had\s+better|might\s+want\s+to|may\s+want\s+to)\b",
+            _I,
+        ),
+        0.25,
+    ),
+    Rule(
+        "reader_holdings",
+        re.compile(
+            r"\byour\s+(?:portfolio|investments?|money|savings|retirement|risk\s+tolerance|situation|goals?|holdings?|position|account)\b",
+            _I,
+        ),
+        0.5,
+    ),
 )
 
 

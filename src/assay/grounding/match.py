@@ -47,7 +47,17 @@ import numpy as np
 from assay.claims import Quantity
 from assay.facts import Dimension, Fact
 
-__all__ = ["Candidate", "CandidateSet", "MatchResult", "match", "best_match", "fact_candidate", "derive", "near_value", "relative_precision"]
+__all__ = [
+    "Candidate",
+    "CandidateSet",
+    "MatchResult",
+    "match",
+    "best_match",
+    "fact_candidate",
+    "derive",
+    "near_value",
+    "relative_precision",
+]
 
 Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
@@ -88,7 +98,9 @@ class MatchResult:
 def fact_candidate(fact: Fact) -> Candidate:
     """The candidate for a fact (its base value, its dimension and currency)."""
     spec = fact.unit_spec
-    return Candidate(fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period)
+    return Candidate(
+        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period
+    )
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:
@@ -110,19 +122,69 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
         ra, rb = period_rank(a.period), period_rank(b.period)
         chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
         if _additive(a, b):
-            dim: Dim = a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
+            dim: Dim = (
+                a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
+            )
             cur = a.currency or b.currency
-            disp = (a.displayed + b.displayed, a.displayed - b.displayed) if a.displayed is not None and b.displayed is not None else (None, None)
+            disp = (
+                (a.displayed + b.displayed, a.displayed - b.displayed)
+                if a.displayed is not None and b.displayed is not None
+                else (None, None)
+            )
             out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
-            out.append(Candidate(a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono))
+            out.append(
+                Candidate(
+                    a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono
+                )
+            )
             if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
-                out.append(Candidate(a.value - b.value, "pp", f"{a.ref}-{b.ref}", "", None, None, refs, "a-b", "derived", chrono=chrono))
+                out.append(
+                    Candidate(
+                        a.value - b.value,
+                        "pp",
+                        f"{a.ref}-{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "a-b",
+                        "derived",
+                        chrono=chrono,
+                    )
+                )
         if b.value != 0:
-            out.append(Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived"))
+            out.append(
+                Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived")
+            )
             if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
-                out.append(Candidate(abs(a.value / b.value), "ratio", f"|{a.ref}|/|{b.ref}|", "", None, None, refs, "|a|/|b|", "derived"))
+                out.append(
+                    Candidate(
+                        abs(a.value / b.value),
+                        "ratio",
+                        f"|{a.ref}|/|{b.ref}|",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "|a|/|b|",
+                        "derived",
+                    )
+                )
             if chrono is not False:  # a change is relative to the earlier period
-                out.append(Candidate((a.value - b.value) / b.value, "ratio", f"({a.ref}-{b.ref})/{b.ref}", "", None, None, refs, "(a-b)/b", "derived", chrono=chrono))
+                out.append(
+                    Candidate(
+                        (a.value - b.value) / b.value,
+                        "ratio",
+                        f"({a.ref}-{b.ref})/{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "(a-b)/b",
+                        "derived",
+                        chrono=chrono,
+                    )
+                )
     return out
 
 
@@ -168,7 +230,10 @@ class CandidateSet:
             return []
         stated, s = max(abs(q.value), 1e-12), q.scale
         with np.errstate(invalid="ignore"):
-            errs = np.fmin(np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)), np.abs(self._disp - stated))
+            errs = np.fmin(
+                np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)),
+                np.abs(self._disp - stated),
+            )
         order = np.argsort(errs, kind="stable")[:k]
         return [self.items[i] for i in order]
 
@@ -197,7 +262,9 @@ def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> MatchResult
     return MatchResult(False)
 
 
-def best_match(q: Quantity, direct: Iterable[Candidate] | CandidateSet, derived: Iterable[Candidate] | CandidateSet) -> MatchResult:
+def best_match(
+    q: Quantity, direct: Iterable[Candidate] | CandidateSet, derived: Iterable[Candidate] | CandidateSet
+) -> MatchResult:
     """Match against direct candidates first, then derivations (a derived unit hit never wins)."""
     r = match(q, direct)
     if r.matched:
@@ -246,6 +313,7 @@ def relative_precision(q: Quantity) -> float:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _sorted_keys(arr: np.ndarray) -> tuple[list[float], list[int]]:
     """Non-NaN values of ``arr`` sorted ascending, with their original indices."""
@@ -327,7 +395,12 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
             continue
         if _close(t, stated, q.decimals):
             return True, False
-        if t < 0 < stated and not q.explicit_sign and (q.sign_wording or q.direction == -1) and _close(-t, stated, q.decimals):
+        if (
+            t < 0 < stated
+            and not q.explicit_sign
+            and (q.sign_wording or q.direction == -1)
+            and _close(-t, stated, q.decimals)
+        ):
             return True, True
     return False, False
 
@@ -337,4 +410,6 @@ def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:
         return False
     vals = [c.value, c.displayed] if c.displayed is not None else [c.value]
     # also in the stated scale: "€383.3 billion" vs 383,285,000,000 USD is the same number
-    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals) or _close(c.value / q.scale, q.value, q.decimals)
+    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals) or _close(
+        c.value / q.scale, q.value, q.decimals
+    )

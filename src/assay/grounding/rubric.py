@@ -27,7 +27,12 @@ from typing import Mapping
 __all__ = ["DEFAULT_WEIGHTS", "DIMENSIONS", "RubricResult", "compose"]
 
 DIMENSIONS: tuple[str, ...] = ("sourcing", "completeness", "impersonal", "faithfulness")
-DEFAULT_WEIGHTS: Mapping[str, float] = {"sourcing": 0.55, "faithfulness": 0.20, "completeness": 0.15, "impersonal": 0.10}
+DEFAULT_WEIGHTS: Mapping[str, float] = {
+    "sourcing": 0.55,
+    "faithfulness": 0.20,
+    "completeness": 0.15,
+    "impersonal": 0.10,
+}
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,9 @@ def import_financebench(src: str | Path) -> ImportedCases:
             variant = f"{model}_{mode}"
             key = (fid, variant)
             if key in first_line:
-                raise ValueError(f"{where}: financebench_id: duplicate (id, variant) {key!r}; first at {first_line[key]}")
+                raise ValueError(
+                    f"{where}: financebench_id: duplicate (id, variant) {key!r}; first at {first_line[key]}"
+                )
             first_line[key] = where
             meta = {
                 "human_label": label,

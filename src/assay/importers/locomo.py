@@ -87,12 +87,17 @@ def write_locomo(result: LocomoImport, out_dir: str | Path) -> tuple[Path, Path]
     """Write ``memories.jsonl`` and ``queries.jsonl`` into ``out_dir`` (created), atomically."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    mem = atomic_write_text(out_dir / "memories.jsonl", "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in result.memories))
-    qry = atomic_write_text(out_dir / "queries.jsonl", "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in result.queries))
+    mem = atomic_write_text(
+        out_dir / "memories.jsonl", "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in result.memories)
+    )
+    qry = atomic_write_text(
+        out_dir / "queries.jsonl", "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in result.queries)
+    )
     return mem, qry
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _unwrap(rec: dict[str, Any], stem: str) -> tuple[dict[str, Any], str]:
     """The flat conversation object and its id, from either layout."""
@@ -146,8 +151,12 @@ def _one_conversation(conv: dict[str, Any], scope: str, where: str, out: LocomoI
                     out.count("duplicate observation text (merged)")
                     continue
                 j += 1
-                mem = {"id": f"{scope}:s{n}:o{j}", "text": text, "scope": scope,
-                       "meta": {"source_dia_ids": dias, "speaker": str(speaker), "session": n}}
+                mem = {
+                    "id": f"{scope}:s{n}:o{j}",
+                    "text": text,
+                    "scope": scope,
+                    "meta": {"source_dia_ids": dias, "speaker": str(speaker), "session": n},
+                }
                 if created is not None:
                     mem["created_at"] = created
                 by_text[text.casefold()] = mem
@@ -169,8 +178,17 @@ def _one_conversation(conv: dict[str, Any], scope: str, where: str, out: LocomoI
         meta: dict[str, Any] = {"evidence": evidence}
         if "adversarial_answer" in q:
             meta["adversarial_answer"] = q["adversarial_answer"]
-        out.queries.append({"id": f"{scope}:q{i}", "query": q["question"].strip(), "relevant": relevant, "scope": scope,
-                            "category": None if cat is None else str(cat), "answer": q.get("answer"), "meta": meta})
+        out.queries.append(
+            {
+                "id": f"{scope}:q{i}",
+                "query": q["question"].strip(),
+                "relevant": relevant,
+                "scope": scope,
+                "category": None if cat is None else str(cat),
+                "answer": q.get("answer"),
+                "meta": meta,
+            }
+        )
 
 
 def _session_date(value: Any) -> str | None:

@@ -112,7 +112,11 @@ def parse_cell(text: str) -> CellNumber | None:
     currency = _CURRENCY[cur_text] if cur_text else None
     percent = bool(g["pct"] or g["pct2"])
     year_like = (
-        not negative and currency is None and not percent and re.fullmatch(r"\d{4}", raw) is not None and 1900 <= value <= 2100
+        not negative
+        and currency is None
+        and not percent
+        and re.fullmatch(r"\d{4}", raw) is not None
+        and 1900 <= value <= 2100
     )
     return CellNumber(-value if negative else value, currency, percent, year_like)
 
@@ -177,7 +181,9 @@ def _bad(path: Path, where: str, field: str, problem: str) -> ValueError:
     return ValueError(f"{path}: {where}.{field}: {problem}")
 
 
-def _check_context(path: Path, where: str, ctx: Any) -> tuple[list[list[str]], list[dict[str, Any]], list[dict[str, Any]]]:
+def _check_context(
+    path: Path, where: str, ctx: Any
+) -> tuple[list[list[str]], list[dict[str, Any]], list[dict[str, Any]]]:
     if not isinstance(ctx, dict):
         raise ValueError(f"{path}: {where}: expected an object with table, paragraphs, questions")
     table_obj = ctx.get("table")
@@ -209,7 +215,9 @@ def _check_question(path: Path, where: str, q: Any) -> None:
             raise _bad(path, where, key, "required non-empty string is missing")
     for key, allowed in (("answer_type", ANSWER_TYPES), ("answer_from", ANSWER_FROM), ("scale", SCALES)):
         if q.get(key) not in allowed:
-            raise _bad(path, where, key, f"unknown value {q.get(key)!r} (expected one of {', '.join(map(repr, allowed))})")
+            raise _bad(
+                path, where, key, f"unknown value {q.get(key)!r} (expected one of {', '.join(map(repr, allowed))})"
+            )
     if not isinstance(q.get("derivation", ""), str):
         raise _bad(path, where, "derivation", "expected a string")
     if not isinstance(q.get("rel_paragraphs", []), list):
@@ -230,12 +238,19 @@ def _check_question(path: Path, where: str, q: Any) -> None:
         for n, m in enumerate(mappings):
             ok = isinstance(m, dict) and len(m) == 1
             if ok:
-                (key, val), = m.items()
+                ((key, val),) = m.items()
                 ok = (key == "table" or re.fullmatch(r"paragraph_\d+", key) is not None) and (
-                    isinstance(val, list) and len(val) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in val)
+                    isinstance(val, list)
+                    and len(val) == 2
+                    and all(isinstance(v, int) and not isinstance(v, bool) for v in val)
                 )
             if not ok:
-                raise _bad(path, where, f"mappings[{n}]", 'expected {"table": [row, col]} or {"paragraph_<order>": [start, end]}')
+                raise _bad(
+                    path,
+                    where,
+                    f"mappings[{n}]",
+                    'expected {"table": [row, col]} or {"paragraph_<order>": [start, end]}',
+                )
 
 
 def _first_error(e: Exception) -> str:
@@ -297,7 +312,11 @@ class _Context:
         ]
         for pn in self.para_numbers:
             value, unit = _quantity_unit(pn.quantity)
-            facts.append(Fact(id=f"P{pn.order}N{pn.index}", label=pn.label, value=value, unit=unit, source=f"paragraph {pn.order}"))
+            facts.append(
+                Fact(
+                    id=f"P{pn.order}N{pn.index}", label=pn.label, value=value, unit=unit, source=f"paragraph {pn.order}"
+                )
+            )
         self._facts[scale] = facts
         return facts
 
@@ -450,7 +469,7 @@ def _mapped_ids(ctx: _Context, mappings: Iterable[dict[str, list[int]]], by_id: 
     """Fact ids the gold ``mappings`` point to (cells/paragraph spans that are not numbers drop out)."""
     ids: list[str] = []
     for m in mappings:
-        (key, (a, b)), = m.items()
+        ((key, (a, b)),) = m.items()
         if key == "table":
             fid = f"T{a}C{b}"
             if fid in by_id:

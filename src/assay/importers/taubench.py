@@ -43,14 +43,17 @@ LOOKUP_PREFIXES: tuple[str, ...] = ("get_", "search_", "list_")
 
 #: First-user-turn keywords → query type, first match wins (cancellation before modification:
 #: "cancel … and get a refund" is a cancellation). Coarse by design; documented in the README.
-_QUERY_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, re.I)) for name, rx in (
-    ("cancel", r"\bcancel"),
-    ("baggage", r"\b(bag|bags|baggage|luggage)\b"),
-    ("modify", r"\b(chang|modif|upgrad|downgrad|remov|add|switch|updat|swap|move)\w*"),
-    ("book", r"\b(book|reserv|fly|flight to|trip to)\w*"),
-    ("complaint", r"\b(refund|compensat|delay|insurance|upset|complain|cancelled)\w*"),
-    ("account", r"\b(balance|gift card|certificate|points|membership|status)\b"),
-))
+_QUERY_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.I))
+    for name, rx in (
+        ("cancel", r"\bcancel"),
+        ("baggage", r"\b(bag|bags|baggage|luggage)\b"),
+        ("modify", r"\b(chang|modif|upgrad|downgrad|remov|add|switch|updat|swap|move)\w*"),
+        ("book", r"\b(book|reserv|fly|flight to|trip to)\w*"),
+        ("complaint", r"\b(refund|compensat|delay|insurance|upset|complain|cancelled)\w*"),
+        ("account", r"\b(balance|gift card|certificate|points|membership|status)\b"),
+    )
+)
 
 
 def import_taubench(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace]]:
@@ -92,6 +95,7 @@ def classify_request(text: str) -> str:
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _convert(rec: Any, domain: str, where: str) -> tuple[CaseResult, Trace]:
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: expected an object")
@@ -113,8 +117,12 @@ def _convert(rec: Any, domain: str, where: str) -> tuple[CaseResult, Trace]:
         attempts=tuple(_attempts(steps)),
     )
     case_id = f"taubench-{domain}-{task:03d}-{trial}"
-    row = CaseResult(id=case_id, slice=query_type, trace_path=f"traces/{case_id}.json",
-                     labels={"reward": float(rec["reward"]), "task_id": task, "trial": trial})
+    row = CaseResult(
+        id=case_id,
+        slice=query_type,
+        trace_path=f"traces/{case_id}.json",
+        labels={"reward": float(rec["reward"]), "task_id": task, "trial": trial},
+    )
     return row, Trace(planner=planner, synthesis_llm_call=_synthesis(steps), steps=tuple(steps))
 
 
@@ -131,8 +139,16 @@ def _steps(traj: list[Any], where: str) -> list[Step]:
             continue
         if role == "tool":
             name = m.get("name") or names.get(m.get("tool_call_id", ""), "tool")
-            steps.append(Step(index=len(steps), actor=name, kind="tool_result", name=name, content=text,
-                              error=text.startswith("Error")))
+            steps.append(
+                Step(
+                    index=len(steps),
+                    actor=name,
+                    kind="tool_result",
+                    name=name,
+                    content=text,
+                    error=text.startswith("Error"),
+                )
+            )
             continue
         if text.strip():
             steps.append(Step(index=len(steps), actor=role, kind="message", content=text))
@@ -142,7 +158,9 @@ def _steps(traj: list[Any], where: str) -> list[Step]:
             if not isinstance(name, str):
                 raise ValueError(f"{where}.traj[{j}].tool_calls.function.name: missing")
             names[tc.get("id", "")] = name
-            steps.append(Step(index=len(steps), actor=role, kind="tool_call", name=name, arguments=_args(fn.get("arguments"))))
+            steps.append(
+                Step(index=len(steps), actor=role, kind="tool_call", name=name, arguments=_args(fn.get("arguments")))
+            )
     return steps
 
 
@@ -167,14 +185,25 @@ def _attempts(steps: list[Step]) -> list[Attempt]:
         if s.kind != "tool_call" or not s.name:
             continue
         result = steps[k + 1] if k + 1 < len(steps) and steps[k + 1].kind == "tool_result" else None
-        outcome = "error" if result is not None and result.error else (
-            "empty" if result is not None and result.content.strip() in ("", "[]", "{}") and not s.name.startswith("think") else "ok")
+        outcome = (
+            "error"
+            if result is not None and result.error
+            else (
+                "empty"
+                if result is not None and result.content.strip() in ("", "[]", "{}") and not s.name.startswith("think")
+                else "ok"
+            )
+        )
         if outcome == "ok" and is_state_changing(s.name):
             change_since = {name: True for name in change_since}
         prev = last.get(s.name)
         reasons: list[str] = []
         if prev is not None and (s.name.startswith(LOOKUP_PREFIXES) or prev[1] == "error"):
-            reasons.append("same_arguments" if prev[0] == s.arguments else "new_arguments: " + ",".join(_changed(prev[0], s.arguments)))
+            reasons.append(
+                "same_arguments"
+                if prev[0] == s.arguments
+                else "new_arguments: " + ",".join(_changed(prev[0], s.arguments))
+            )
             if prev[1] == "error":
                 reasons.append("after_tool_error")
             if prev[1] == "empty":
@@ -186,7 +215,15 @@ def _attempts(steps: list[Step]) -> list[Attempt]:
         if outcome == "error":
             reasons.append(f"tool_error: {result.content[:120] if result else ''}".rstrip())
         if reasons:
-            out.append(Attempt(stage=s.name, step=s.index, arguments=s.arguments, outcome=outcome, verification_reasons=tuple(reasons)))
+            out.append(
+                Attempt(
+                    stage=s.name,
+                    step=s.index,
+                    arguments=s.arguments,
+                    outcome=outcome,
+                    verification_reasons=tuple(reasons),
+                )
+            )
         last[s.name] = (s.arguments, outcome)
         user_since[s.name] = False
         change_since[s.name] = False
@@ -201,9 +238,14 @@ def _changed(a: Any, b: Any) -> list[str]:
 
 
 def _synthesis(steps: list[Step]) -> LLMCall | None:
-    final = next((k for k in range(len(steps) - 1, -1, -1) if steps[k].kind == "message" and steps[k].actor == "assistant"), None)
+    final = next(
+        (k for k in range(len(steps) - 1, -1, -1) if steps[k].kind == "message" and steps[k].actor == "assistant"), None
+    )
     if final is None:
         return None
-    evidence = [f"[{s.actor}] {s.content}" if s.kind == "message" else f"[tool {s.name}] {s.content}"
-                for s in steps[:final] if (s.kind == "message" and s.actor == "user") or s.kind == "tool_result"]
+    evidence = [
+        f"[{s.actor}] {s.content}" if s.kind == "message" else f"[tool {s.name}] {s.content}"
+        for s in steps[:final]
+        if (s.kind == "message" and s.actor == "user") or s.kind == "tool_result"
+    ]
     return LLMCall(user_prompt_text="\n".join(evidence), completion_text=steps[final].content)

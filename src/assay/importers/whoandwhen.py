@@ -38,14 +38,19 @@ __all__ = ["import_whoandwhen", "classify_question"]
 
 _SUBSETS = {"Algorithm-Generated": ("ag", "captainagent"), "Hand-Crafted": ("hc", "magentic-one")}
 _TOOL_ACTORS = {"computer_terminal", "computerterminal"}
-_ERROR = re.compile(r"exitcode:\s*[1-9]|execution failed|Traceback \(most recent call last\)|^\s*\w*Error:", re.I | re.M)
-_QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((n, re.compile(rx, re.I)) for n, rx in (
-    ("file", r"attached|spreadsheet|\.xlsx|\.csv|\.pdf|image|file|audio|video"),
-    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
-    ("compute", r"\bcalculate|\bcompute|\bhow much|\baverage|\btotal|\bpercent"),
-    ("web", r"website|wikipedia|web page|\burl\b|online|google|search"),
-    ("lookup", r"\bwhat\b|\bwho\b|\bwhich\b|\bwhen\b|\bwhere\b"),
-))
+_ERROR = re.compile(
+    r"exitcode:\s*[1-9]|execution failed|Traceback \(most recent call last\)|^\s*\w*Error:", re.I | re.M
+)
+_QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (n, re.compile(rx, re.I))
+    for n, rx in (
+        ("file", r"attached|spreadsheet|\.xlsx|\.csv|\.pdf|image|file|audio|video"),
+        ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
+        ("compute", r"\bcalculate|\bcompute|\bhow much|\baverage|\btotal|\bpercent"),
+        ("web", r"website|wikipedia|web page|\burl\b|online|google|search"),
+        ("lookup", r"\bwhat\b|\bwho\b|\bwhich\b|\bwhen\b|\bwhere\b"),
+    )
+)
 
 
 def import_whoandwhen(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace]]:
@@ -76,6 +81,7 @@ def classify_question(text: str) -> str:
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _file_number(path: Path) -> tuple[int, str]:
     return (int(path.stem), path.name) if path.stem.isdigit() else (1 << 30, path.name)
 
@@ -90,8 +96,12 @@ def _convert(path: Path) -> tuple[CaseResult, Trace]:
     subset = path.parent.name
     short, pipeline = _SUBSETS.get(subset, ("ww", "unknown"))
     steps = [_step(i, h, path) for i, h in enumerate(history)]
-    planner = Planner(query_type=classify_question(str(log.get("question") or "")), pipeline=pipeline,
-                      stage_sequence=tuple(s.actor for s in steps), attempts=tuple(_attempts(steps)))
+    planner = Planner(
+        query_type=classify_question(str(log.get("question") or "")),
+        pipeline=pipeline,
+        stage_sequence=tuple(s.actor for s in steps),
+        attempts=tuple(_attempts(steps)),
+    )
     labels: dict[str, Any] = {}
     if "mistake_step" in log:
         try:
@@ -105,10 +115,18 @@ def _convert(path: Path) -> tuple[CaseResult, Trace]:
         labels["is_correct"] = correct
     n = path.stem if path.stem.isdigit() else re.sub(r"\W+", "_", path.stem)
     case_id = f"whowhen-{short}-{int(n):03d}" if n.isdigit() else f"whowhen-{short}-{n}"
-    row = CaseResult(id=case_id, slice=subset.lower() if subset in _SUBSETS else None,
-                     trace_path=f"traces/{case_id}.json", labels=labels)
-    trace = Trace(planner=planner, synthesis_llm_call=_synthesis(steps), steps=tuple(steps),
-                  source={"format": "who-and-when", "file": f"{subset}/{path.name}"})
+    row = CaseResult(
+        id=case_id,
+        slice=subset.lower() if subset in _SUBSETS else None,
+        trace_path=f"traces/{case_id}.json",
+        labels=labels,
+    )
+    trace = Trace(
+        planner=planner,
+        synthesis_llm_call=_synthesis(steps),
+        steps=tuple(steps),
+        source={"format": "who-and-when", "file": f"{subset}/{path.name}"},
+    )
     return row, trace
 
 
@@ -116,10 +134,14 @@ def _step(i: int, h: Any, path: Path) -> Step:
     if not isinstance(h, dict):
         raise ValueError(f"{path}: history[{i}]: expected an object")
     content = h.get("content")
-    content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content is not None else ""
+    content = (
+        content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content is not None else ""
+    )
     actor = str(h.get("name") or h.get("role") or "unknown")
     if actor.lower() in _TOOL_ACTORS:
-        return Step(index=i, actor=actor, kind="tool_result", name=actor, content=content, error=bool(_ERROR.search(content)))
+        return Step(
+            index=i, actor=actor, kind="tool_result", name=actor, content=content, error=bool(_ERROR.search(content))
+        )
     return Step(index=i, actor=actor, kind="message", content=content)
 
 
@@ -139,20 +161,36 @@ def _attempts(steps: list[Step]) -> list[Attempt]:
                 reasons.append(f"tool_error: {_first_error_line(s.content)}")
             last_exec_error = s.error
         if reasons:
-            out.append(Attempt(stage=s.actor, step=s.index, outcome="error" if s.error else "ok", verification_reasons=tuple(reasons)))
+            out.append(
+                Attempt(
+                    stage=s.actor,
+                    step=s.index,
+                    outcome="error" if s.error else "ok",
+                    verification_reasons=tuple(reasons),
+                )
+            )
         seen.setdefault(key, s.index)
     return out
 
 
 def _first_error_line(text: str) -> str:
     m = _ERROR.search(text)
-    line = text[m.start():].strip().splitlines()[0] if m else ""
+    line = text[m.start() :].strip().splitlines()[0] if m else ""
     return line[:120]
 
 
 def _synthesis(steps: list[Step]) -> LLMCall | None:
-    final = next((k for k in range(len(steps) - 1, -1, -1) if steps[k].content.strip() and steps[k].content.strip().upper() != "TERMINATE"), None)
+    final = next(
+        (
+            k
+            for k in range(len(steps) - 1, -1, -1)
+            if steps[k].content.strip() and steps[k].content.strip().upper() != "TERMINATE"
+        ),
+        None,
+    )
     if final is None:
         return None
-    return LLMCall(user_prompt_text="\n".join(f"[{s.actor}] {s.content}" for s in steps[:final]),
-                   completion_text=steps[final].content)
+    return LLMCall(
+        user_prompt_text="\n".join(f"[{s.actor}] {s.content}" for s in steps[:final]),
+        completion_text=steps[final].content,
+    )

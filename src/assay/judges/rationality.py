@@ -54,8 +54,10 @@ REPORT_DIMS: tuple[str, ...] = (*AXES, "composite")
 #: Model name recorded for the stub (there is no model: it is a hash).
 STUB_MODEL = "sha256"
 _HIST_EDGES = [round(i / 10, 1) for i in range(11)]
-_STUB_NOTE = ("backend stub: each axis is SHA-256 of its input subset and the case id mapped to [0, 1] — "
-              "a deterministic floor, not a quality proxy")
+_STUB_NOTE = (
+    "backend stub: each axis is SHA-256 of its input subset and the case id mapped to [0, 1] — "
+    "a deterministic floor, not a quality proxy"
+)
 
 
 def judge_rationality(
@@ -113,8 +115,10 @@ def judge_rationality(
     notes: list[str] = []
     if backend == "stub":
         model = STUB_MODEL
-        verdicts = [_scored(stub_scores(t, row.id), {}) if t is not None else None
-                    for row, (t, _, _) in zip(summary.case_results, loaded)]
+        verdicts = [
+            _scored(stub_scores(t, row.id), {}) if t is not None else None
+            for row, (t, _, _) in zip(summary.case_results, loaded)
+        ]
         notes.append(_STUB_NOTE)
     elif backend == "heuristic":
         from assay.judges.rationality_rules import RULES_VERSION, heuristic_scores
@@ -125,7 +129,9 @@ def judge_rationality(
     else:
         from assay.judges.rationality_llm import judge_traces_llm
 
-        result = judge_traces_llm([t for t, _, _ in loaded], llm=llm, cache_dir=cache_dir, db_url=db_url, token_budget=token_budget)
+        result = judge_traces_llm(
+            [t for t, _, _ in loaded], llm=llm, cache_dir=cache_dir, db_url=db_url, token_budget=token_budget
+        )
         model, verdicts, usage, llm_notes = result.model, result.verdicts, result.usage, result.notes
         notes += llm_notes
     records = []
@@ -134,8 +140,17 @@ def judge_rationality(
         if on_case:
             on_case(i)
     local = {"schema": 1, "kind": "rationality", "backend": backend, "model": model, "cases": records}
-    aggregate = aggregate_rationality(records, backend=backend, model=model, name=name, usage=usage, notes=notes,
-                                      n_resamples=n_resamples, seed=seed, bottom_k=bottom_k)
+    aggregate = aggregate_rationality(
+        records,
+        backend=backend,
+        model=model,
+        name=name,
+        usage=usage,
+        notes=notes,
+        n_resamples=n_resamples,
+        seed=seed,
+        bottom_k=bottom_k,
+    )
     return local, aggregate
 
 
@@ -177,10 +192,18 @@ def resamples_for(n: int) -> int:
     return max(2_000, min(10_000, 20_000_000 // max(n, 1)))
 
 
-def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str, model: str | None = None,
-                          name: str = "rationality", usage: Mapping[str, Any] | None = None,
-                          notes: Sequence[str] = (), n_resamples: int | None = None, seed: int = 0,
-                          bottom_k: int = 3) -> dict[str, Any]:
+def aggregate_rationality(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    backend: str,
+    model: str | None = None,
+    name: str = "rationality",
+    usage: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    n_resamples: int | None = None,
+    seed: int = 0,
+    bottom_k: int = 3,
+) -> dict[str, Any]:
     """The aggregate of local ``records`` (one variant, ``all``); never holds a case id.
 
     Per dimension (the three axes and ``composite``): mean, std, 95% bootstrap CI and
@@ -198,14 +221,23 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
     skipped = sum(r["status"] == "skipped" for r in records)
     with_call = sum(bool(r.get("has_synthesis_llm_call")) for r in records)
     if missing:
-        notes.append(f"{missing} case(s) had no usable trace (missing file, invalid JSON or no planner block): "
-                     "their axes are not measured")
-    notes.append(f"synthesis_llm_call in {with_call} of {len(records)} trace(s); "
-                 f"missing trace {missing}, rejected {rejected}, skipped {skipped}")
+        notes.append(
+            f"{missing} case(s) had no usable trace (missing file, invalid JSON or no planner block): "
+            "their axes are not measured"
+        )
+    notes.append(
+        f"synthesis_llm_call in {with_call} of {len(records)} trace(s); "
+        f"missing trace {missing}, rejected {rejected}, skipped {skipped}"
+    )
     if records and dims["answer_reasoning"]["effective_n"] == 0:
-        notes.append("answer_reasoning not measured on any case: " + (
-            "no trace holds a synthesis_llm_call (full capture)" if with_call == 0 else
-            f"{with_call} trace(s) hold a synthesis_llm_call but none was scored (rejected or skipped)"))
+        notes.append(
+            "answer_reasoning not measured on any case: "
+            + (
+                "no trace holds a synthesis_llm_call (full capture)"
+                if with_call == 0
+                else f"{with_call} trace(s) hold a synthesis_llm_call but none was scored (rejected or skipped)"
+            )
+        )
     return {
         "schema": 1,
         "kind": "rationality",
@@ -223,8 +255,13 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
         "n_resamples": n_resamples,
         "baseline": None,
         "notes": notes,
-        "variants": {"all": {"n": len(records), "dims": dims,
-                             "hist": {d: _hist(r["scores"].get(d) for r in records) for d in REPORT_DIMS}}},
+        "variants": {
+            "all": {
+                "n": len(records),
+                "dims": dims,
+                "hist": {d: _hist(r["scores"].get(d) for r in records) for d in REPORT_DIMS},
+            }
+        },
         "lift": {},
         "bottom": _bottom(records, bottom_k),
     }
@@ -232,7 +269,10 @@ def aggregate_rationality(records: Sequence[Mapping[str, Any]], *, backend: str,
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _load(summary: EvalSummary, trace_path: str | None, traces_dir: Any, steps: bool) -> tuple[Trace | None, Path | None, str | None]:
+
+def _load(
+    summary: EvalSummary, trace_path: str | None, traces_dir: Any, steps: bool
+) -> tuple[Trace | None, Path | None, str | None]:
     """``(trace, resolved path, None)`` or ``(None, path, problem)``."""
     if not trace_path:
         return None, None, "no trace_path in the summary row"
@@ -243,26 +283,46 @@ def _load(summary: EvalSummary, trace_path: str | None, traces_dir: Any, steps: 
         return None, path, str(e)
 
 
-def _scored(scores: Mapping[str, float | None], reasons: Mapping[str, str], details: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _scored(
+    scores: Mapping[str, float | None], reasons: Mapping[str, str], details: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     out = {"status": "scored", "scores": dict(scores), "reasons": dict(reasons), "tokens": 0}
     if details:
         out["details"] = dict(details)
     return out
 
 
-def _record(row: Any, trace: Trace | None, path: Path | None, problem: str | None, verdict: Mapping[str, Any] | None) -> dict[str, Any]:
-    base = {"id": row.id, "variant": "all", "slice": row.slice, "trace_path": str(path) if path else None,
-            "has_synthesis_llm_call": bool(trace is not None and trace.synthesis_llm_call is not None),
-            "labels": dict(row.labels)}
+def _record(
+    row: Any, trace: Trace | None, path: Path | None, problem: str | None, verdict: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    base = {
+        "id": row.id,
+        "variant": "all",
+        "slice": row.slice,
+        "trace_path": str(path) if path else None,
+        "has_synthesis_llm_call": bool(trace is not None and trace.synthesis_llm_call is not None),
+        "labels": dict(row.labels),
+    }
     if trace is None or verdict is None:
         none = {d: None for d in REPORT_DIMS}
-        return {**base, "status": "missing_trace", "scores": none, "reasons": {"trace": problem or "no trace"}, "tokens": 0}
+        return {
+            **base,
+            "status": "missing_trace",
+            "scores": none,
+            "reasons": {"trace": problem or "no trace"},
+            "tokens": 0,
+        }
     scores = {a: verdict["scores"].get(a) for a in AXES}
     reasons = dict(verdict.get("reasons") or {})
     if trace.synthesis_llm_call is None:
         reasons.setdefault("answer_reasoning", "not measured: the trace has no synthesis_llm_call (no full capture)")
-    rec = {**base, "status": verdict["status"], "scores": {**scores, "composite": composite(scores)},
-           "reasons": reasons, "tokens": int(verdict.get("tokens") or 0)}
+    rec = {
+        **base,
+        "status": verdict["status"],
+        "scores": {**scores, "composite": composite(scores)},
+        "reasons": reasons,
+        "tokens": int(verdict.get("tokens") or 0),
+    }
     for key in ("model", "cached", "details"):
         if key in verdict:
             rec[key] = verdict[key]
@@ -282,6 +342,8 @@ def _bottom(records: Sequence[Mapping[str, Any]], k: int) -> dict[str, list[dict
     out: dict[str, list[dict[str, Any]]] = {}
     for d in REPORT_DIMS:
         scored = sorted((r for r in records if r["scores"].get(d) is not None), key=lambda r: r["scores"][d])
-        out[d] = [{"rank": i + 1, "variant": "all", "slice": r.get("slice"), "score": r["scores"][d]}
-                  for i, r in enumerate(scored[:k])]
+        out[d] = [
+            {"rank": i + 1, "variant": "all", "slice": r.get("slice"), "score": r["scores"][d]}
+            for i, r in enumerate(scored[:k])
+        ]
     return out

@@ -34,8 +34,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from assay.llm.base import BudgetExhausted, LLMError, LLMRequest, LLMResponse, parse_json_text
 from assay.traces import AXES, Trace, axis_inputs
 
-__all__ = ["PROMPT_VERSION", "SYSTEM_PROMPT", "LLMJudgeResult", "build_request", "validate_reply", "judge_traces_llm",
-           "MAX_FIELD_CHARS", "MAX_ITEMS"]
+__all__ = [
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "LLMJudgeResult",
+    "build_request",
+    "validate_reply",
+    "judge_traces_llm",
+    "MAX_FIELD_CHARS",
+    "MAX_ITEMS",
+]
 
 #: Version of the prompt + reply schema; part of the response-cache key.
 PROMPT_VERSION = "rationality-1"
@@ -58,8 +66,8 @@ SYSTEM_PROMPT = (
     "and errors that were ignored. No retries and none needed is rational.\n"
     "- answer_reasoning: is the final answer (completion_text) consistent with the prompt it was written from "
     "(user_prompt_text)? Penalise values, facts or completed actions the prompt does not support.\n"
-    "Return only JSON: {\"planner_decomposition\": {\"score\": number, \"rationale\": one sentence}, "
-    "\"retrieval_recalls\": {…}, \"answer_reasoning\": {…}}. When the data's answer_reasoning is null, "
+    'Return only JSON: {"planner_decomposition": {"score": number, "rationale": one sentence}, '
+    '"retrieval_recalls": {…}, "answer_reasoning": {…}}. When the data\'s answer_reasoning is null, '
     "leave that axis out."
 )
 
@@ -105,10 +113,18 @@ class _Reply(BaseModel):
 
 def reply_schema(axes: Sequence[str]) -> dict[str, Any]:
     """JSON schema of the expected reply for the requested ``axes``."""
-    item = {"type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1},
-                                             "rationale": {"type": "string"}},
-            "required": ["score", "rationale"], "additionalProperties": False}
-    return {"type": "object", "properties": {a: item for a in axes}, "required": list(axes), "additionalProperties": False}
+    item = {
+        "type": "object",
+        "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}, "rationale": {"type": "string"}},
+        "required": ["score", "rationale"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {a: item for a in axes},
+        "required": list(axes),
+        "additionalProperties": False,
+    }
 
 
 def build_request(trace: Trace, model: str) -> tuple[LLMRequest, tuple[str, ...]]:
@@ -118,12 +134,20 @@ def build_request(trace: Trace, model: str) -> tuple[LLMRequest, tuple[str, ...]
     axes = tuple(a for a in AXES if data[a] is not None)
     fenced = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     messages = ({"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": f"<data>{fenced}</data>"})
-    request = LLMRequest(model=model, messages=messages, json_schema=reply_schema(axes), schema_name="rationality_axes",
-                         schema_version=PROMPT_VERSION, params={"temperature": 0, "max_tokens": MAX_COMPLETION_TOKENS})
+    request = LLMRequest(
+        model=model,
+        messages=messages,
+        json_schema=reply_schema(axes),
+        schema_name="rationality_axes",
+        schema_version=PROMPT_VERSION,
+        params={"temperature": 0, "max_tokens": MAX_COMPLETION_TOKENS},
+    )
     return request, axes
 
 
-def validate_reply(reply: LLMResponse, axes: Sequence[str]) -> tuple[dict[str, float] | None, dict[str, str], str | None]:
+def validate_reply(
+    reply: LLMResponse, axes: Sequence[str]
+) -> tuple[dict[str, float] | None, dict[str, str], str | None]:
     """``(scores, rationales, None)`` for a valid reply, else ``(None, {}, reason)`` (fail-closed).
 
     Scores are rounded to 4 decimals; axes not asked for are not in ``scores``.
@@ -157,8 +181,15 @@ def validate_reply(reply: LLMResponse, axes: Sequence[str]) -> tuple[dict[str, f
     return scores, rationales, None
 
 
-def judge_traces_llm(traces: Sequence[Trace | None], *, llm: Any = None, cache_dir: str | Path | None = None,
-                     db_url: str | None = None, token_budget: int | None = 200_000, model: str | None = None) -> LLMJudgeResult:
+def judge_traces_llm(
+    traces: Sequence[Trace | None],
+    *,
+    llm: Any = None,
+    cache_dir: str | Path | None = None,
+    db_url: str | None = None,
+    token_budget: int | None = 200_000,
+    model: str | None = None,
+) -> LLMJudgeResult:
     """Judge ``traces`` (``None`` entries are left as ``None``) with one call each.
 
     ``llm``: an :class:`assay.llm.base.LLMBackend` to use (tests, other providers); default the
@@ -182,8 +213,9 @@ def judge_traces_llm(traces: Sequence[Trace | None], *, llm: Any = None, cache_d
             client = make_client("openai_compatible", cache_dir=cache_dir, db_url=db_url, token_budget=token_budget)
     except LLMNotConfigured as e:
         skipped = {"status": "skipped", "scores": {a: None for a in AXES}, "reasons": {"judge": str(e)}, "tokens": 0}
-        return LLMJudgeResult(None, [dict(skipped) if t is not None else None for t in traces],
-                              notes=[f"rationality judge skipped: {e}"])
+        return LLMJudgeResult(
+            None, [dict(skipped) if t is not None else None for t in traces], notes=[f"rationality judge skipped: {e}"]
+        )
     name = model or client.model_for(False)
 
     async def run() -> list[dict[str, Any] | None]:
@@ -210,14 +242,32 @@ async def _one(client: Any, trace: Trace, model: str) -> dict[str, Any]:
     except BudgetExhausted as e:
         return {"status": "skipped", "scores": none, "reasons": {"judge": str(e)}, "tokens": 0, "model": model}
     except LLMError as e:
-        return {"status": "skipped", "scores": none, "reasons": {"judge": f"backend error: {e}"}, "tokens": 0, "model": model}
+        return {
+            "status": "skipped",
+            "scores": none,
+            "reasons": {"judge": f"backend error: {e}"},
+            "tokens": 0,
+            "model": model,
+        }
     tokens = 0 if reply.cached else reply.tokens
     scores, rationales, reason = validate_reply(reply, axes)
     if scores is None:
-        return {"status": "rejected", "scores": none, "reasons": {"judge": reason or "rejected"}, "tokens": tokens,
-                "model": model, "cached": reply.cached}
-    return {"status": "scored", "scores": {a: scores.get(a) for a in AXES}, "reasons": rationales, "tokens": tokens,
-            "model": model, "cached": reply.cached}
+        return {
+            "status": "rejected",
+            "scores": none,
+            "reasons": {"judge": reason or "rejected"},
+            "tokens": tokens,
+            "model": model,
+            "cached": reply.cached,
+        }
+    return {
+        "status": "scored",
+        "scores": {a: scores.get(a) for a in AXES},
+        "reasons": rationales,
+        "tokens": tokens,
+        "model": model,
+        "cached": reply.cached,
+    }
 
 
 def _clip(value: Any) -> Any:

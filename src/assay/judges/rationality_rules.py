@@ -55,7 +55,20 @@ from typing import Any
 
 from assay.traces import Step, Trace, has_axis_input, is_state_changing, stage_verb
 
-__all__ = ["RULES_VERSION", "RuleParams", "DEFAULT_PARAMS", "START_PARAMS", "WEIGHT_GRID", "STAGE_GRID", "QUERY_FIT", "heuristic_scores", "findings", "axis_scores", "extract_values", "evidence_values"]
+__all__ = [
+    "RULES_VERSION",
+    "RuleParams",
+    "DEFAULT_PARAMS",
+    "START_PARAMS",
+    "WEIGHT_GRID",
+    "STAGE_GRID",
+    "QUERY_FIT",
+    "heuristic_scores",
+    "findings",
+    "axis_scores",
+    "extract_values",
+    "evidence_values",
+]
 
 RULES_VERSION = "rationality-rules-2"
 
@@ -96,25 +109,64 @@ class RuleParams:
 
 
 #: Where the fit starts: a priori weights (a rule that is clearly irrational costs 0.5, a detour 0.1).
-START_PARAMS = RuleParams(off_type=0.5, redo=0.3, unconfirmed=0.3, overlong=0.5, max_stages=12, state_change=0.1,
-                          no_new_reason=0.5, ignored_error=0.5, error=0.1, ungrounded_argument=0.2,
-                          unseen_value=0.05, unbacked_claim=0.5)
+START_PARAMS = RuleParams(
+    off_type=0.5,
+    redo=0.3,
+    unconfirmed=0.3,
+    overlong=0.5,
+    max_stages=12,
+    state_change=0.1,
+    no_new_reason=0.5,
+    ignored_error=0.5,
+    error=0.1,
+    ungrounded_argument=0.2,
+    unseen_value=0.05,
+    unbacked_claim=0.5,
+)
 #: Weight values the fit may choose (no 0: a rule cannot be switched off by the fit).
 WEIGHT_GRID: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 1.0)
 #: ``max_stages`` values the fit may choose.
 STAGE_GRID: tuple[int, ...] = (6, 8, 10, 12, 16, 20, 30)
 DEFAULT_PARAMS = RuleParams()
 
-_AFFIRM = re.compile(r"\b(yes|yeah|yep|confirm\w*|proceed|go ahead|sure|please do|correct|sounds good|ok|okay|do it|that works|perfect|great)\b", re.I)
-_ACK = re.compile(r"\b(error|fail\w*|unable|unfortunately|cannot|can't|could not|couldn't|issue|problem|not (available|enough|found|possible)|sorry|apolog\w*)\b", re.I)
+_AFFIRM = re.compile(
+    r"\b(yes|yeah|yep|confirm\w*|proceed|go ahead|sure|please do|correct|sounds good|ok|okay|do it|that works|perfect|great)\b",
+    re.I,
+)
+_ACK = re.compile(
+    r"\b(error|fail\w*|unable|unfortunately|cannot|can't|could not|couldn't|issue|problem|not (available|enough|found|possible)|sorry|apolog\w*)\b",
+    re.I,
+)
 _CLAIM = re.compile(r"\b(?:has|have) been (?:successfully )?(\w+ed)\b|\bsuccessfully (\w+ed)\b", re.I)
-_CLAIM_VERB = {"updated": "update", "added": "add", "changed": "update", "modified": "modify", "upgraded": "update",
-               "downgraded": "update", "removed": "remove", "cancelled": "cancel", "canceled": "cancel",
-               "booked": "book", "issued": "send", "sent": "send", "refunded": "refund", "created": "create", "deleted": "delete"}
-_CLAIM_FAMILY = {"update": {"update", "modify", "add", "remove", "set"}, "add": {"add", "update"}, "modify": {"update", "modify"},
-                 "remove": {"remove", "update", "delete"}, "cancel": {"cancel"}, "book": {"book", "create"},
-                 "send": {"send", "issue"}, "refund": {"refund", "cancel", "send"}, "create": {"create", "book"},
-                 "delete": {"delete", "remove", "cancel"}}
+_CLAIM_VERB = {
+    "updated": "update",
+    "added": "add",
+    "changed": "update",
+    "modified": "modify",
+    "upgraded": "update",
+    "downgraded": "update",
+    "removed": "remove",
+    "cancelled": "cancel",
+    "canceled": "cancel",
+    "booked": "book",
+    "issued": "send",
+    "sent": "send",
+    "refunded": "refund",
+    "created": "create",
+    "deleted": "delete",
+}
+_CLAIM_FAMILY = {
+    "update": {"update", "modify", "add", "remove", "set"},
+    "add": {"add", "update"},
+    "modify": {"update", "modify"},
+    "remove": {"remove", "update", "delete"},
+    "cancel": {"cancel"},
+    "book": {"book", "create"},
+    "send": {"send", "issue"},
+    "refund": {"refund", "cancel", "send"},
+    "create": {"create", "book"},
+    "delete": {"delete", "remove", "cancel"},
+}
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _TIME = re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?(?:\s?([AaPp])\.?[Mm]\b\.?)?")
 _CODE = re.compile(r"\b[A-Z0-9]{5,}\b")  # kept when it mixes letters and digits: HAT136, M05KNL
@@ -126,8 +178,9 @@ _HUMAN = {"user", "human", "system"}
 _PEOPLE = {"user", "human"}
 
 
-def heuristic_scores(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
-                     ) -> tuple[dict[str, float | None], dict[str, str], dict[str, Any]]:
+def heuristic_scores(
+    trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
+) -> tuple[dict[str, float | None], dict[str, str], dict[str, Any]]:
     """Score ``trace`` on the three axes; returns ``(scores, reasons, details)``.
 
     ``scores[axis]`` in [0, 1] (4 decimals), ``answer_reasoning`` ``None`` without a synthesis
@@ -141,11 +194,16 @@ def heuristic_scores(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo:
         if counts is not None:
             hits = [f"{k}×{n:g}" for k, n in counts.items() if n]
             reasons[axis] = ", ".join(hits) if hits else "no finding"
-    return axis_scores(found, params), reasons, {"rules": RULES_VERSION, "findings": {a: c for a, c in found.items() if c is not None}}
+    return (
+        axis_scores(found, params),
+        reasons,
+        {"rules": RULES_VERSION, "findings": {a: c for a, c in found.items() if c is not None}},
+    )
 
 
-def findings(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
-             ) -> dict[str, dict[str, float] | None]:
+def findings(
+    trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
+) -> dict[str, dict[str, float] | None]:
     """Finding counts per axis (``None`` for an axis without input); see the module docstring."""
     evidence = [_evidence(s.content, memo) for s in trace.steps]  # once per step
     return {  # the axes measured are those with an input (assay.traces.has_axis_input)
@@ -155,11 +213,15 @@ def findings(trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[st
     }
 
 
-def axis_scores(found: dict[str, dict[str, float] | None], params: RuleParams = DEFAULT_PARAMS) -> dict[str, float | None]:
+def axis_scores(
+    found: dict[str, dict[str, float] | None], params: RuleParams = DEFAULT_PARAMS
+) -> dict[str, float | None]:
     """Scores of :func:`findings` counts: ``exp(-Σ w_k · n_k)`` per axis, 4 decimals (``None`` stays ``None``)."""
     weights = params.__dict__
-    return {axis: None if counts is None else round(math.exp(-math.fsum(weights[k] * n for k, n in counts.items())), 4)
-            for axis, counts in found.items()}
+    return {
+        axis: None if counts is None else round(math.exp(-math.fsum(weights[k] * n for k, n in counts.items())), 4)
+        for axis, counts in found.items()
+    }
 
 
 def extract_values(text: str) -> set[str]:
@@ -232,6 +294,7 @@ def _number(tok: str, keep_small: bool = False) -> str | None:
 
 # --- rules ---------------------------------------------------------------------------------
 
+
 def _planner(trace: Trace, p: RuleParams) -> dict[str, float]:
     stages = list(trace.planner.stage_sequence)
     changing = [s for s in stages if is_state_changing(s)]
@@ -239,8 +302,13 @@ def _planner(trace: Trace, p: RuleParams) -> dict[str, float]:
     off = sum(1 for s in changing if fit is not None and stage_verb(s) not in fit)
     redo = len(changing) - len(set(changing))
     overlong = max(0, len(stages) - p.max_stages) / p.max_stages
-    return {"off_type": off, "redo": redo, "unconfirmed": _unconfirmed(trace.steps), "overlong": round(overlong, 4),
-            "state_change": _completed_changes(trace.steps) if trace.steps else len(changing)}
+    return {
+        "off_type": off,
+        "redo": redo,
+        "unconfirmed": _unconfirmed(trace.steps),
+        "overlong": round(overlong, 4),
+        "state_change": _completed_changes(trace.steps) if trace.steps else len(changing),
+    }
 
 
 def _completed_changes(steps: tuple[Step, ...]) -> int:
@@ -282,10 +350,16 @@ def _recalls(trace: Trace, evidence: list[Any]) -> dict[str, float]:
         seen.add((a.stage, why))
         if a.outcome == "error" or any(r.startswith("tool_error") for r in a.verification_reasons):
             errors += 1
-            retried = any(b.stage == a.stage and "after_tool_error" in b.verification_reasons for b in attempts[i + 1:])
+            retried = any(
+                b.stage == a.stage and "after_tool_error" in b.verification_reasons for b in attempts[i + 1 :]
+            )
             ignored += not retried and not _acknowledged(trace.steps, a.step)
-    return {"no_new_reason": no_reason, "ignored_error": ignored, "error": errors,
-            "ungrounded_argument": _ungrounded_arguments(trace.steps, evidence)}
+    return {
+        "no_new_reason": no_reason,
+        "ignored_error": ignored,
+        "error": errors,
+        "ungrounded_argument": _ungrounded_arguments(trace.steps, evidence),
+    }
 
 
 def _ungrounded_arguments(steps: tuple[Step, ...], step_evidence: list[Any]) -> int:
@@ -324,7 +398,10 @@ def _answer(trace: Trace, step_evidence: list[Any]) -> dict[str, float]:
     assert call is not None
     steps = trace.steps
     if not steps:
-        return {"unseen_value": len(extract_values(call.completion_text) - evidence_values(call.user_prompt_text)), "unbacked_claim": 0}
+        return {
+            "unseen_value": len(extract_values(call.completion_text) - evidence_values(call.user_prompt_text)),
+            "unbacked_claim": 0,
+        }
     known = evidence_values(call.user_prompt_text) if steps[0].index > 0 else set()
     has_tools = any(s.kind == "tool_call" for s in steps)
     unseen = unbacked = 0

@@ -26,15 +26,25 @@ from typing import Any
 import numpy as np
 
 from assay.judges.rationality import REPORT_DIMS, composite
-from assay.judges.rationality_rules import (DEFAULT_PARAMS, STAGE_GRID, START_PARAMS, WEIGHT_GRID, RuleParams, axis_scores, findings,
-                                            heuristic_scores)
+from assay.judges.rationality_rules import (
+    DEFAULT_PARAMS,
+    STAGE_GRID,
+    START_PARAMS,
+    WEIGHT_GRID,
+    RuleParams,
+    axis_scores,
+    findings,
+    heuristic_scores,
+)
 from assay.stats import auc, bootstrap_ci, spearman
 from assay.traces import Trace, window_trace
 
 __all__ = ["backend_agreement", "label_validity", "auc_difference", "fit_rule_params", "window_localisation"]
 
 
-def backend_agreement(a: Mapping[str, Any], b: Mapping[str, Any], *, dims: Sequence[str] = REPORT_DIMS) -> dict[str, Any]:
+def backend_agreement(
+    a: Mapping[str, Any], b: Mapping[str, Any], *, dims: Sequence[str] = REPORT_DIMS
+) -> dict[str, Any]:
     """Agreement of two rationality runs (``*.local.json`` dicts) per axis, paired on case id.
 
     Returns ``{"backend_a", "backend_b", "n_a", "n_b", "n_pairs", "axes": {axis: row},
@@ -49,15 +59,24 @@ def backend_agreement(a: Mapping[str, Any], b: Mapping[str, Any], *, dims: Seque
     for i in shared:
         slices[str(ra[i].get("slice") if ra[i].get("slice") is not None else "—")].append(i)
     return {
-        "backend_a": a.get("backend"), "backend_b": b.get("backend"),
-        "n_a": len(ra), "n_b": len(rb), "n_pairs": len(shared),
+        "backend_a": a.get("backend"),
+        "backend_b": b.get("backend"),
+        "n_a": len(ra),
+        "n_b": len(rb),
+        "n_pairs": len(shared),
         "axes": {d: _agree(ra, rb, shared, d) for d in dims},
         "slices": {s: {d: _agree(ra, rb, ids, d) for d in dims} for s, ids in sorted(slices.items())},
     }
 
 
-def label_validity(scores: Mapping[str, Sequence[float | None]], labels: Sequence[bool], clusters: Sequence[Hashable], *,
-                   n_resamples: int = 2000, seed: int = 0) -> dict[str, dict[str, Any]]:
+def label_validity(
+    scores: Mapping[str, Sequence[float | None]],
+    labels: Sequence[bool],
+    clusters: Sequence[Hashable],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
     """AUC and Spearman ρ of each named score against ``labels``, with cluster-bootstrap CIs.
 
     Args:
@@ -94,15 +113,26 @@ def label_validity(scores: Mapping[str, Sequence[float | None]], labels: Sequenc
             if br is not None:
                 boot_r.append(br)
         out[name] = {
-            "auc": _r(a), "auc_ci": _pct(boot_a),
+            "auc": _r(a),
+            "auc_ci": _pct(boot_a),
             "p_auc_gt_half": _r(sum(v <= 0.5 for v in boot_a) / len(boot_a)) if boot_a else None,
-            "rho": _r(rho), "rho_ci": _pct(boot_r), "n": len(idx), "n_clusters": len({clusters[i] for i in idx}),
+            "rho": _r(rho),
+            "rho_ci": _pct(boot_r),
+            "n": len(idx),
+            "n_clusters": len({clusters[i] for i in idx}),
         }
     return out
 
 
-def auc_difference(a: Sequence[float], b: Sequence[float], labels: Sequence[bool], clusters: Sequence[Hashable], *,
-                   n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+def auc_difference(
+    a: Sequence[float],
+    b: Sequence[float],
+    labels: Sequence[bool],
+    clusters: Sequence[Hashable],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """AUC(a) − AUC(b) on the same cases, with a paired cluster-bootstrap 95% CI (both AUCs are
     computed on each resample of whole clusters). Returns ``{"diff", "ci", "p_le_zero"}``
     (``p_le_zero``: share of resampled differences ≤ 0). No ``None`` scores allowed."""
@@ -115,11 +145,16 @@ def auc_difference(a: Sequence[float], b: Sequence[float], labels: Sequence[bool
         if ra is not None and rb is not None:
             diffs.append(ra - rb)
     diff = None if base_a is None or base_b is None else base_a - base_b
-    return {"diff": _r(diff), "ci": _pct(diffs), "p_le_zero": _r(sum(d <= 0 for d in diffs) / len(diffs)) if diffs else None}
+    return {
+        "diff": _r(diff),
+        "ci": _pct(diffs),
+        "p_le_zero": _r(sum(d <= 0 for d in diffs) / len(diffs)) if diffs else None,
+    }
 
 
-def fit_rule_params(traces: Sequence[Trace], labels: Sequence[bool], *, start: RuleParams = START_PARAMS,
-                    rounds: int = 3) -> tuple[RuleParams, float]:
+def fit_rule_params(
+    traces: Sequence[Trace], labels: Sequence[bool], *, start: RuleParams = START_PARAMS, rounds: int = 3
+) -> tuple[RuleParams, float]:
     """Coordinate ascent of the heuristic composite's AUC against ``labels``.
 
     Each round visits the fields of :class:`RuleParams` in declaration order and keeps the grid
@@ -147,8 +182,14 @@ def fit_rule_params(traces: Sequence[Trace], labels: Sequence[bool], *, start: R
     return params, best
 
 
-def window_localisation(traces: Sequence[Trace], mistake_steps: Sequence[int], *, size: int = 5,
-                        params: RuleParams = DEFAULT_PARAMS, dim: str = "composite") -> dict[str, Any]:
+def window_localisation(
+    traces: Sequence[Trace],
+    mistake_steps: Sequence[int],
+    *,
+    size: int = 5,
+    params: RuleParams = DEFAULT_PARAMS,
+    dim: str = "composite",
+) -> dict[str, Any]:
     """How often the lowest-scoring window of ``size`` steps holds the labelled mistake step.
 
     Each trace is cut into windows ``[0, size), [size, 2·size), …``; each window is scored with the
@@ -181,16 +222,21 @@ def window_localisation(traces: Sequence[Trace], mistake_steps: Sequence[int], *
         n_windows.append(len(starts))
     k = len(hits)
     ci = bootstrap_ci(hits, n_resamples=2000, seed=0) if k else None
-    return {"n": k, "size": size, "dim": dim,
-            "hit_rate": _r(math.fsum(hits) / k) if k else None,
-            "hit_rate_ci": [_r(ci[0]), _r(ci[1])] if ci else None,
-            "chance": _r(math.fsum(chance) / k) if k else None,
-            "first_window": _r(math.fsum(first) / k) if k else None,
-            "mean_windows": _r(sum(n_windows) / k) if k else None,
-            "hits": hits}
+    return {
+        "n": k,
+        "size": size,
+        "dim": dim,
+        "hit_rate": _r(math.fsum(hits) / k) if k else None,
+        "hit_rate_ci": [_r(ci[0]), _r(ci[1])] if ci else None,
+        "chance": _r(math.fsum(chance) / k) if k else None,
+        "first_window": _r(math.fsum(first) / k) if k else None,
+        "mean_windows": _r(sum(n_windows) / k) if k else None,
+        "hits": hits,
+    }
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _cluster_draws(clusters: Sequence[Hashable], n_resamples: int, seed: int) -> list[list[int]]:
     """``n_resamples`` cluster-bootstrap resamples as case indices: each draws K of the K distinct
@@ -222,8 +268,15 @@ def _agree(ra: Mapping[str, Any], rb: Mapping[str, Any], ids: Sequence[str], dim
     pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
     rho, p = spearman(xs, ys) if pairs else (None, None)
-    return {"rho": _r(rho), "p": _r(p), "n_pairs": len(pairs), "mean_a": _mean(xs), "std_a": _std(xs),
-            "mean_b": _mean(ys), "std_b": _std(ys)}
+    return {
+        "rho": _r(rho),
+        "p": _r(p),
+        "n_pairs": len(pairs),
+        "mean_a": _mean(xs),
+        "std_a": _std(xs),
+        "mean_b": _mean(ys),
+        "std_b": _std(ys),
+    }
 
 
 def _mean(x: Sequence[float]) -> float | None:

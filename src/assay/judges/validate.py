@@ -38,10 +38,21 @@ __all__ = ["DATASETS", "validate_judge", "binary_metrics", "span_recall", "sampl
 DATASETS: tuple[str, ...] = ("halueval", "faithbench")
 
 
-def validate_judge(dataset: str, src: str | Path, *, backend: str = "stub", limit: int | None = None, sample_seed: int = 0,
-                   high_stakes: bool = False, escalate: bool = False, cache_dir: str | Path | None = None,
-                   db_url: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-                   n_resamples: int = 10_000, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+def validate_judge(
+    dataset: str,
+    src: str | Path,
+    *,
+    backend: str = "stub",
+    limit: int | None = None,
+    sample_seed: int = 0,
+    high_stakes: bool = False,
+    escalate: bool = False,
+    cache_dir: str | Path | None = None,
+    db_url: str | None = None,
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Judge the labelled cases of ``dataset`` at ``src`` and measure agreement with the labels.
 
     ``limit``: judge a seeded random sample of that many records (HaluEval: question records, two
@@ -56,8 +67,14 @@ def validate_judge(dataset: str, src: str | Path, *, backend: str = "stub", limi
         raise ValueError(f"--limit must be >= 1, got {limit}")
     items = load_halueval(src) if dataset == "halueval" else load_faithbench(src)
     items = sample_groups(items, limit, sample_seed)
-    judge = make_faithfulness_judge(backend, high_stakes=high_stakes, escalate=escalate, cache_dir=cache_dir,
-                                    db_url=db_url, token_budget=token_budget)
+    judge = make_faithfulness_judge(
+        backend,
+        high_stakes=high_stakes,
+        escalate=escalate,
+        cache_dir=cache_dir,
+        db_url=db_url,
+        token_budget=token_budget,
+    )
     if judge is None:
         raise ValueError("validation needs a judge backend other than none")
     verdicts = judge.judge_many([it.case for it in items])
@@ -66,8 +83,13 @@ def validate_judge(dataset: str, src: str | Path, *, backend: str = "stub", limi
     pred = [_call(v) for v in verdicts]
     groups = [it.group for it in items]
     aggregate: dict[str, Any] = {
-        "schema": 1, "kind": "judge_validation", "dataset": dataset, "backend": judge.backend, "model": judge.model,
-        "n": len(items), "sample": {"limit": limit, "seed": sample_seed},
+        "schema": 1,
+        "kind": "judge_validation",
+        "dataset": dataset,
+        "backend": judge.backend,
+        "model": judge.model,
+        "n": len(items),
+        "sample": {"limit": limit, "seed": sample_seed},
         "judge": judge.summary(verdicts),
         "readings": {r: binary_metrics(pred, [it.hallucinated[r] for it in items], groups, **stat) for r in readings},
         "by_origin": {},
@@ -75,30 +97,75 @@ def validate_judge(dataset: str, src: str | Path, *, backend: str = "stub", limi
     }
     for origin in sorted({it.origin for it in items}):
         idx = [i for i, it in enumerate(items) if it.origin == origin]
-        aggregate["by_origin"][origin] = {r: binary_metrics([pred[i] for i in idx], [items[i].hallucinated[r] for i in idx],
-                                                            [groups[i] for i in idx], **stat) for r in readings}
+        aggregate["by_origin"][origin] = {
+            r: binary_metrics(
+                [pred[i] for i in idx], [items[i].hallucinated[r] for i in idx], [groups[i] for i in idx], **stat
+            )
+            for r in readings
+        }
     if dataset == "faithbench":
         aggregate["span_recall"] = span_recall(items, verdicts, **stat)
         detectors = sorted({d for it in items for d in it.anchors})
         scored = [i for i, p in enumerate(pred) if p is not None]
-        aggregate["anchors"] = {r: {d: binary_metrics([items[i].anchors.get(d) for i in scored], [items[i].hallucinated[r] for i in scored],
-                                                      [groups[i] for i in scored], **stat) for d in detectors} for r in readings}
-        aggregate["anchors_all"] = {r: {d: binary_metrics([it.anchors.get(d) for it in items], [it.hallucinated[r] for it in items],
-                                                          groups, **stat) for d in detectors} for r in readings}
-        aggregate["notes"].append("FaithBench readings: strict = any Unwanted annotation; inclusive = any Unwanted or Questionable; "
-                                  f"HHEM scores read as hallucinated below 0.5; anchors on the {len(scored)} samples the judge scored")
+        aggregate["anchors"] = {
+            r: {
+                d: binary_metrics(
+                    [items[i].anchors.get(d) for i in scored],
+                    [items[i].hallucinated[r] for i in scored],
+                    [groups[i] for i in scored],
+                    **stat,
+                )
+                for d in detectors
+            }
+            for r in readings
+        }
+        aggregate["anchors_all"] = {
+            r: {
+                d: binary_metrics(
+                    [it.anchors.get(d) for it in items], [it.hallucinated[r] for it in items], groups, **stat
+                )
+                for d in detectors
+            }
+            for r in readings
+        }
+        aggregate["notes"].append(
+            "FaithBench readings: strict = any Unwanted annotation; inclusive = any Unwanted or Questionable; "
+            f"HHEM scores read as hallucinated below 0.5; anchors on the {len(scored)} samples the judge scored"
+        )
     if judge.backend == "stub":
         aggregate["notes"].append("stub backend: a hash of the request — chance-level figures are expected (the floor)")
-    local = {"schema": 1, "kind": "judge_validation", "dataset": dataset, "backend": judge.backend, "cases": [
-        {"id": it.case.id, "variant": it.case.variant, "slice": it.case.slice, "origin": it.origin, "status": v.status,
-         "scores": {"faithfulness": v.score}, "reasons": {"faithfulness": v.reason}, "labels": it.hallucinated,
-         "predicted_hallucinated": p, "claims": [c.model_dump() for c in v.claims]}
-        for it, v, p in zip(items, verdicts, pred)]}
+    local = {
+        "schema": 1,
+        "kind": "judge_validation",
+        "dataset": dataset,
+        "backend": judge.backend,
+        "cases": [
+            {
+                "id": it.case.id,
+                "variant": it.case.variant,
+                "slice": it.case.slice,
+                "origin": it.origin,
+                "status": v.status,
+                "scores": {"faithfulness": v.score},
+                "reasons": {"faithfulness": v.reason},
+                "labels": it.hallucinated,
+                "predicted_hallucinated": p,
+                "claims": [c.model_dump() for c in v.claims],
+            }
+            for it, v, p in zip(items, verdicts, pred)
+        ],
+    }
     return local, aggregate
 
 
-def binary_metrics(predicted: Sequence[bool | None], actual: Sequence[bool], groups: Sequence[Hashable], *,
-                   n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+def binary_metrics(
+    predicted: Sequence[bool | None],
+    actual: Sequence[bool],
+    groups: Sequence[Hashable],
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Accuracy and balanced accuracy of hallucination calls (``True`` = hallucinated).
 
     ``None`` predictions are unscored: dropped and counted. Returns ``{"n", "n_scored",
@@ -107,7 +174,9 @@ def binary_metrics(predicted: Sequence[bool | None], actual: Sequence[bool], gro
     ``None``). Raises ``ValueError`` when the lengths differ.
     """
     if not len(predicted) == len(actual) == len(groups):
-        raise ValueError(f"predicted, actual and groups differ in length: {len(predicted)}, {len(actual)}, {len(groups)}")
+        raise ValueError(
+            f"predicted, actual and groups differ in length: {len(predicted)}, {len(actual)}, {len(groups)}"
+        )
     keep = [i for i, p in enumerate(predicted) if p is not None]
     p = np.array([bool(predicted[i]) for i in keep], dtype=bool)
     a = np.array([bool(actual[i]) for i in keep], dtype=bool)
@@ -124,14 +193,23 @@ def binary_metrics(predicted: Sequence[bool | None], actual: Sequence[bool], gro
         ba = {"value": s["mean"], "ci": s["ci"]}
     acc_d = acc.to_dict()
     return {
-        "n": len(predicted), "n_scored": len(keep), "coverage": round(len(keep) / len(predicted), 6) if len(predicted) else None,
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-        "tpr": round(tp / n_pos, 6) if n_pos else None, "tnr": round(tn / n_neg, 6) if n_neg else None,
-        "accuracy": {"value": acc_d["mean"], "ci": acc_d["ci"]}, "balanced_accuracy": ba,
+        "n": len(predicted),
+        "n_scored": len(keep),
+        "coverage": round(len(keep) / len(predicted), 6) if len(predicted) else None,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "tpr": round(tp / n_pos, 6) if n_pos else None,
+        "tnr": round(tn / n_neg, 6) if n_neg else None,
+        "accuracy": {"value": acc_d["mean"], "ci": acc_d["ci"]},
+        "balanced_accuracy": ba,
     }
 
 
-def span_recall(items: Sequence[LabelledCase], verdicts: Sequence[JudgeVerdict], *, n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+def span_recall(
+    items: Sequence[LabelledCase], verdicts: Sequence[JudgeVerdict], *, n_resamples: int = 10_000, seed: int = 0
+) -> dict[str, Any]:
     """Share of Unwanted spans (of scored cases) overlapped by a claim judged unsupported.
 
     Returns ``{"value", "ci", "n_spans", "n_samples"}``; ``value`` ``None`` with no span.

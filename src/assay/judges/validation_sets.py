@@ -72,7 +72,14 @@ def load_halueval(src: str | Path) -> list[LabelledCase]:
                 continue
             cid = f"{path.stem}:{lineno}"
             for variant, key, bad in (("right", "right_answer", False), ("hallucinated", "hallucinated_answer", True)):
-                case = Case(id=cid, answer=rec[key], question=rec["question"], sources=(rec["knowledge"],), variant=variant, slice=path.stem)
+                case = Case(
+                    id=cid,
+                    answer=rec[key],
+                    question=rec["question"],
+                    sources=(rec["knowledge"],),
+                    variant=variant,
+                    slice=path.stem,
+                )
                 out.append(LabelledCase(case=case, hallucinated={"gold": bad}, group=cid, origin=path.name))
     if problems:
         raise CaseFileError(problems)
@@ -93,19 +100,29 @@ def load_faithbench(src: str | Path) -> list[LabelledCase]:
             if not isinstance(samples, list):
                 raise TypeError("'samples' is not a list")
         except (ValueError, KeyError, TypeError) as e:
-            problems.append(InputProblem(file=str(path), line=getattr(e, "lineno", 0), field="samples", problem=f"not a FaithBench batch ({e})"))
+            problems.append(
+                InputProblem(
+                    file=str(path),
+                    line=getattr(e, "lineno", 0),
+                    field="samples",
+                    problem=f"not a FaithBench batch ({e})",
+                )
+            )
             continue
         for i, s in enumerate(samples, start=1):
             try:
                 out.append(_faithbench_sample(s, path))
             except (KeyError, TypeError, ValueError) as e:
-                problems.append(InputProblem(file=str(path), line=i, field=f"samples[{i - 1}]", problem=str(e) or type(e).__name__))
+                problems.append(
+                    InputProblem(file=str(path), line=i, field=f"samples[{i - 1}]", problem=str(e) or type(e).__name__)
+                )
     if problems:
         raise CaseFileError(problems)
     return out
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _files(src: str | Path, pattern: str) -> list[Path]:
     p = Path(src)
@@ -114,17 +131,24 @@ def _files(src: str | Path, pattern: str) -> list[Path]:
     if p.is_dir():
         files = sorted(p.glob(pattern), key=lambda f: (len(f.name), f.name))
         if not files:
-            raise CaseFileError([InputProblem(file=str(p), line=0, field="<folder>", problem=f"no file matching {pattern}")])
+            raise CaseFileError(
+                [InputProblem(file=str(p), line=0, field="<folder>", problem=f"no file matching {pattern}")]
+            )
         return files
     raise FileNotFoundError(2, "no such file or directory", str(p))
 
 
-def _record(line: str, path: Path, lineno: int, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[InputProblem]]:
+def _record(
+    line: str, path: Path, lineno: int, keys: tuple[str, ...]
+) -> tuple[dict[str, Any] | None, list[InputProblem]]:
     rec, probs = json_object(line, file=str(path), line=lineno)
     if rec is None:
         return None, probs
-    probs = [InputProblem(file=str(path), line=lineno, field=k, problem="required string field is missing or empty")
-             for k in keys if not isinstance(rec.get(k), str) or not rec[k].strip()]
+    probs = [
+        InputProblem(file=str(path), line=lineno, field=k, problem="required string field is missing or empty")
+        for k in keys
+        if not isinstance(rec.get(k), str) or not rec[k].strip()
+    ]
     return (None if probs else rec), probs
 
 
@@ -152,6 +176,14 @@ def _faithbench_sample(s: dict[str, Any], path: Path) -> LabelledCase:
             continue
         anchors[name] = value < HHEM_THRESHOLD if name.startswith("hhem") else value == 0
     cid = f"{path.stem}:{sid}"
-    case = Case(id=cid, answer=summary, sources=(source,), slice=str((s.get("metadata") or {}).get("summarizer") or "") or None)
-    return LabelledCase(case=case, hallucinated={"strict": unwanted, "inclusive": unwanted or questionable},
-                        group=cid, origin=path.name, unwanted_spans=tuple(spans), anchors=anchors)
+    case = Case(
+        id=cid, answer=summary, sources=(source,), slice=str((s.get("metadata") or {}).get("summarizer") or "") or None
+    )
+    return LabelledCase(
+        case=case,
+        hallucinated={"strict": unwanted, "inclusive": unwanted or questionable},
+        group=cid,
+        origin=path.name,
+        unwanted_spans=tuple(spans),
+        anchors=anchors,
+    )

@@ -142,7 +142,7 @@ def parse_json_text(text: str) -> tuple[Any, str | None]:
         first_nl = body.find("\n")
         head = body[3:first_nl].strip().lower() if first_nl != -1 else "?"
         if head in ("", "json"):
-            body = body[first_nl + 1:-3].strip()
+            body = body[first_nl + 1 : -3].strip()
     if not body:
         return None, "empty reply: no text"
     try:
@@ -153,7 +153,7 @@ def parse_json_text(text: str) -> tuple[Any, str | None]:
         msg = str(e)
         if "Extra data" in msg:
             return None, "text around the JSON: prose or several values"
-        if body[0] not in "{[\"-0123456789tfn":
+        if body[0] not in '{["-0123456789tfn':
             return None, "not JSON: the reply is prose"
         return None, f"unparseable JSON: {msg[:80]}"
 

@@ -47,8 +47,15 @@ class LLMClient:
         settings: the endpoint settings (``openai_compatible``), kept for model names.
     """
 
-    def __init__(self, backend: LLMBackend, *, cache: Any = None, budget: TokenBudget | None = None,
-                 concurrency: int = 4, settings: LLMSettings | None = None):
+    def __init__(
+        self,
+        backend: LLMBackend,
+        *,
+        cache: Any = None,
+        budget: TokenBudget | None = None,
+        concurrency: int = 4,
+        settings: LLMSettings | None = None,
+    ):
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.backend = backend
@@ -64,7 +71,9 @@ class LLMClient:
         self.cache_hits = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
-        self._sems: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = weakref.WeakKeyDictionary()
+        self._sems: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """One call through cache → slot → budget → backend → cache.
@@ -161,12 +170,16 @@ def make_client(
     from assay.llm.openai_compatible import OpenAICompatibleBackend  # needs the llm extra
 
     cache = _open_cache(cache_dir, db_url) if use_cache is not False else None
-    return LLMClient(OpenAICompatibleBackend(settings), cache=cache, budget=budget,
-                     concurrency=concurrency or settings.concurrency, settings=settings)
+    return LLMClient(
+        OpenAICompatibleBackend(settings),
+        cache=cache,
+        budget=budget,
+        concurrency=concurrency or settings.concurrency,
+        settings=settings,
+    )
 
 
 def _open_cache(cache_dir: str | Path | None, db_url: str | None) -> Any:
     from assay.llm.cache import ResponseCache  # SQLAlchemy; imported only when a cache is used
 
     return ResponseCache.open(cache_dir, db_url)
-

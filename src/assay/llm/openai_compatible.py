@@ -29,7 +29,9 @@ from assay.llm.settings import LLMSettings
 try:
     import openai
 except ModuleNotFoundError as e:  # pragma: no cover - exercised only without the extra
-    raise ModuleNotFoundError(f"the openai_compatible backend needs the 'llm' extra: pip install 'assay[llm]' ({e})") from None
+    raise ModuleNotFoundError(
+        f"the openai_compatible backend needs the 'llm' extra: pip install 'assay[llm]' ({e})"
+    ) from None
 
 __all__ = ["OpenAICompatibleBackend", "RETRY_STATUS", "MAX_BACKOFF_S", "MAX_RETRY_AFTER_S"]
 
@@ -75,7 +77,11 @@ class OpenAICompatibleBackend:
             except openai.APIStatusError as e:
                 status = e.status_code
                 last = f"HTTP {status}: {_first_line(e.message)}"
-                if "response_format" in kwargs and kwargs["response_format"]["type"] == "json_schema" and status in (400, 422, 500):
+                if (
+                    "response_format" in kwargs
+                    and kwargs["response_format"]["type"] == "json_schema"
+                    and status in (400, 422, 500)
+                ):
                     last += " (the endpoint may not support response_format=json_schema: set ASSAY_LLM_RESPONSE_FORMAT=json_object)"
                 if status not in RETRY_STATUS and status < 500:
                     raise LLMError(self._redact(last)) from None
@@ -97,8 +103,15 @@ class OpenAICompatibleBackend:
         the response-cache key, so changing ``ASSAY_LLM_RESPONSE_FORMAT`` or the server never
         serves a reply obtained under the old setting."""
         s = self.settings
-        return "|".join([self.name, s.base_url or "default", s.response_format,
-                         "no-temperature" if s.omit_temperature else "temperature", s.max_tokens_param])
+        return "|".join(
+            [
+                self.name,
+                s.base_url or "default",
+                s.response_format,
+                "no-temperature" if s.omit_temperature else "temperature",
+                s.max_tokens_param,
+            ]
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client of the running loop, if one was opened."""
@@ -137,7 +150,10 @@ class OpenAICompatibleBackend:
             kwargs["response_format"] = {"type": "json_object"}
         elif s.response_format == "json_schema" and request.json_schema is not None:
             schema = _strip_extensions(request.json_schema)
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {"name": request.schema_name, "schema": schema}}
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": schema},
+            }
         return kwargs
 
     def _response(self, request: LLMRequest, resp: Any) -> LLMResponse:
@@ -150,14 +166,17 @@ class OpenAICompatibleBackend:
         parsed, _ = parse_json_text(text)
         usage = getattr(resp, "usage", None)
         return LLMResponse(
-            text=text, parsed=parsed, finish_reason=finish,
+            text=text,
+            parsed=parsed,
+            finish_reason=finish,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            model=request.model, backend=self.name,
+            model=request.model,
+            backend=self.name,
         )
 
     def _backoff(self, attempt: int) -> float:
-        base = min(self.settings.backoff_s * (2 ** attempt), MAX_BACKOFF_S)
+        base = min(self.settings.backoff_s * (2**attempt), MAX_BACKOFF_S)
         return base * self._rng.uniform(0.75, 1.25)
 
     def _redact(self, text: str) -> str:

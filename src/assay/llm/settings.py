@@ -99,8 +99,10 @@ class LLMSettings(BaseModel):
         """``None`` when configured, else the one-line reason the LLM judges are skipped."""
         if self.configured:
             return None
-        return ("not configured: set ASSAY_LLM_BASE_URL (a local server needs no key) or ASSAY_LLM_API_KEY / "
-                "OPENAI_API_KEY for the openai_compatible backend")
+        return (
+            "not configured: set ASSAY_LLM_BASE_URL (a local server needs no key) or ASSAY_LLM_API_KEY / "
+            "OPENAI_API_KEY for the openai_compatible backend"
+        )
 
     def model_for(self, high_stakes: bool) -> str:
         """The model name of the tier: ``high_stakes_model`` when ``high_stakes`` else ``judge_model``."""

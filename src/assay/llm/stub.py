@@ -25,8 +25,15 @@ class StubBackend:
         parsed = stub_value(request.json_schema or {"type": "object"}, seed)
         text = json.dumps(parsed, ensure_ascii=False, sort_keys=True)
         prompt_tokens = sum(len(m.get("content", "")) for m in request.messages) // 4
-        return LLMResponse(text=text, parsed=parsed, finish_reason="stop", prompt_tokens=prompt_tokens,
-                           completion_tokens=len(text) // 4, model=request.model, backend="stub")
+        return LLMResponse(
+            text=text,
+            parsed=parsed,
+            finish_reason="stop",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=len(text) // 4,
+            model=request.model,
+            backend="stub",
+        )
 
 
 def stub_value(schema: dict[str, Any], seed: str, path: str = "") -> Any:

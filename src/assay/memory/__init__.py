@@ -22,5 +22,20 @@ from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, lo
 from assay.memory.search import SearchResult
 from assay.memory.store import AddResult, MemoryStore
 
-__all__ = ["MemoryStore", "AddResult", "Memory", "MemoryIn", "SearchHit", "SearchResult", "MemoryFileError", "load_memories",
-           "MemorySettings", "Weights", "WEIGHTS", "default_settings", "HashingEmbedder", "MiniLMEmbedder", "make_embedder"]
+__all__ = [
+    "MemoryStore",
+    "AddResult",
+    "Memory",
+    "MemoryIn",
+    "SearchHit",
+    "SearchResult",
+    "MemoryFileError",
+    "load_memories",
+    "MemorySettings",
+    "Weights",
+    "WEIGHTS",
+    "default_settings",
+    "HashingEmbedder",
+    "MiniLMEmbedder",
+    "make_embedder",
+]

@@ -56,11 +56,24 @@ def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> 
         raise ValueError(f"limit must be >= 0, got {limit}")
     d = memory_deliveries.c
     with store.engine.connect() as conn:
-        rows = conn.execute(select(d.id, d.search_id, d.memory_id, d.engaged, d.created_at)
-                            .where(d.engagement_procedure == "lexical").order_by(d.created_at, d.search_id, d.rank)).all()
+        rows = conn.execute(
+            select(d.id, d.search_id, d.memory_id, d.engaged, d.created_at)
+            .where(d.engagement_procedure == "lexical")
+            .order_by(d.created_at, d.search_id, d.rank)
+        ).all()
         sids = list(dict.fromkeys(r.search_id for r in rows))
-        responses = {r.search_id: r.response for r in conn.execute(
-            select(memory_responses.c.search_id, memory_responses.c.response).where(memory_responses.c.search_id.in_(sids)))} if sids else {}
+        responses = (
+            {
+                r.search_id: r.response
+                for r in conn.execute(
+                    select(memory_responses.c.search_id, memory_responses.c.response).where(
+                        memory_responses.c.search_id.in_(sids)
+                    )
+                )
+            }
+            if sids
+            else {}
+        )
     report = BackfillReport(dry_run=dry_run)
     by_search: dict[str, list[Any]] = {}
     for r in rows:
@@ -100,12 +113,26 @@ def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> 
 
         now = now_utc()
         for did, engaged, cos in updates:
-            conn.execute(update(memory_deliveries).where(memory_deliveries.c.id == did).values(
-                engaged=engaged, engaged_score=cos, engaged_method=BACKFILL_METHOD, engaged_model=model, engaged_at=now))
+            conn.execute(
+                update(memory_deliveries)
+                .where(memory_deliveries.c.id == did)
+                .values(
+                    engaged=engaged,
+                    engaged_score=cos,
+                    engaged_method=BACKFILL_METHOD,
+                    engaged_model=model,
+                    engaged_at=now,
+                )
+            )
         for i in range(0, len(chosen), 500):
-            conn.execute(update(memory_deliveries).where(memory_deliveries.c.search_id.in_(chosen[i:i + 500]),
-                                                         memory_deliveries.c.engagement_procedure == "lexical")
-                         .values(engagement_procedure=BACKFILL_PROCEDURE))
+            conn.execute(
+                update(memory_deliveries)
+                .where(
+                    memory_deliveries.c.search_id.in_(chosen[i : i + 500]),
+                    memory_deliveries.c.engagement_procedure == "lexical",
+                )
+                .values(engagement_procedure=BACKFILL_PROCEDURE)
+            )
 
     write_with_retry(store.engine, write)
     return report

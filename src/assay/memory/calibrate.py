@@ -41,11 +41,22 @@ def floor_point(floor: float, grade3: np.ndarray, grade0: np.ndarray) -> dict[st
     """``{"floor", "grade3_dropped", "grade0_kept", "j"}`` for keeping scores ≥ ``floor``."""
     d3 = float(np.mean(grade3 < floor)) if grade3.size else 0.0
     k0 = float(np.mean(grade0 >= floor)) if grade0.size else 0.0
-    return {"floor": float(floor), "grade3_dropped": round(d3, 6), "grade0_kept": round(k0, 6), "j": round((1 - d3) - k0, 6)}
+    return {
+        "floor": float(floor),
+        "grade3_dropped": round(d3, 6),
+        "grade0_kept": round(k0, 6),
+        "j": round((1 - d3) - k0, 6),
+    }
 
 
-def calibrate_floor(grade3: Sequence[float], grade0: Sequence[float], *, max_grade3_drop: float = DEFAULT_MAX_GRADE3_DROP,
-                    proposed: float | None = None, curve_points: int = 21) -> dict[str, Any]:
+def calibrate_floor(
+    grade3: Sequence[float],
+    grade0: Sequence[float],
+    *,
+    max_grade3_drop: float = DEFAULT_MAX_GRADE3_DROP,
+    proposed: float | None = None,
+    curve_points: int = 21,
+) -> dict[str, Any]:
     """Choose (or, with ``proposed``, check) a floor from grade-3 and grade-0 scores.
 
     Returns ``{"status": "ok" | "refused", "floor": float | None, "grade3_dropped",
@@ -69,10 +80,20 @@ def calibrate_floor(grade3: Sequence[float], grade0: Sequence[float], *, max_gra
     judged = floor_point(float(proposed), g3, g0) if proposed is not None else optimum
     ok = judged["grade3_dropped"] <= max_grade3_drop + 1e-12
     qs = np.unique(np.quantile(np.concatenate([g3, g0]), np.linspace(0, 1, max(2, curve_points))))
-    return {"status": "ok" if ok else "refused", "floor": judged["floor"] if ok else None,
-            "grade3_dropped": judged["grade3_dropped"], "grade0_kept": judged["grade0_kept"], "j": judged["j"],
-            "max_grade3_drop": max_grade3_drop, "proposed": proposed, "optimum": optimum, "within_limit": within,
-            "curve": [floor_point(float(f), g3, g0) for f in qs], "n_grade3": int(g3.size), "n_grade0": int(g0.size)}
+    return {
+        "status": "ok" if ok else "refused",
+        "floor": judged["floor"] if ok else None,
+        "grade3_dropped": judged["grade3_dropped"],
+        "grade0_kept": judged["grade0_kept"],
+        "j": judged["j"],
+        "max_grade3_drop": max_grade3_drop,
+        "proposed": proposed,
+        "optimum": optimum,
+        "within_limit": within,
+        "curve": [floor_point(float(f), g3, g0) for f in qs],
+        "n_grade3": int(g3.size),
+        "n_grade0": int(g0.size),
+    }
 
 
 def graded_scores(store: Any) -> dict[str, dict[int, list[float]]]:
@@ -80,7 +101,9 @@ def graded_scores(store: Any) -> dict[str, dict[int, list[float]]]:
     module docstring for which score); deliveries without a finite score are left out."""
     d = memory_deliveries.c
     with store.engine.connect() as conn:
-        rows = conn.execute(select(d.reranker_model, d.score, d.score_components, d.grade).where(d.grade.is_not(None))).all()
+        rows = conn.execute(
+            select(d.reranker_model, d.score, d.score_components, d.grade).where(d.grade.is_not(None))
+        ).all()
     out: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         comps = r.score_components or {}
@@ -90,8 +113,14 @@ def graded_scores(store: Any) -> dict[str, dict[int, list[float]]]:
     return {m: dict(g) for m, g in out.items()}
 
 
-def calibrate_store(store: Any, *, model: str | None = None, max_grade3_drop: float = DEFAULT_MAX_GRADE3_DROP,
-                    proposed: float | None = None, curve_points: int = 21) -> dict[str, Any]:
+def calibrate_store(
+    store: Any,
+    *,
+    model: str | None = None,
+    max_grade3_drop: float = DEFAULT_MAX_GRADE3_DROP,
+    proposed: float | None = None,
+    curve_points: int = 21,
+) -> dict[str, Any]:
     """Calibrate every model of the log (or only ``model``): ``{"models": {name: result | {"status":
     "insufficient", "n_grade3", "n_grade0"}}, "max_grade3_drop"}``. ``ValueError`` when the log
     has no graded delivery (of ``model``)."""
@@ -110,5 +139,7 @@ def calibrate_store(store: Any, *, model: str | None = None, max_grade3_drop: fl
         if not g3 or not g0:
             out[name] = {"status": "insufficient", "n_grade3": len(g3), "n_grade0": len(g0)}
             continue
-        out[name] = calibrate_floor(g3, g0, max_grade3_drop=max_grade3_drop, proposed=proposed, curve_points=curve_points)
+        out[name] = calibrate_floor(
+            g3, g0, max_grade3_drop=max_grade3_drop, proposed=proposed, curve_points=curve_points
+        )
     return {"models": out, "max_grade3_drop": max_grade3_drop}

@@ -56,8 +56,13 @@ class Weights:
 
     def as_dict(self) -> dict[str, float]:
         """``{component: weight}`` in the fixed component order."""
-        return {"similarity": self.similarity, "keywords": self.keywords, "scope": self.scope,
-                "confidence": self.confidence, "recency": self.recency}
+        return {
+            "similarity": self.similarity,
+            "keywords": self.keywords,
+            "scope": self.scope,
+            "confidence": self.confidence,
+            "recency": self.recency,
+        }
 
 
 #: The reference weights (see :class:`Weights` for the rationale of each).
@@ -160,7 +165,9 @@ class MemorySettings:
         if self.vector_path not in ("auto", "numpy"):
             raise ValueError(f"vector_path must be auto or numpy, got {self.vector_path!r}")
         if not 1 <= self.pgvector_candidates <= 1000:
-            raise ValueError(f"pgvector_candidates must be in [1, 1000] (pgvector's ef_search bound), got {self.pgvector_candidates}")
+            raise ValueError(
+                f"pgvector_candidates must be in [1, 1000] (pgvector's ef_search bound), got {self.pgvector_candidates}"
+            )
         if not self.arm.strip():
             raise ValueError("arm must be a non-empty string")
 
@@ -176,7 +183,7 @@ def default_settings(**changes: object) -> MemorySettings:
     env: dict[str, object] = {}
     if embedder := os.environ.get("ASSAY_MEMORY_EMBEDDER"):
         env["embedder"] = embedder
-    if (exact := os.environ.get("ASSAY_MEMORY_PGVECTOR_EXACT", "").strip()):
+    if exact := os.environ.get("ASSAY_MEMORY_PGVECTOR_EXACT", "").strip():
         if exact not in ("0", "1"):
             raise ValueError(f"ASSAY_MEMORY_PGVECTOR_EXACT={exact!r}: use 1 (exact search) or 0")
         env["pgvector_exact"] = exact == "1"

@@ -42,8 +42,9 @@ def log_deliveries(engine: Engine, rows: Sequence[Mapping[str, Any]]) -> int:
     return len(rows)
 
 
-def write_with_retry(engine: Engine, fn: Callable[[Any], T], *, attempts: int = RETRY_ATTEMPTS,
-                     base_delay_s: float = RETRY_BASE_DELAY_S) -> T:
+def write_with_retry(
+    engine: Engine, fn: Callable[[Any], T], *, attempts: int = RETRY_ATTEMPTS, base_delay_s: float = RETRY_BASE_DELAY_S
+) -> T:
     """Run ``fn(conn)`` in a transaction; on a busy/locked database retry the whole transaction.
 
     Raises the last ``OperationalError`` after ``attempts`` tries, and any other error at once.
@@ -56,7 +57,7 @@ def write_with_retry(engine: Engine, fn: Callable[[Any], T], *, attempts: int = 
         except OperationalError as e:
             if attempt == attempts - 1 or not is_busy_error(e):
                 raise
-            time.sleep(base_delay_s * (2 ** attempt) * (0.5 + rng.random()))
+            time.sleep(base_delay_s * (2**attempt) * (0.5 + rng.random()))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -73,5 +74,10 @@ def is_busy_error(e: OperationalError) -> bool:
 def deliveries_of(engine: Engine, search_id: str) -> list[Any]:
     """The delivery rows of one search, by rank (``[]`` for an unknown search id)."""
     with engine.connect() as conn:
-        return list(conn.execute(select(memory_deliveries).where(memory_deliveries.c.search_id == search_id)
-                                 .order_by(memory_deliveries.c.rank)))
+        return list(
+            conn.execute(
+                select(memory_deliveries)
+                .where(memory_deliveries.c.search_id == search_id)
+                .order_by(memory_deliveries.c.rank)
+            )
+        )

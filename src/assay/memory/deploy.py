@@ -37,12 +37,31 @@ from typing import Any
 
 from assay.atomic import atomic_write_json
 from assay.memory.pairs import Pair, build_dataset, load_labels
-from assay.memory.rerankers import (CARD_NAME, CrossEncoderReranker, DeviceFacts, RerankerSettings, Resolution, blend_scores,
-                                    probe_device, resolve_reranker, student_ready)
+from assay.memory.rerankers import (
+    CARD_NAME,
+    CrossEncoderReranker,
+    DeviceFacts,
+    RerankerSettings,
+    Resolution,
+    blend_scores,
+    probe_device,
+    resolve_reranker,
+    student_ready,
+)
 from assay.memory.train import TrainConfig, train_pairwise
 
-__all__ = ["DEFAULT_DEPLOY_MARGIN", "AUTO_PROMOTE_AGREEMENT", "GateDecision", "DeployReport", "pairwise_agreement",
-           "composite_scores", "system_scores", "gate", "train_and_deploy", "install_student"]
+__all__ = [
+    "DEFAULT_DEPLOY_MARGIN",
+    "AUTO_PROMOTE_AGREEMENT",
+    "GateDecision",
+    "DeployReport",
+    "pairwise_agreement",
+    "composite_scores",
+    "system_scores",
+    "gate",
+    "train_and_deploy",
+    "install_student",
+]
 
 #: Default margin by which the candidate must beat the incumbent's held-out agreement.
 DEFAULT_DEPLOY_MARGIN = 0.02
@@ -85,8 +104,14 @@ class DeployReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"decision": self.decision.to_dict(), "candidate_raw_agreement": self.candidate_raw_agreement,
-                "dataset": self.dataset, "training": self.training, "student_dir": self.student_dir, "card": self.card}
+        return {
+            "decision": self.decision.to_dict(),
+            "candidate_raw_agreement": self.candidate_raw_agreement,
+            "dataset": self.dataset,
+            "training": self.training,
+            "student_dir": self.student_dir,
+            "card": self.card,
+        }
 
 
 def pairwise_agreement(pairs: Sequence[Pair], scores: Mapping[ItemKey, float | None]) -> float:
@@ -106,8 +131,9 @@ def composite_scores(pairs: Sequence[Pair]) -> dict[ItemKey, float | None]:
     return {(p.query_id, it.memory_id): it.composite for p in pairs for it in (p.pos, p.neg)}
 
 
-def system_scores(pairs: Sequence[Pair], score_pairs: Callable[[list[tuple[str, str]]], Sequence[float]],
-                  blend_weight: float) -> tuple[dict[ItemKey, float | None], dict[ItemKey, float | None]]:
+def system_scores(
+    pairs: Sequence[Pair], score_pairs: Callable[[list[tuple[str, str]]], Sequence[float]], blend_weight: float
+) -> tuple[dict[ItemKey, float | None], dict[ItemKey, float | None]]:
     """``(served, raw)`` scores of a model over the items of ``pairs``.
 
     ``raw``: ``score_pairs([(query, text), …])`` once per distinct item. ``served``: per query,
@@ -134,8 +160,15 @@ def system_scores(pairs: Sequence[Pair], score_pairs: Callable[[list[tuple[str, 
     return served, raw
 
 
-def gate(pairs: Sequence[Pair], incumbent: Mapping[ItemKey, float | None], candidate: Mapping[ItemKey, float | None], *,
-         incumbent_name: str, deploy_margin: float = DEFAULT_DEPLOY_MARGIN, seed: int = 0) -> GateDecision:
+def gate(
+    pairs: Sequence[Pair],
+    incumbent: Mapping[ItemKey, float | None],
+    candidate: Mapping[ItemKey, float | None],
+    *,
+    incumbent_name: str,
+    deploy_margin: float = DEFAULT_DEPLOY_MARGIN,
+    seed: int = 0,
+) -> GateDecision:
     """Decide on ONE pair list scored by both systems: deploy iff ``candidate − incumbent >=
     deploy_margin`` (and the candidate is strictly better). ``margin_ci``: 95% paired
     bootstrap CI of the per-query agreement difference (queries resampled; :mod:`assay.stats`)."""
@@ -147,22 +180,47 @@ def gate(pairs: Sequence[Pair], incumbent: Mapping[ItemKey, float | None], candi
     by_q: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         by_q[p.query_id].append(p)
-    pd = paired_bootstrap({q: pairwise_agreement(ps, candidate) for q, ps in by_q.items()},
-                          {q: pairwise_agreement(ps, incumbent) for q, ps in by_q.items()}, n_resamples=2000, seed=seed)
+    pd = paired_bootstrap(
+        {q: pairwise_agreement(ps, candidate) for q, ps in by_q.items()},
+        {q: pairwise_agreement(ps, incumbent) for q, ps in by_q.items()},
+        n_resamples=2000,
+        seed=seed,
+    )
     margin = cand - inc
-    digest = hashlib.sha256(json.dumps([[p.query_id, p.pos.memory_id, p.neg.memory_id] for p in pairs]).encode()).hexdigest()[:16]
-    return GateDecision(incumbent=incumbent_name, incumbent_agreement=round(inc, 6), candidate_agreement=round(cand, 6),
-                        margin=round(margin, 6), deploy_margin=deploy_margin, n_pairs=len(pairs),
-                        deployed=margin > 0 and margin >= deploy_margin - 1e-12, auto_promote_safe=cand >= AUTO_PROMOTE_AGREEMENT,
-                        margin_ci=[round(x, 6) for x in pd.ci] if pd.ci else None, pairs_sha256=digest)
+    digest = hashlib.sha256(
+        json.dumps([[p.query_id, p.pos.memory_id, p.neg.memory_id] for p in pairs]).encode()
+    ).hexdigest()[:16]
+    return GateDecision(
+        incumbent=incumbent_name,
+        incumbent_agreement=round(inc, 6),
+        candidate_agreement=round(cand, 6),
+        margin=round(margin, 6),
+        deploy_margin=deploy_margin,
+        n_pairs=len(pairs),
+        deployed=margin > 0 and margin >= deploy_margin - 1e-12,
+        auto_promote_safe=cand >= AUTO_PROMOTE_AGREEMENT,
+        margin_ci=[round(x, 6) for x in pd.ci] if pd.ci else None,
+        pairs_sha256=digest,
+    )
 
 
-def train_and_deploy(labels: str | Path, student_dir: str | Path, *, config: TrainConfig = TrainConfig(),
-                     settings: RerankerSettings | None = None, min_gap: int = 2, split_by: str = "query", holdout: float = 0.2,
-                     engagement: bool = False, engagement_max_pairs: int = 5000, engagement_min_pos: float = 0.0,
-                     deploy_margin: float = DEFAULT_DEPLOY_MARGIN, device_facts: DeviceFacts | None = None,
-                     keep_candidate: str | Path | None = None,
-                     on_step: Callable[[int, int, float], None] | None = None) -> DeployReport:
+def train_and_deploy(
+    labels: str | Path,
+    student_dir: str | Path,
+    *,
+    config: TrainConfig = TrainConfig(),
+    settings: RerankerSettings | None = None,
+    min_gap: int = 2,
+    split_by: str = "query",
+    holdout: float = 0.2,
+    engagement: bool = False,
+    engagement_max_pairs: int = 5000,
+    engagement_min_pos: float = 0.0,
+    deploy_margin: float = DEFAULT_DEPLOY_MARGIN,
+    device_facts: DeviceFacts | None = None,
+    keep_candidate: str | Path | None = None,
+    on_step: Callable[[int, int, float], None] | None = None,
+) -> DeployReport:
     """Labels → pairs → split → train → gate → install (or not). See the module docstring.
 
     ``settings``: the reranker settings now in force (default: from the environment); its
@@ -174,13 +232,25 @@ def train_and_deploy(labels: str | Path, student_dir: str | Path, *, config: Tra
     """
     target = Path(student_dir)
     for folder in (target, Path(keep_candidate) if keep_candidate is not None else None):
-        if folder is not None and folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not student_ready(folder))):
+        if (
+            folder is not None
+            and folder.exists()
+            and (not folder.is_dir() or (any(folder.iterdir()) and not student_ready(folder)))
+        ):
             raise ValueError(f"{folder}: exists and is not a deployed student (no {CARD_NAME}); refusing to replace it")
     if keep_candidate is not None:
         Path(keep_candidate).parent.mkdir(parents=True, exist_ok=True)
     records = load_labels(labels)
-    data = build_dataset(records, min_gap=min_gap, split_by=split_by, holdout=holdout, seed=config.seed,  # type: ignore[arg-type]
-                         engagement=engagement, engagement_max_pairs=engagement_max_pairs, engagement_min_pos=engagement_min_pos)
+    data = build_dataset(
+        records,
+        min_gap=min_gap,
+        split_by=split_by,
+        holdout=holdout,
+        seed=config.seed,  # type: ignore[arg-type]
+        engagement=engagement,
+        engagement_max_pairs=engagement_max_pairs,
+        engagement_min_pos=engagement_min_pos,
+    )
     s = (settings or RerankerSettings.from_env()).with_(student_dir=str(target))
     facts = device_facts if device_facts is not None else probe_device(s)
     res = resolve_reranker(s, facts, student_present=student_ready(target))
@@ -195,14 +265,45 @@ def train_and_deploy(labels: str | Path, student_dir: str | Path, *, config: Tra
     staging = target.parent / f".{target.name}.candidate-{uuid.uuid4().hex[:8]}"
     try:
         result.model.save_pretrained(str(staging))
-        cand = CrossEncoderReranker(Resolution("student", str(staging), "cuda" if s.gpu and facts.cuda else "cpu", s.student_floor,
-                                               s.blend_weight, "candidate"), s)
+        cand = CrossEncoderReranker(
+            Resolution(
+                "student",
+                str(staging),
+                "cuda" if s.gpu and facts.cuda else "cpu",
+                s.student_floor,
+                s.blend_weight,
+                "candidate",
+            ),
+            s,
+        )
         cand_scores, cand_raw = system_scores(data.heldout, cand.score_pairs, s.blend_weight)
-        decision = gate(data.heldout, inc_scores, cand_scores, incumbent_name=inc_name, deploy_margin=deploy_margin, seed=config.seed)
+        decision = gate(
+            data.heldout,
+            inc_scores,
+            cand_scores,
+            incumbent_name=inc_name,
+            deploy_margin=deploy_margin,
+            seed=config.seed,
+        )
         raw_agreement = round(pairwise_agreement(data.heldout, cand_raw), 6)
         now = datetime.now(timezone.utc)
-        card = _card(now, result, data.stats, config, decision, raw_agreement, s, dict(min_gap=min_gap, split_by=split_by, holdout=holdout,
-                     engagement=engagement, engagement_max_pairs=engagement_max_pairs, engagement_min_pos=engagement_min_pos))
+        card = _card(
+            now,
+            result,
+            data.stats,
+            config,
+            decision,
+            raw_agreement,
+            s,
+            dict(
+                min_gap=min_gap,
+                split_by=split_by,
+                holdout=holdout,
+                engagement=engagement,
+                engagement_max_pairs=engagement_max_pairs,
+                engagement_min_pos=engagement_min_pos,
+            ),
+        )
         atomic_write_json(staging / CARD_NAME, card)
         if decision.deployed:
             install_student(staging, target)
@@ -211,8 +312,14 @@ def train_and_deploy(labels: str | Path, student_dir: str | Path, *, config: Tra
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    return DeployReport(decision=decision, dataset=data.stats, training=result.summary(), candidate_raw_agreement=raw_agreement,
-                        student_dir=str(target), card=card)
+    return DeployReport(
+        decision=decision,
+        dataset=data.stats,
+        training=result.summary(),
+        candidate_raw_agreement=raw_agreement,
+        student_dir=str(target),
+        card=card,
+    )
 
 
 def install_student(staging: str | Path, target: str | Path) -> None:
@@ -232,20 +339,52 @@ def install_student(staging: str | Path, target: str | Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _card(now: datetime, result: Any, stats: dict[str, Any], config: TrainConfig, decision: GateDecision, raw: float,
-          s: RerankerSettings, data_opts: dict[str, Any]) -> dict[str, Any]:
+def _card(
+    now: datetime,
+    result: Any,
+    stats: dict[str, Any],
+    config: TrainConfig,
+    decision: GateDecision,
+    raw: float,
+    s: RerankerSettings,
+    data_opts: dict[str, Any],
+) -> dict[str, Any]:
     created = now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    model_id = "student-" + now.strftime("%Y%m%dT%H%M%SZ") + "-" + hashlib.sha256(
-        json.dumps([created, stats, config.as_dict()], sort_keys=True, default=str).encode()).hexdigest()[:8]
-    return {"schema": 1, "kind": "assay-student-reranker", "model_id": model_id, "created_at": created,
-            "base_model": result.base_model,
-            "head": ("classification head added to the base and initialised at random (untrained) before this training"
-                     if result.head_untrained else "the base's trained one-label head, fine-tuned here"),
-            "loss": f"torch.nn.MarginRankingLoss(margin={config.margin}) over (query, memory) logits",
-            "data": stats, "split": {"by": data_opts["split_by"], "holdout": data_opts["holdout"], "seed": config.seed},
-            "pairs": {"min_gap": data_opts["min_gap"], "engagement": data_opts["engagement"],
-                      "engagement_max_pairs": data_opts["engagement_max_pairs"], "engagement_min_pos": data_opts["engagement_min_pos"]},
-            "training": {**config.as_dict(), **result.summary()},
-            "gate": {**decision.to_dict(), "candidate_raw_agreement": raw, "blend_weight": s.blend_weight,
-                     "int8": s.int8, "serve_max_length": s.max_length},
-            "floor": s.student_floor}
+    model_id = (
+        "student-"
+        + now.strftime("%Y%m%dT%H%M%SZ")
+        + "-"
+        + hashlib.sha256(
+            json.dumps([created, stats, config.as_dict()], sort_keys=True, default=str).encode()
+        ).hexdigest()[:8]
+    )
+    return {
+        "schema": 1,
+        "kind": "assay-student-reranker",
+        "model_id": model_id,
+        "created_at": created,
+        "base_model": result.base_model,
+        "head": (
+            "classification head added to the base and initialised at random (untrained) before this training"
+            if result.head_untrained
+            else "the base's trained one-label head, fine-tuned here"
+        ),
+        "loss": f"torch.nn.MarginRankingLoss(margin={config.margin}) over (query, memory) logits",
+        "data": stats,
+        "split": {"by": data_opts["split_by"], "holdout": data_opts["holdout"], "seed": config.seed},
+        "pairs": {
+            "min_gap": data_opts["min_gap"],
+            "engagement": data_opts["engagement"],
+            "engagement_max_pairs": data_opts["engagement_max_pairs"],
+            "engagement_min_pos": data_opts["engagement_min_pos"],
+        },
+        "training": {**config.as_dict(), **result.summary()},
+        "gate": {
+            **decision.to_dict(),
+            "candidate_raw_agreement": raw,
+            "blend_weight": s.blend_weight,
+            "int8": s.int8,
+            "serve_max_length": s.max_length,
+        },
+        "floor": s.student_floor,
+    }

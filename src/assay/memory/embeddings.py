@@ -112,8 +112,13 @@ class MiniLMEmbedder:
         if not len(texts):
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
-        vecs = self._st.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)
+        vecs = self._st.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
 

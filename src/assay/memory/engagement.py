@@ -35,8 +35,16 @@ from assay.memory.deliveries import UnknownSearchError, deliveries_of, write_wit
 from assay.memory.tables import memories, memory_deliveries, memory_responses
 from assay.memory.text import distinctive_terms, terms
 
-__all__ = ["LexicalResult", "Label", "EngagementReport", "lexical_engagement", "label_engagement", "engage",
-           "engagement_rate", "PROCEDURES"]
+__all__ = [
+    "LexicalResult",
+    "Label",
+    "EngagementReport",
+    "lexical_engagement",
+    "label_engagement",
+    "engage",
+    "engagement_rate",
+    "PROCEDURES",
+]
 
 #: The engagement procedures a delivery can be labelled by.
 PROCEDURES = ("lexical", "lexical+semantic", "lexical+semantic-backfill")
@@ -75,12 +83,25 @@ class EngagementReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
-        return {"search_id": self.search_id, "procedure": self.procedure, "n": self.n, "engaged": dict(self.engaged),
-                "relabelled": self.relabelled, "skipped": self.skipped}
+        return {
+            "search_id": self.search_id,
+            "procedure": self.procedure,
+            "n": self.n,
+            "engaged": dict(self.engaged),
+            "relabelled": self.relabelled,
+            "skipped": self.skipped,
+        }
 
 
-def lexical_engagement(memory_text: str, keywords: Sequence[str], response: str, prompt: str = "", *,
-                       min_overlap: float = 0.5, min_terms: int = 2) -> LexicalResult:
+def lexical_engagement(
+    memory_text: str,
+    keywords: Sequence[str],
+    response: str,
+    prompt: str = "",
+    *,
+    min_overlap: float = 0.5,
+    min_terms: int = 2,
+) -> LexicalResult:
     """Lexical engagement of one memory with a response (step 1 of the module docstring)."""
     p = terms(prompt) if prompt else set()
     d = distinctive_terms(memory_text, keywords) - p
@@ -92,18 +113,34 @@ def lexical_engagement(memory_text: str, keywords: Sequence[str], response: str,
     return LexicalResult(engaged, score, frozenset(shared))
 
 
-def label_engagement(memory_text: str, keywords: Sequence[str], response: str, prompt: str = "", *, settings: Any,
-                     memory_vector: np.ndarray | None = None, response_vector: np.ndarray | None = None) -> Label:
+def label_engagement(
+    memory_text: str,
+    keywords: Sequence[str],
+    response: str,
+    prompt: str = "",
+    *,
+    settings: Any,
+    memory_vector: np.ndarray | None = None,
+    response_vector: np.ndarray | None = None,
+) -> Label:
     """Lexical label, then the semantic second chance when both unit vectors are given."""
-    lex = lexical_engagement(memory_text, keywords, response, prompt, min_overlap=settings.lexical_min_overlap,
-                             min_terms=settings.lexical_min_terms)
+    lex = lexical_engagement(
+        memory_text,
+        keywords,
+        response,
+        prompt,
+        min_overlap=settings.lexical_min_overlap,
+        min_terms=settings.lexical_min_terms,
+    )
     if lex.engaged or memory_vector is None or response_vector is None:
         return Label(lex.engaged, lex.score, "lexical", lex.score)
     cos = float(np.clip(np.dot(memory_vector, response_vector), -1.0, 1.0))
     return Label(cos >= settings.semantic_threshold, cos, "semantic", lex.score)
 
 
-def engage(store: Any, search_id: str, response: str, *, prompt: str | None = None, semantic: bool | None = None) -> EngagementReport:
+def engage(
+    store: Any, search_id: str, response: str, *, prompt: str | None = None, semantic: bool | None = None
+) -> EngagementReport:
     """Label every delivery of ``search_id`` against the agent's ``response`` and record the response.
 
     ``prompt``: what the response answered (default: the search's logged context window).
@@ -129,8 +166,15 @@ def engage(store: Any, search_id: str, response: str, *, prompt: str | None = No
         if m is None:
             report.skipped += 1
             continue
-        lab = label_engagement(m["text"], m["keywords"], response, prompt, settings=s,
-                               memory_vector=m.get("vector"), response_vector=response_vec)
+        lab = label_engagement(
+            m["text"],
+            m["keywords"],
+            response,
+            prompt,
+            settings=s,
+            memory_vector=m.get("vector"),
+            response_vector=response_vec,
+        )
         labels[r.id] = lab
         report.relabelled += r.engaged is not None
     report.n = len(labels)
@@ -143,10 +187,25 @@ def engage(store: Any, search_id: str, response: str, *, prompt: str | None = No
 
         now = now_utc()
         for did, lab in labels.items():
-            conn.execute(update(memory_deliveries).where(memory_deliveries.c.id == did).values(
-                engaged=lab.engaged, engaged_score=lab.score, engaged_method=lab.method, engagement_procedure=procedure,
-                lexical_score=lab.lexical_score, engaged_model=model if lab.method != "lexical" else None, engaged_at=now))
-        upsert(conn, memory_responses, {"search_id": search_id, "prompt": prompt, "response": response, "recorded_at": now}, ["search_id"])
+            conn.execute(
+                update(memory_deliveries)
+                .where(memory_deliveries.c.id == did)
+                .values(
+                    engaged=lab.engaged,
+                    engaged_score=lab.score,
+                    engaged_method=lab.method,
+                    engagement_procedure=procedure,
+                    lexical_score=lab.lexical_score,
+                    engaged_model=model if lab.method != "lexical" else None,
+                    engaged_at=now,
+                )
+            )
+        upsert(
+            conn,
+            memory_responses,
+            {"search_id": search_id, "prompt": prompt, "response": response, "recorded_at": now},
+            ["search_id"],
+        )
 
     write_with_retry(store.engine, write)
     return report
@@ -159,8 +218,10 @@ def engagement_rate(labels: Sequence[Mapping[str, Any]]) -> float | None:
     labelled = [x for x in labels if x.get("engaged") is not None]
     procs = {x.get("engagement_procedure") for x in labelled}
     if len(procs) > 1:
-        raise ValueError(f"engagement labels from several procedures ({', '.join(sorted(map(str, procs)))}): "
-                         "report the rate per procedure, not pooled")
+        raise ValueError(
+            f"engagement labels from several procedures ({', '.join(sorted(map(str, procs)))}): "
+            "report the rate per procedure, not pooled"
+        )
     return sum(bool(x["engaged"]) for x in labelled) / len(labelled) if labelled else None
 
 

@@ -97,7 +97,9 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
     return 0.0
 
 
-def evaluate_retrieval(store: Any, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite") -> dict[str, Any]:
+def evaluate_retrieval(
+    store: Any, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite"
+) -> dict[str, Any]:
     """Rank every query and aggregate: ``{"recall@5", "recall@{k}", "ndcg@{k}", "mrr", "n",
     "n_skipped", "per_category": {category: {same keys}}, "ranker", "k", "skipped": {reason: n}}``.
 
@@ -124,8 +126,17 @@ def evaluate_retrieval(store: Any, queries: Sequence[Query], *, k: int = 10, ran
     per_query: list[tuple[str, dict[str, float]]] = []
     for i, (q, rel) in enumerate(todo):
         ids = rank(i, q, depth)
-        per_query.append((q.category or "(none)", {"recall@5": recall_at(ids, rel, 5), f"recall@{k}": recall_at(ids, rel, k),
-                                                   f"ndcg@{k}": ndcg_at(ids, rel, k), "mrr": reciprocal_rank(ids, rel, k)}))
+        per_query.append(
+            (
+                q.category or "(none)",
+                {
+                    "recall@5": recall_at(ids, rel, 5),
+                    f"recall@{k}": recall_at(ids, rel, k),
+                    f"ndcg@{k}": ndcg_at(ids, rel, k),
+                    "mrr": reciprocal_rank(ids, rel, k),
+                },
+            )
+        )
     keys = ["recall@5", f"recall@{k}", f"ndcg@{k}", "mrr"]
     out: dict[str, Any] = _means([m for _, m in per_query], keys)
     out.update(n=len(per_query), n_skipped=sum(skipped.values()), ranker=ranker, k=k, skipped=dict(skipped))
@@ -146,13 +157,28 @@ def _ranker(store: Any, ranker: str, queries: Sequence[Query]) -> Any:
         bm25 = Bm25Ranker(store)
         return lambda i, q, depth: bm25.rank(q.query, depth, scope=q.scope)
     if ranker == "reranker":
-        return lambda i, q, depth: [h.memory.id for h in store.rank(q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None, ranker="reranker")]
+        return lambda i, q, depth: [
+            h.memory.id
+            for h in store.rank(q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None, ranker="reranker")
+        ]
     from assay.memory.search import rank_hits
     from assay.memory.store import embed_texts
 
-    vecs = embed_texts(store.embedder, [q.query for q in queries], store.settings.encode_batch_size) if queries else None
-    return lambda i, q, depth: [h.memory.id for h in rank_hits(store, q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None,
-                                                              ranker=ranker, query_vector=vecs[i])]
+    vecs = (
+        embed_texts(store.embedder, [q.query for q in queries], store.settings.encode_batch_size) if queries else None
+    )
+    return lambda i, q, depth: [
+        h.memory.id
+        for h in rank_hits(
+            store,
+            q.query,
+            depth,
+            scope=q.scope,
+            restrict_to_scope=q.scope is not None,
+            ranker=ranker,
+            query_vector=vecs[i],
+        )
+    ]
 
 
 class Bm25Ranker:
@@ -172,7 +198,9 @@ class Bm25Ranker:
     def rank(self, query: str, k: int, *, scope: str | None) -> list[str]:
         """The ids of the top ``k`` candidates (within ``scope`` when given) by BM25 score."""
         if scope not in self._by_scope:
-            cand = self._index.candidates(scope=scope, restrict=scope is not None, prefilter=self._store.settings.prefilter)
+            cand = self._index.candidates(
+                scope=scope, restrict=scope is not None, prefilter=self._store.settings.prefilter
+            )
             model = None
             if cand.size:
                 model = self._bm25s.BM25()

@@ -33,20 +33,60 @@ __all__ = ["export_labels", "label_records"]
 def label_records(store: Any) -> list[dict[str, Any]]:
     """The labelled deliveries as dicts (see the module docstring), oldest first."""
     d, m = memory_deliveries.c, memories.c
-    stmt = (select(d.search_id, d.query, d.memory_id, m.text, d.grade, d.hard_negative, d.engaged, d.engaged_method, d.scope,
-                   d.engagement_procedure, d.engaged_score, d.rank, d.score, d.score_components, d.reranker_model, d.source_ref,
-                   d.session_id, d.arm, d.version, d.id)
-            .select_from(memory_deliveries.outerjoin(memories, m.id == d.memory_id))
-            .where(or_(d.grade.is_not(None), d.engaged.is_not(None)))
-            .order_by(d.created_at, d.search_id, d.rank))
+    stmt = (
+        select(
+            d.search_id,
+            d.query,
+            d.memory_id,
+            m.text,
+            d.grade,
+            d.hard_negative,
+            d.engaged,
+            d.engaged_method,
+            d.scope,
+            d.engagement_procedure,
+            d.engaged_score,
+            d.rank,
+            d.score,
+            d.score_components,
+            d.reranker_model,
+            d.source_ref,
+            d.session_id,
+            d.arm,
+            d.version,
+            d.id,
+        )
+        .select_from(memory_deliveries.outerjoin(memories, m.id == d.memory_id))
+        .where(or_(d.grade.is_not(None), d.engaged.is_not(None)))
+        .order_by(d.created_at, d.search_id, d.rank)
+    )
     with store.engine.connect() as conn:
         rows = conn.execute(stmt).all()
-    return [{"query_id": r.search_id, "query": r.query, "memory_id": r.memory_id, "memory_text": r.text, "grade": r.grade,
-             "hard_negative": None if r.hard_negative is None else bool(r.hard_negative),
-             "engaged": None if r.engaged is None else bool(r.engaged), "engaged_method": r.engaged_method, "scope": r.scope,
-             "engagement_procedure": r.engagement_procedure, "engaged_score": r.engaged_score, "rank": r.rank, "score": r.score,
-             "score_components": r.score_components, "reranker_model": r.reranker_model, "generation_version": r.source_ref,
-             "session_id": r.session_id, "arm": r.arm, "version": r.version, "delivery_id": r.id} for r in rows]
+    return [
+        {
+            "query_id": r.search_id,
+            "query": r.query,
+            "memory_id": r.memory_id,
+            "memory_text": r.text,
+            "grade": r.grade,
+            "hard_negative": None if r.hard_negative is None else bool(r.hard_negative),
+            "engaged": None if r.engaged is None else bool(r.engaged),
+            "engaged_method": r.engaged_method,
+            "scope": r.scope,
+            "engagement_procedure": r.engagement_procedure,
+            "engaged_score": r.engaged_score,
+            "rank": r.rank,
+            "score": r.score,
+            "score_components": r.score_components,
+            "reranker_model": r.reranker_model,
+            "generation_version": r.source_ref,
+            "session_id": r.session_id,
+            "arm": r.arm,
+            "version": r.version,
+            "delivery_id": r.id,
+        }
+        for r in rows
+    ]
 
 
 def export_labels(store: Any, out: str | os.PathLike[str]) -> int:

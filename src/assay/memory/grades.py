@@ -58,8 +58,13 @@ class GradeReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (counts and the skipped entries)."""
-        return {"search_id": self.search_id, "applied": self.applied, "regraded": self.regraded,
-                "malformed": list(self.malformed), "unknown": list(self.unknown)}
+        return {
+            "search_id": self.search_id,
+            "applied": self.applied,
+            "regraded": self.regraded,
+            "malformed": list(self.malformed),
+            "unknown": list(self.unknown),
+        }
 
 
 def parse_grades(text: str) -> GradeParse:
@@ -91,7 +96,9 @@ def parse_grades(text: str) -> GradeParse:
             continue
         seen.setdefault(mid, grade)
     for mid in conflicted:
-        out.malformed.append(f"{mid}:{seen[mid].grade}{'!' if seen[mid].hard_negative else ''}: {mid} graded twice with different values")
+        out.malformed.append(
+            f"{mid}:{seen[mid].grade}{'!' if seen[mid].hard_negative else ''}: {mid} graded twice with different values"
+        )
     out.grades = [g for mid, g in seen.items() if mid not in conflicted]
     return out
 
@@ -126,9 +133,11 @@ def apply_grades(store: Any, search_id: str, text: str) -> GradeReport:
 
         def write(conn: Any) -> None:
             for g in todo:
-                conn.execute(update(memory_deliveries)
-                             .where(memory_deliveries.c.search_id == search_id, memory_deliveries.c.memory_id == g.memory_id)
-                             .values(grade=g.grade, hard_negative=g.hard_negative, graded_at=now))
+                conn.execute(
+                    update(memory_deliveries)
+                    .where(memory_deliveries.c.search_id == search_id, memory_deliveries.c.memory_id == g.memory_id)
+                    .values(grade=g.grade, hard_negative=g.hard_negative, graded_at=now)
+                )
 
         write_with_retry(store.engine, write)
     report.applied = len(todo)

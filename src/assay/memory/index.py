@@ -127,7 +127,9 @@ class MemoryIndex:
         """Add new rows and update known ones (by ``seq``). ``ValueError`` on a vector of another dimension."""
         for r in rows:
             if r.vector is not None and self._vec is not None and r.vector.shape[-1] != self._vec.shape[1]:
-                raise ValueError(f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}")
+                raise ValueError(
+                    f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}"
+                )
         kw_cache: dict[str, frozenset[str]] = {}  # keywords repeat across memories: tokenise each once
         for r in rows:
             i = self._pos.get(r.seq)
@@ -139,7 +141,15 @@ class MemoryIndex:
                 self.seqs.append(r.seq)
                 self._scope_of.append(None)
                 self._kw.append(frozenset())
-                for g in (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero):
+                for g in (
+                    self._scope,
+                    self._conf,
+                    self._created,
+                    self._superseded,
+                    self._meta,
+                    self._has_vec,
+                    self._nonzero,
+                ):
                     g.append_zero()
                 self._id_rank = None
                 if self._vec is not None and i >= self._vec.shape[0]:
@@ -174,10 +184,23 @@ class MemoryIndex:
             mask &= self._scope.a[:n] == code
         return np.flatnonzero(mask)
 
-    def rank(self, query_text: str, query_vector: Callable[[], np.ndarray] | np.ndarray | None, k: int, *,
-             weights: Weights, ranker: str = "composite", scope: str | None = None, restrict: bool = False,
-             prefilter: bool = True, now: float, half_life_days: float, depth: int | None = None,
-             dense_pool: Callable[[np.ndarray, int], DensePool | None] | None = None, pool_size: int = 200) -> list[Ranked]:
+    def rank(
+        self,
+        query_text: str,
+        query_vector: Callable[[], np.ndarray] | np.ndarray | None,
+        k: int,
+        *,
+        weights: Weights,
+        ranker: str = "composite",
+        scope: str | None = None,
+        restrict: bool = False,
+        prefilter: bool = True,
+        now: float,
+        half_life_days: float,
+        depth: int | None = None,
+        dense_pool: Callable[[np.ndarray, int], DensePool | None] | None = None,
+        pool_size: int = 200,
+    ) -> list[Ranked]:
         """The top ``k`` candidates for a query, best first, with their components.
 
         ``query_vector``: the query's unit vector, or a callable returning it (called only when
@@ -236,7 +259,12 @@ class MemoryIndex:
         for j, (o, r) in enumerate(zip(order, rows)):
             comps = {"similarity": float(sim[o])}
             if kw is not None and scope_c is not None:
-                comps.update(keywords=float(kw[o]), scope=float(scope_c[o]), confidence=float(self._conf.a[r]), recency=float(rec[j]))
+                comps.update(
+                    keywords=float(kw[o]),
+                    scope=float(scope_c[o]),
+                    confidence=float(self._conf.a[r]),
+                    recency=float(rec[j]),
+                )
             out.append(Ranked(int(r), float(score[o]), comps))
         return out
 
@@ -262,9 +290,19 @@ class MemoryIndex:
             raise ValueError(f"query vector of dimension {q.shape[0]}, the index holds {self._vec.shape[1]}")
         return bool(np.isfinite(q).all() and np.any(q))
 
-    def _pooled(self, cand: np.ndarray, q: np.ndarray, dense_pool: Callable[[np.ndarray, int], DensePool | None], n_pool: int,
-                depth: int, w: dict[str, float], kw: np.ndarray | None, scope_c: np.ndarray | None, now: float,
-                half_life_days: float) -> tuple[np.ndarray | None, np.ndarray]:
+    def _pooled(
+        self,
+        cand: np.ndarray,
+        q: np.ndarray,
+        dense_pool: Callable[[np.ndarray, int], DensePool | None],
+        n_pool: int,
+        depth: int,
+        w: dict[str, float],
+        kw: np.ndarray | None,
+        scope_c: np.ndarray | None,
+        now: float,
+        half_life_days: float,
+    ) -> tuple[np.ndarray | None, np.ndarray]:
         """``(keep, sim)``: which candidates can reach the top ``depth`` (``None``: all) and their
         clipped similarities — the pool's for pooled memories, numpy's for the others kept."""
         n = len(self)

@@ -54,8 +54,14 @@ class _Item:
     plus: int = 0
 
 
-def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, embeddings: np.ndarray | None,
-             embedding_model: str | None) -> AddPlan:
+def plan_add(
+    store: Any,
+    numbered: list[tuple[int, MemoryIn]],
+    *,
+    where: str,
+    embeddings: np.ndarray | None,
+    embedding_model: str | None,
+) -> AddPlan:
     """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring)."""
     from assay.memory.store import embed_texts, now_utc, unit_rows
 
@@ -66,11 +72,20 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
     followers: list[tuple[_Item, _Item]] = []  # (later item, the primary it merges into)
     for pos, (line, m) in enumerate(numbered):
         kws = list(m.keywords) or derive_keywords(m.text)
-        it = _Item(pos, line, m, m.memory_id(), (m.scope or "", dedupe_key(m.text)), kws, "writer" if m.keywords else "derived")
+        it = _Item(
+            pos, line, m, m.memory_id(), (m.scope or "", dedupe_key(m.text)), kws, "writer" if m.keywords else "derived"
+        )
         first = by_id.get(it.id)
         if first is not None:
             if first.key != it.key:
-                problems.append(InputProblem(file=where, line=line, field="id", problem=f"id {it.id!r} repeats line {first.line} with another text"))
+                problems.append(
+                    InputProblem(
+                        file=where,
+                        line=line,
+                        field="id",
+                        problem=f"id {it.id!r} repeats line {first.line} with another text",
+                    )
+                )
             else:
                 first.keywords = list(dict.fromkeys([*first.keywords, *kws]))
             continue
@@ -89,7 +104,14 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
         if it.id in stored_ids:
             stored_key, stored_kw = stored_ids[it.id]
             if stored_key != key:
-                problems.append(InputProblem(file=where, line=it.line, field="id", problem=f"id {it.id!r} is already stored with another text"))
+                problems.append(
+                    InputProblem(
+                        file=where,
+                        line=it.line,
+                        field="id",
+                        problem=f"id {it.id!r} is already stored with another text",
+                    )
+                )
                 continue
             final[it.id] = it.id
             new_kw = [k for k in it.keywords if k not in stored_kw]
@@ -108,7 +130,11 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
             final[it.id] = it.id
     for it, prim in followers:
         if it.id in stored_ids and stored_ids[it.id][0] != it.key:
-            problems.append(InputProblem(file=where, line=it.line, field="id", problem=f"id {it.id!r} is already stored with another text"))
+            problems.append(
+                InputProblem(
+                    file=where, line=it.line, field="id", problem=f"id {it.id!r} is already stored with another text"
+                )
+            )
         elif prim.id in final:
             plan.merged[it.id] = final[prim.id]
 
@@ -117,9 +143,18 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
         new_id = final.get(it.id) or plan.merged.get(it.id)
         for old in it.m.supersedes:
             if old == new_id:
-                problems.append(InputProblem(file=where, line=it.line, field="supersedes", problem=f"a memory cannot supersede itself ({old!r})"))
+                problems.append(
+                    InputProblem(
+                        file=where,
+                        line=it.line,
+                        field="supersedes",
+                        problem=f"a memory cannot supersede itself ({old!r})",
+                    )
+                )
             elif old not in known and not _exists(store, old):
-                problems.append(InputProblem(file=where, line=it.line, field="supersedes", problem=f"unknown memory id {old!r}"))
+                problems.append(
+                    InputProblem(file=where, line=it.line, field="supersedes", problem=f"unknown memory id {old!r}")
+                )
             elif new_id is not None:
                 plan.supersedes.append((old, new_id))
 
@@ -127,24 +162,45 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
     model = embedding_model or store.embedder.model
     vectors: dict[int, np.ndarray] = {}
     for it in inserts:
-        v = embeddings[it.pos] if embeddings is not None else (np.asarray(it.m.embedding, dtype=np.float32) if it.m.embedding else None)
+        v = (
+            embeddings[it.pos]
+            if embeddings is not None
+            else (np.asarray(it.m.embedding, dtype=np.float32) if it.m.embedding else None)
+        )
         if v is not None:
             if model == store.embedder.model and v.shape[0] != store.embedder.dim:
-                problems.append(InputProblem(file=where, line=it.line, field="embedding",
-                                             problem=f"dimension {v.shape[0]}, the {model} embedder has {store.embedder.dim}"))
+                problems.append(
+                    InputProblem(
+                        file=where,
+                        line=it.line,
+                        field="embedding",
+                        problem=f"dimension {v.shape[0]}, the {model} embedder has {store.embedder.dim}",
+                    )
+                )
             vectors[it.pos] = v
     if problems:
         raise MemoryFileError(problems)
     if vectors:
         dims = {v.shape[0] for v in vectors.values()}
         if len(dims) > 1:
-            raise MemoryFileError([InputProblem(file=where, line=0, field="embedding", problem=f"precomputed vectors of several dimensions {sorted(dims)}")])
+            raise MemoryFileError(
+                [
+                    InputProblem(
+                        file=where,
+                        line=0,
+                        field="embedding",
+                        problem=f"precomputed vectors of several dimensions {sorted(dims)}",
+                    )
+                ]
+            )
         pos = list(vectors)
         for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos]))):
             vectors[p] = v
     todo = [it for it in inserts if it.pos not in vectors]
     if todo:
-        for it, v in zip(todo, embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)):
+        for it, v in zip(
+            todo, embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)
+        ):
             vectors[it.pos] = v
         plan.embedded = len(todo)
     now = now_utc()
@@ -152,28 +208,44 @@ def plan_add(store: Any, numbered: list[tuple[int, MemoryIn]], *, where: str, em
     for it in inserts:
         m = it.m
         v = vectors[it.pos]
-        plan.inserts.append({
-            "id": it.id, "text": m.text, "dedupe_key": it.key[1], "keywords": it.keywords, "keywords_source": it.source,
-            "scope": it.key[0], "layer": m.layer, "confidence": reliability(m.confidence, it.plus, 0, strength),
-            "confidence_prior": m.confidence, "n_corroborations": it.plus, "n_contradictions": 0,
-            "created_at": m.created_at or now, "source_ref": m.source_ref, "superseded_by": None,
-            "is_correction": m.is_correction, "meta": m.meta or None, "embedding": v,
-            "embedding_model": model if (embeddings is not None or m.embedding) else store.embedder.model,
-        })
+        plan.inserts.append(
+            {
+                "id": it.id,
+                "text": m.text,
+                "dedupe_key": it.key[1],
+                "keywords": it.keywords,
+                "keywords_source": it.source,
+                "scope": it.key[0],
+                "layer": m.layer,
+                "confidence": reliability(m.confidence, it.plus, 0, strength),
+                "confidence_prior": m.confidence,
+                "n_corroborations": it.plus,
+                "n_contradictions": 0,
+                "created_at": m.created_at or now,
+                "source_ref": m.source_ref,
+                "superseded_by": None,
+                "is_correction": m.is_correction,
+                "meta": m.meta or None,
+                "embedding": v,
+                "embedding_model": model if (embeddings is not None or m.embedding) else store.embedder.model,
+            }
+        )
     return plan
 
 
-def _stored(store: Any, ids: list[str], keys: list[str]) -> tuple[dict[str, tuple[tuple[str, str], list[str]]], dict[tuple[str, str], str]]:
+def _stored(
+    store: Any, ids: list[str], keys: list[str]
+) -> tuple[dict[str, tuple[tuple[str, str], list[str]]], dict[tuple[str, str], str]]:
     """Stored ``{id: ((scope, key), keywords)}`` among ``ids`` and ``{(scope, key): id}`` among ``keys``."""
     c = memories.c
     by_id: dict[str, tuple[tuple[str, str], list[str]]] = {}
     by_key: dict[tuple[str, str], str] = {}
     with store.engine.connect() as conn:
         for i in range(0, len(ids), _CHUNK):
-            for r in conn.execute(select(c.id, c.scope, c.dedupe_key, c.keywords).where(c.id.in_(ids[i:i + _CHUNK]))):
+            for r in conn.execute(select(c.id, c.scope, c.dedupe_key, c.keywords).where(c.id.in_(ids[i : i + _CHUNK]))):
                 by_id[r.id] = ((r.scope, r.dedupe_key), list(r.keywords or ()))
         for i in range(0, len(keys), _CHUNK):
-            for r in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i:i + _CHUNK]))):
+            for r in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i : i + _CHUNK]))):
                 by_key[(r.scope, r.dedupe_key)] = r.id
     return by_id, by_key
 

@@ -27,7 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from assay.jsonl import InputFileError, InputProblem, as_utc, bad_string, parse_model_line
 from assay.jsonl import load_jsonl as _load_jsonl
 
-__all__ = ["MemoryIn", "Memory", "SearchHit", "MemoryFileError", "load_memories", "parse_memory_line", "default_memory_id"]
+__all__ = [
+    "MemoryIn",
+    "Memory",
+    "SearchHit",
+    "MemoryFileError",
+    "load_memories",
+    "parse_memory_line",
+    "default_memory_id",
+]
 
 
 class MemoryIn(BaseModel):
@@ -176,12 +184,18 @@ def load_memories(path: str | Path) -> list[tuple[int, MemoryIn]]:
     return load_jsonl(path, MemoryIn, what="memory")
 
 
-def load_jsonl(path: str | Path, model: type[BaseModel], *, what: str, unique_id: bool = False) -> list[tuple[int, Any]]:
+def load_jsonl(
+    path: str | Path, model: type[BaseModel], *, what: str, unique_id: bool = False
+) -> list[tuple[int, Any]]:
     """Every line of a JSONL file validated as ``model``: ``[(line, record)]`` (see :func:`load_memories`).
 
     ``unique_id``: also report a record whose ``id`` repeats an earlier line's.
     """
     return _load_jsonl(
-        path, lambda text, file, line: parse_model_line(model, text, file=file, line=line, what=f"<{what}>"), what=what,
-        key=(lambda rec: rec.id) if unique_id else None, describe_key=lambda k: f"id {k!r}", error=MemoryFileError,
+        path,
+        lambda text, file, line: parse_model_line(model, text, file=file, line=line, what=f"<{what}>"),
+        what=what,
+        key=(lambda rec: rec.id) if unique_id else None,
+        describe_key=lambda k: f"id {k!r}",
+        error=MemoryFileError,
     )

@@ -39,8 +39,19 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from assay.memory.models import load_jsonl
 
-__all__ = ["LabelRecord", "Item", "Pair", "Dataset", "load_labels", "items_by_query", "grade_pairs", "split_groups",
-           "engagement_pairs", "build_dataset", "group_key"]
+__all__ = [
+    "LabelRecord",
+    "Item",
+    "Pair",
+    "Dataset",
+    "load_labels",
+    "items_by_query",
+    "grade_pairs",
+    "split_groups",
+    "engagement_pairs",
+    "build_dataset",
+    "group_key",
+]
 
 SplitBy = Literal["query", "scope"]
 
@@ -137,7 +148,9 @@ def group_key(rec_query_id: str, scope: str | None, by: SplitBy) -> str:
     raise ValueError(f"split_by must be 'query' or 'scope', got {by!r}")
 
 
-def items_by_query(records: Sequence[LabelRecord]) -> tuple[dict[str, tuple[str, str | None, list[Item]]], dict[str, int]]:
+def items_by_query(
+    records: Sequence[LabelRecord],
+) -> tuple[dict[str, tuple[str, str | None, list[Item]]], dict[str, int]]:
     """``{query_id: (query, scope, [Item])}`` (items by memory id) and skip counts.
 
     A memory labelled twice in one query keeps its last line (counted); a line without the
@@ -185,8 +198,16 @@ def split_groups(groups: Sequence[str], *, holdout: float = 0.2, seed: int = 0) 
     return set(uniq) - held, held
 
 
-def engagement_pairs(queries: dict[str, tuple[str, str | None, list[Item]]], groups: dict[str, str], train_groups: set[str], *,
-                     min_gap: int = 2, min_pos: float = 0.0, max_pairs: int = 5000, seed: int = 0) -> list[Pair]:
+def engagement_pairs(
+    queries: dict[str, tuple[str, str | None, list[Item]]],
+    groups: dict[str, str],
+    train_groups: set[str],
+    *,
+    min_gap: int = 2,
+    min_pos: float = 0.0,
+    max_pairs: int = 5000,
+    seed: int = 0,
+) -> list[Pair]:
     """Weak ``(engaged, not engaged)`` pairs within the queries of ``train_groups`` only.
 
     A positive is an engaged item with ``engaged_score >= min_pos`` (an engaged item without a
@@ -201,7 +222,12 @@ def engagement_pairs(queries: dict[str, tuple[str, str | None, list[Item]]], gro
         if g not in train_groups:
             continue
         query, _scope, items = queries[qid]
-        pos = [i for i in items if i.engaged is True and (i.engaged_score if i.engaged_score is not None else (0.0 if min_pos <= 0 else -1.0)) >= min_pos]
+        pos = [
+            i
+            for i in items
+            if i.engaged is True
+            and (i.engaged_score if i.engaged_score is not None else (0.0 if min_pos <= 0 else -1.0)) >= min_pos
+        ]
         neg = [i for i in items if i.engaged is False]
         for p in pos:
             for n in neg:
@@ -214,9 +240,17 @@ def engagement_pairs(queries: dict[str, tuple[str, str | None, list[Item]]], gro
     return out
 
 
-def build_dataset(records: Sequence[LabelRecord], *, min_gap: int = 2, split_by: SplitBy = "query", holdout: float = 0.2,
-                  seed: int = 0, engagement: bool = False, engagement_max_pairs: int = 5000,
-                  engagement_min_pos: float = 0.0) -> Dataset:
+def build_dataset(
+    records: Sequence[LabelRecord],
+    *,
+    min_gap: int = 2,
+    split_by: SplitBy = "query",
+    holdout: float = 0.2,
+    seed: int = 0,
+    engagement: bool = False,
+    engagement_max_pairs: int = 5000,
+    engagement_min_pos: float = 0.0,
+) -> Dataset:
     """Grade pairs → grouped seeded split → weak pairs merged into the train side only.
 
     Groups are drawn among the queries that give at least one grade pair (a held-out query
@@ -225,21 +259,43 @@ def build_dataset(records: Sequence[LabelRecord], *, min_gap: int = 2, split_by:
     """
     queries, skipped = items_by_query(records)
     groups = {qid: group_key(qid, scope, split_by) for qid, (_q, scope, _i) in queries.items()}
-    by_query = {qid: grade_pairs(qid, q, items, min_gap=min_gap, group=groups[qid]) for qid, (q, _s, items) in queries.items()}
+    by_query = {
+        qid: grade_pairs(qid, q, items, min_gap=min_gap, group=groups[qid]) for qid, (q, _s, items) in queries.items()
+    }
     with_pairs = sorted(qid for qid, ps in by_query.items() if ps)
     if not with_pairs:
         raise ValueError(f"no grade pairs: no query has two memories whose grades differ by >= {min_gap} (--min-gap)")
     train_g, held_g = split_groups([groups[q] for q in with_pairs], holdout=holdout, seed=seed)
     train = [p for q in with_pairs if groups[q] in train_g for p in by_query[q]]
     held = [p for q in with_pairs if groups[q] in held_g for p in by_query[q]]
-    weak = engagement_pairs(queries, groups, train_g, min_gap=min_gap, min_pos=engagement_min_pos, max_pairs=engagement_max_pairs,
-                            seed=seed) if engagement else []
+    weak = (
+        engagement_pairs(
+            queries,
+            groups,
+            train_g,
+            min_gap=min_gap,
+            min_pos=engagement_min_pos,
+            max_pairs=engagement_max_pairs,
+            seed=seed,
+        )
+        if engagement
+        else []
+    )
     if not train or not held:
         raise ValueError("the split left no grade pair on one side; add labels or change --split-by/--seed")
     digest = hashlib.sha256(json.dumps(sorted(held_g)).encode("utf-8")).hexdigest()[:16]
-    stats = {"labels": len(records), "queries": len(queries), "queries_with_pairs": len(with_pairs),
-             "train_queries": sum(1 for q in with_pairs if groups[q] in train_g),
-             "heldout_queries": sum(1 for q in with_pairs if groups[q] in held_g),
-             "train_groups": len(train_g), "heldout_groups": len(held_g), "heldout_groups_sha256_16": digest,
-             "train_pairs": len(train), "heldout_pairs": len(held), "weak_pairs": len(weak), "skipped": skipped}
+    stats = {
+        "labels": len(records),
+        "queries": len(queries),
+        "queries_with_pairs": len(with_pairs),
+        "train_queries": sum(1 for q in with_pairs if groups[q] in train_g),
+        "heldout_queries": sum(1 for q in with_pairs if groups[q] in held_g),
+        "train_groups": len(train_g),
+        "heldout_groups": len(held_g),
+        "heldout_groups_sha256_16": digest,
+        "train_pairs": len(train),
+        "heldout_pairs": len(held),
+        "weak_pairs": len(weak),
+        "skipped": skipped,
+    }
     return Dataset(train=train + weak, heldout=held, weak=weak, stats=stats)

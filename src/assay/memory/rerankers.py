@@ -30,12 +30,33 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.memory.resolution import (CARD_NAME, DeviceFacts, RerankerSettings, Resolution, probe_device, resolve_reranker,
-                                    student_ready)
+from assay.memory.resolution import (
+    CARD_NAME,
+    DeviceFacts,
+    RerankerSettings,
+    Resolution,
+    probe_device,
+    resolve_reranker,
+    student_ready,
+)
 
-__all__ = ["RerankerSettings", "DeviceFacts", "Resolution", "resolve_reranker", "probe_device", "student_ready",
-           "CrossEncoderReranker", "build_reranker", "configured_reranker", "auto_reranker", "load_cross_encoder",
-           "rerank_hits", "blend_scores", "minmax", "CARD_NAME"]
+__all__ = [
+    "RerankerSettings",
+    "DeviceFacts",
+    "Resolution",
+    "resolve_reranker",
+    "probe_device",
+    "student_ready",
+    "CrossEncoderReranker",
+    "build_reranker",
+    "configured_reranker",
+    "auto_reranker",
+    "load_cross_encoder",
+    "rerank_hits",
+    "blend_scores",
+    "minmax",
+    "CARD_NAME",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +73,11 @@ def configured_reranker(settings: RerankerSettings | None = None) -> "CrossEncod
 
 def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> "CrossEncoderReranker | None":
     """:func:`resolve_reranker` with the probed (or given) device facts → the reranker, ``None`` for kind none."""
-    res = resolve_reranker(settings, device if device is not None else probe_device(settings),
-                           student_present=student_ready(settings.student_dir))
+    res = resolve_reranker(
+        settings,
+        device if device is not None else probe_device(settings),
+        student_present=student_ready(settings.student_dir),
+    )
     return None if res.kind == "none" else CrossEncoderReranker(res, settings)
 
 
@@ -62,8 +86,10 @@ def auto_reranker() -> "CrossEncoderReranker":
     the resolution of :meth:`RerankerSettings.from_env`. ``ValueError`` when it resolves to none."""
     r = configured_reranker()
     if r is None:
-        raise ValueError("reranker 'auto': nothing configured — set ASSAY_RERANKER_STUDENT (a trained student's folder), "
-                         "ASSAY_RERANKER_SMALL or ASSAY_RERANKER_LARGE (a local cross-encoder folder)")
+        raise ValueError(
+            "reranker 'auto': nothing configured — set ASSAY_RERANKER_STUDENT (a trained student's folder), "
+            "ASSAY_RERANKER_SMALL or ASSAY_RERANKER_LARGE (a local cross-encoder folder)"
+        )
     return r
 
 
@@ -106,8 +132,13 @@ class CrossEncoderReranker:
         ce = self.load()
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         with torch.inference_mode():
-            out = ce.predict([pairs[i] for i in order], batch_size=self.settings.batch_size, activation_fn=torch.nn.Identity(),
-                             convert_to_numpy=True, show_progress_bar=False).reshape(-1)
+            out = ce.predict(
+                [pairs[i] for i in order],
+                batch_size=self.settings.batch_size,
+                activation_fn=torch.nn.Identity(),
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ).reshape(-1)
         scores = [0.0] * len(pairs)
         for j, i in enumerate(order):
             scores[i] = float(out[j])
@@ -126,11 +157,15 @@ class CrossEncoderReranker:
         if self.card is not None:  # a redeployed student (new card, new files) is a new cache entry
             with contextlib.suppress(OSError):
                 stamp = f"{self.card.get('model_id')}|{(Path(path) / CARD_NAME).stat().st_mtime_ns}"
-        return load_cross_encoder(path, self.resolution.device, self.settings.max_length, self.int8, self.settings.threads, stamp)
+        return load_cross_encoder(
+            path, self.resolution.device, self.settings.max_length, self.int8, self.settings.threads, stamp
+        )
 
 
 @functools.lru_cache(maxsize=4)
-def load_cross_encoder(path: str, device: str, max_length: int, int8: bool, threads: int | None, stamp: str = "") -> Any:
+def load_cross_encoder(
+    path: str, device: str, max_length: int, int8: bool, threads: int | None, stamp: str = ""
+) -> Any:
     """Load a cross-encoder folder once per process (cached on all arguments; ``stamp`` — the
     student card's model id and modification time — makes a redeployed student load afresh; a
     store keeps the reranker it resolved, so a new store or process serves a redeployment).
@@ -158,7 +193,9 @@ def load_cross_encoder(path: str, device: str, max_length: int, int8: bool, thre
     return ce
 
 
-def rerank_hits(reranker: Any, query: str, pool: Sequence[Any], k: int, *, blend_weight: float, floor: float | None) -> list[Any]:
+def rerank_hits(
+    reranker: Any, query: str, pool: Sequence[Any], k: int, *, blend_weight: float, floor: float | None
+) -> list[Any]:
     """Re-rank a composite candidate pool: the new top ``k`` ``SearchHit`` objects.
 
     ``pool``: the composite's hits best first (each with ``score`` and ``components``). Each
@@ -179,15 +216,28 @@ def rerank_hits(reranker: Any, query: str, pool: Sequence[Any], k: int, *, blend
         if len(raw) != len(hits) or not all(math.isfinite(x) for x in raw):
             raise ValueError(f"returned {len(raw)} scores for {len(hits)} memories (need one finite score each)")
     except Exception as e:  # noqa: BLE001 - any model failure falls back to the composite order
-        log.warning("reranker %s failed (%s: %s); serving the composite order", getattr(reranker, "model", "?"), type(e).__name__, e)
+        log.warning(
+            "reranker %s failed (%s: %s); serving the composite order",
+            getattr(reranker, "model", "?"),
+            type(e).__name__,
+            e,
+        )
         return [h.model_copy(update={"rank": i}) for i, h in enumerate(hits[:k], start=1)]
     blended = blend_scores(raw, [float(h.score) for h in hits], blend_weight)
     keep = [i for i in range(len(hits)) if floor is None or raw[i] >= floor]
     order = sorted(keep, key=lambda i: (-blended[i], i))[:k]
     name = str(getattr(reranker, "model", "reranker"))
-    return [hits[i].model_copy(update={"rank": j, "score": blended[i], "reranker_model": name,
-                                       "components": {**(hits[i].components or {}), "composite": float(hits[i].score), "reranker": raw[i]}})
-            for j, i in enumerate(order, start=1)]
+    return [
+        hits[i].model_copy(
+            update={
+                "rank": j,
+                "score": blended[i],
+                "reranker_model": name,
+                "components": {**(hits[i].components or {}), "composite": float(hits[i].score), "reranker": raw[i]},
+            }
+        )
+        for j, i in enumerate(order, start=1)
+    ]
 
 
 def blend_scores(model_scores: Sequence[float], composite_scores: Sequence[float], weight: float) -> list[float]:
@@ -198,7 +248,9 @@ def blend_scores(model_scores: Sequence[float], composite_scores: Sequence[float
     for lists of different lengths or ``weight`` outside [0, 1].
     """
     if len(model_scores) != len(composite_scores):
-        raise ValueError(f"need as many model scores as composite scores, got {len(model_scores)} and {len(composite_scores)}")
+        raise ValueError(
+            f"need as many model scores as composite scores, got {len(model_scores)} and {len(composite_scores)}"
+        )
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"weight must be in [0, 1], got {weight}")
     m, c = minmax(model_scores), minmax(composite_scores)
@@ -253,7 +305,9 @@ def _swap_transformers_model(ce: Any, old: Any, new: Any) -> None:
             if child is old:
                 setattr(mod, name, new)
                 return
-    raise RuntimeError("could not find the transformers model inside the CrossEncoder to quantise it")  # pragma: no cover
+    raise RuntimeError(
+        "could not find the transformers model inside the CrossEncoder to quantise it"
+    )  # pragma: no cover
 
 
 def _read_card(path: str) -> dict[str, Any] | None:

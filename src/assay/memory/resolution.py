@@ -22,7 +22,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["RerankerSettings", "DeviceFacts", "Resolution", "resolve_reranker", "probe_device", "student_ready", "CARD_NAME"]
+__all__ = [
+    "RerankerSettings",
+    "DeviceFacts",
+    "Resolution",
+    "resolve_reranker",
+    "probe_device",
+    "student_ready",
+    "CARD_NAME",
+]
 
 #: The model card written next to (inside) a deployed student's folder.
 CARD_NAME = "model_card.json"
@@ -118,10 +126,20 @@ def _bool(v: str) -> bool:
     raise ValueError(v)
 
 
-_ENV = [("STUDENT", "student_dir", str), ("SMALL", "small_model", str), ("LARGE", "large_model", str), ("GPU", "gpu", _bool),
-        ("MIN_VRAM_GB", "min_vram_gb", float), ("BLEND", "blend_weight", float), ("FLOOR_SMALL", "small_floor", float),
-        ("FLOOR_LARGE", "large_floor", float), ("FLOOR_STUDENT", "student_floor", float), ("MAX_LENGTH", "max_length", int),
-        ("THREADS", "threads", int), ("INT8", "int8", _bool)]
+_ENV = [
+    ("STUDENT", "student_dir", str),
+    ("SMALL", "small_model", str),
+    ("LARGE", "large_model", str),
+    ("GPU", "gpu", _bool),
+    ("MIN_VRAM_GB", "min_vram_gb", float),
+    ("BLEND", "blend_weight", float),
+    ("FLOOR_SMALL", "small_floor", float),
+    ("FLOOR_LARGE", "large_floor", float),
+    ("FLOOR_STUDENT", "student_floor", float),
+    ("MAX_LENGTH", "max_length", int),
+    ("THREADS", "threads", int),
+    ("INT8", "int8", _bool),
+]
 
 
 @dataclass(frozen=True)
@@ -158,16 +176,33 @@ def resolve_reranker(settings: RerankerSettings, device: DeviceFacts, *, student
     s, w = settings, settings.blend_weight
     cuda_ok = s.gpu and device.cuda
     if s.student_dir and student_present:
-        return Resolution("student", s.student_dir, "cuda" if cuda_ok else "cpu", s.student_floor, w,
-                          "a trained student is deployed in " + s.student_dir)
+        return Resolution(
+            "student",
+            s.student_dir,
+            "cuda" if cuda_ok else "cpu",
+            s.student_floor,
+            w,
+            "a trained student is deployed in " + s.student_dir,
+        )
     big_gpu = cuda_ok and device.vram_gb >= s.min_vram_gb
     if s.large_model and big_gpu:
-        return Resolution("large", s.large_model, "cuda", s.large_floor, w,
-                          f"large model on CUDA ({device.name or 'GPU'}, {device.vram_gb:.1f} GB >= {s.min_vram_gb:g} GB)")
+        return Resolution(
+            "large",
+            s.large_model,
+            "cuda",
+            s.large_floor,
+            w,
+            f"large model on CUDA ({device.name or 'GPU'}, {device.vram_gb:.1f} GB >= {s.min_vram_gb:g} GB)",
+        )
     why_not_large = ""
     if s.large_model:
-        why_not_large = ("GPU use is off" if not s.gpu else "no CUDA device" if not device.cuda
-                         else f"GPU has {device.vram_gb:.1f} GB < {s.min_vram_gb:g} GB") + "; "
+        why_not_large = (
+            "GPU use is off"
+            if not s.gpu
+            else "no CUDA device"
+            if not device.cuda
+            else f"GPU has {device.vram_gb:.1f} GB < {s.min_vram_gb:g} GB"
+        ) + "; "
     if s.small_model:
         return Resolution("small", s.small_model, "cpu", s.small_floor, w, why_not_large + "small model on CPU")
     return Resolution("none", None, "cpu", None, w, why_not_large + "no reranker configured: the composite score ranks")

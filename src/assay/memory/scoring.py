@@ -13,8 +13,16 @@ from collections.abc import Mapping, Set
 
 from assay.memory.config import Weights
 
-__all__ = ["COMPONENTS", "similarity_component", "keyword_component", "scope_component", "recency_component",
-           "reliability", "bm25_idf", "composite"]
+__all__ = [
+    "COMPONENTS",
+    "similarity_component",
+    "keyword_component",
+    "scope_component",
+    "recency_component",
+    "reliability",
+    "bm25_idf",
+    "composite",
+]
 
 #: Component names in summation order.
 COMPONENTS = ("similarity", "keywords", "scope", "confidence", "recency")
@@ -69,7 +77,9 @@ def reliability(prior: float, n_corroborations: int, n_contradictions: int, stre
     ``(strength·prior + n⁺) / (strength + n⁺ + n⁻)``, in [0, 1]. With ``prior`` 0.5 and
     ``strength`` 2 this is Laplace's rule of succession."""
     if not 0.0 <= prior <= 1.0 or n_corroborations < 0 or n_contradictions < 0 or strength <= 0:
-        raise ValueError(f"need prior in [0, 1], counts >= 0, strength > 0; got {prior}, {n_corroborations}, {n_contradictions}, {strength}")
+        raise ValueError(
+            f"need prior in [0, 1], counts >= 0, strength > 0; got {prior}, {n_corroborations}, {n_contradictions}, {strength}"
+        )
     return (strength * prior + n_corroborations) / (strength + n_corroborations + n_contradictions)
 
 

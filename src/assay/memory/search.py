@@ -55,8 +55,16 @@ class SearchResult:
 MAX_ID_CHARS = 200
 
 
-def search(store: Any, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
-           restrict_to_scope: bool = False, explain: bool = False) -> SearchResult:
+def search(
+    store: Any,
+    context_window: str,
+    k: int = 5,
+    *,
+    scope: str | None = None,
+    session_id: str | None = None,
+    restrict_to_scope: bool = False,
+    explain: bool = False,
+) -> SearchResult:
     """Deliver the top ``k`` memories for ``context_window`` and log them under a new ``search_id``.
 
     ``scope``: the query's scope (scores the scope component); with ``restrict_to_scope`` only
@@ -75,26 +83,61 @@ def search(store: Any, context_window: str, k: int = 5, *, scope: str | None = N
     if not query:
         raise ValueError("blank context window: nothing to search for (after cleaning)")
     reranker = store.reranker
-    hits = rank_hits(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope,
-                     ranker="reranker" if reranker is not None else "composite")
+    hits = rank_hits(
+        store,
+        query,
+        k,
+        scope=scope,
+        restrict_to_scope=restrict_to_scope,
+        ranker="reranker" if reranker is not None else "composite",
+    )
     search_id = uuid.uuid4().hex
     now = _now()
     rows, out = [], []
     for h in hits:
         did = uuid.uuid4().hex
         m = h.memory
-        rows.append({"id": did, "search_id": search_id, "memory_id": m.id, "query": query, "rank": h.rank, "score": h.score,
-                     "score_components": h.components, "reranker_model": h.reranker_model, "layer": m.layer, "scope": m.scope,
-                     "search_scope": scope, "source_ref": m.source_ref, "session_id": session_id, "arm": s.arm,
-                     "version": RANKER_VERSION, "created_at": now})
-        out.append(h.model_copy(update={"delivery_id": did, "search_id": search_id, "components": h.components if explain else None}))
+        rows.append(
+            {
+                "id": did,
+                "search_id": search_id,
+                "memory_id": m.id,
+                "query": query,
+                "rank": h.rank,
+                "score": h.score,
+                "score_components": h.components,
+                "reranker_model": h.reranker_model,
+                "layer": m.layer,
+                "scope": m.scope,
+                "search_scope": scope,
+                "source_ref": m.source_ref,
+                "session_id": session_id,
+                "arm": s.arm,
+                "version": RANKER_VERSION,
+                "created_at": now,
+            }
+        )
+        out.append(
+            h.model_copy(
+                update={"delivery_id": did, "search_id": search_id, "components": h.components if explain else None}
+            )
+        )
     log_deliveries(store.engine, rows)
     return SearchResult(search_id=search_id, query=query, hits=out)
 
 
-def rank_hits(store: Any, query: str, k: int, *, scope: str | None = None, restrict_to_scope: bool = False,
-              ranker: str = "composite", now: datetime | None = None, depth: int | None = None,
-              query_vector: Any = None) -> list[SearchHit]:
+def rank_hits(
+    store: Any,
+    query: str,
+    k: int,
+    *,
+    scope: str | None = None,
+    restrict_to_scope: bool = False,
+    ranker: str = "composite",
+    now: datetime | None = None,
+    depth: int | None = None,
+    query_vector: Any = None,
+) -> list[SearchHit]:
     """The top ``k`` memories for ``query`` as given (no cleaning, no logging), with components.
 
     ``ranker``: ``"composite"``, ``"dense"`` (similarity alone) or ``"reranker"`` (the store's
@@ -115,32 +158,68 @@ def rank_hits(store: Any, query: str, k: int, *, scope: str | None = None, restr
     index = store.index()
     ts = (now or _now()).timestamp()
     qv = query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
-    ranked = index.rank(query, qv, k, weights=s.weights, ranker=ranker, scope=scope, restrict=restrict_to_scope,
-                        prefilter=s.prefilter, now=ts, half_life_days=s.recency_half_life_days, depth=depth,
-                        dense_pool=store.vector_path.dense_source(store.engine, s), pool_size=s.pgvector_candidates)
+    ranked = index.rank(
+        query,
+        qv,
+        k,
+        weights=s.weights,
+        ranker=ranker,
+        scope=scope,
+        restrict=restrict_to_scope,
+        prefilter=s.prefilter,
+        now=ts,
+        half_life_days=s.recency_half_life_days,
+        depth=depth,
+        dense_pool=store.vector_path.dense_source(store.engine, s),
+        pool_size=s.pgvector_candidates,
+    )
     mems = store.get_many([index.ids[r.row] for r in ranked])
-    return [SearchHit(memory=mems[index.ids[r.row]], rank=i, score=r.score, components=r.components)
-            for i, r in enumerate(ranked, start=1) if index.ids[r.row] in mems]
+    return [
+        SearchHit(memory=mems[index.ids[r.row]], rank=i, score=r.score, components=r.components)
+        for i, r in enumerate(ranked, start=1)
+        if index.ids[r.row] in mems
+    ]
 
 
-def _reranked(store: Any, query: str, k: int, *, scope: str | None, restrict_to_scope: bool, now: datetime | None) -> list[SearchHit]:
+def _reranked(
+    store: Any, query: str, k: int, *, scope: str | None, restrict_to_scope: bool, now: datetime | None
+) -> list[SearchHit]:
     reranker = store.reranker
     if reranker is None:
-        raise ValueError("ranker 'reranker' needs a reranker: set MemorySettings.reranker to a registered name "
-                         "(see assay.memory.rerank) or pass MemoryStore(..., reranker=...)")
-    pool = rank_hits(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker="composite", now=now,
-                     depth=store.settings.rerank_depth)
+        raise ValueError(
+            "ranker 'reranker' needs a reranker: set MemorySettings.reranker to a registered name "
+            "(see assay.memory.rerank) or pass MemoryStore(..., reranker=...)"
+        )
+    pool = rank_hits(
+        store,
+        query,
+        k,
+        scope=scope,
+        restrict_to_scope=restrict_to_scope,
+        ranker="composite",
+        now=now,
+        depth=store.settings.rerank_depth,
+    )
     if not pool:
         return []
     if hasattr(reranker, "rerank_pool"):  # floors, blend with the composite, fallback: assay.memory.rerankers
         return list(reranker.rerank_pool(query, pool, k))
     scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
     if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
-        raise ValueError(f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)")
+        raise ValueError(
+            f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)"
+        )
     order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:k]
-    return [SearchHit(memory=pool[i].memory, rank=j, score=scores[i], reranker_model=str(reranker.model),
-                      components={**(pool[i].components or {}), "composite": pool[i].score})
-            for j, i in enumerate(order, start=1)]
+    return [
+        SearchHit(
+            memory=pool[i].memory,
+            rank=j,
+            score=scores[i],
+            reranker_model=str(reranker.model),
+            components={**(pool[i].components or {}), "composite": pool[i].score},
+        )
+        for j, i in enumerate(order, start=1)
+    ]
 
 
 def _now() -> datetime:

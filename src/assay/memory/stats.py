@@ -39,15 +39,28 @@ def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[
     """
     d = memory_deliveries.c
     with store.engine.connect() as conn:
-        rows = conn.execute(select(d.search_id, d.source_ref, d.reranker_model, d.grade, d.hard_negative, d.engaged,
-                                   d.engaged_method, d.engagement_procedure)).all()
+        rows = conn.execute(
+            select(
+                d.search_id,
+                d.source_ref,
+                d.reranker_model,
+                d.grade,
+                d.hard_negative,
+                d.engaged,
+                d.engaged_method,
+                d.engagement_procedure,
+            )
+        ).all()
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for r in rows:
         groups[(r.source_ref or NONE_LABEL, r.reranker_model or NONE_LABEL)].append(r)
     kw = {"seed": seed, "n_resamples": n_resamples}
     return {
-        "schema": 1, "kind": "memory_stats", "vector_path": vector_path(store),
-        "n_deliveries": len(rows), "n_searches": len({r.search_id for r in rows}),
+        "schema": 1,
+        "kind": "memory_stats",
+        "vector_path": vector_path(store),
+        "n_deliveries": len(rows),
+        "n_searches": len({r.search_id for r in rows}),
         "overall": _group(rows, "all", "all", **kw),
         "groups": [_group(g, gv, rm, **kw) for (gv, rm), g in sorted(groups.items())],
     }
@@ -66,7 +79,9 @@ def vector_path(store: Any) -> dict[str, Any]:
     return store.vector_path.to_dict()
 
 
-def _group(rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int) -> dict[str, Any]:
+def _group(
+    rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int
+) -> dict[str, Any]:
     graded = [r for r in rows if r.grade is not None]
     clusters = [r.search_id for r in graded]
     engagement: dict[str, Any] = {}
@@ -75,15 +90,25 @@ def _group(rows: list[Any], generation_version: str, reranker_model: str, *, see
         if r.engaged is not None:
             by_proc[r.engagement_procedure or NONE_LABEL].append(r)
     for proc, labelled in sorted(by_proc.items()):
-        summary = summarize([1.0 if r.engaged else 0.0 for r in labelled], clusters=[r.search_id for r in labelled],
-                            seed=seed, n_resamples=n_resamples).to_dict()
+        summary = summarize(
+            [1.0 if r.engaged else 0.0 for r in labelled],
+            clusters=[r.search_id for r in labelled],
+            seed=seed,
+            n_resamples=n_resamples,
+        ).to_dict()
         summary["engaged_by_method"] = dict(sorted(Counter(r.engaged_method for r in labelled if r.engaged).items()))
         engagement[proc] = summary
     return {
-        "generation_version": generation_version, "reranker_model": reranker_model,
-        "n_deliveries": len(rows), "n_searches": len({r.search_id for r in rows}), "n_graded": len(graded),
-        "grade": summarize([float(r.grade) for r in graded], clusters=clusters, seed=seed, n_resamples=n_resamples).to_dict(),
-        "hard_negative_share": summarize([1.0 if r.hard_negative else 0.0 for r in graded], clusters=clusters,
-                                         seed=seed, n_resamples=n_resamples).to_dict(),
+        "generation_version": generation_version,
+        "reranker_model": reranker_model,
+        "n_deliveries": len(rows),
+        "n_searches": len({r.search_id for r in rows}),
+        "n_graded": len(graded),
+        "grade": summarize(
+            [float(r.grade) for r in graded], clusters=clusters, seed=seed, n_resamples=n_resamples
+        ).to_dict(),
+        "hard_negative_share": summarize(
+            [1.0 if r.hard_negative else 0.0 for r in graded], clusters=clusters, seed=seed, n_resamples=n_resamples
+        ).to_dict(),
         "engagement": engagement,
     }

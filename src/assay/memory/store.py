@@ -81,8 +81,14 @@ class MemoryStore:
     One store per thread; several processes may share one database.
     """
 
-    def __init__(self, url: str | Engine | None = None, *, settings: MemorySettings | None = None,
-                 embedder: Embedder | None = None, reranker: Any = None):
+    def __init__(
+        self,
+        url: str | Engine | None = None,
+        *,
+        settings: MemorySettings | None = None,
+        embedder: Embedder | None = None,
+        reranker: Any = None,
+    ):
         self.engine = url if isinstance(url, Engine) else make_engine(url)
         init_db(self.engine)
         self.settings = settings or default_settings()
@@ -98,8 +104,11 @@ class MemoryStore:
         """The embedder (built from ``settings.embedder`` on first access)."""
         if self._embedder is None:
             s = self.settings
-            self._embedder = make_embedder(s.embedder, batch_size=s.encode_batch_size, threads=s.embed_threads) \
-                if s.embedder == "minilm" else make_embedder(s.embedder)
+            self._embedder = (
+                make_embedder(s.embedder, batch_size=s.encode_batch_size, threads=s.embed_threads)
+                if s.embedder == "minilm"
+                else make_embedder(s.embedder)
+            )
         return self._embedder
 
     @property
@@ -119,8 +128,13 @@ class MemoryStore:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def add(self, items: Iterable[MemoryIn | Mapping[str, Any]], *, embeddings: np.ndarray | None = None,
-            embedding_model: str | None = None) -> AddResult:
+    def add(
+        self,
+        items: Iterable[MemoryIn | Mapping[str, Any]],
+        *,
+        embeddings: np.ndarray | None = None,
+        embedding_model: str | None = None,
+    ) -> AddResult:
         """Add memories in one transaction (all or nothing); see the module docstring for merging.
 
         ``embeddings``: optional precomputed vectors ``(len(items), dim)`` (any norm; stored
@@ -173,7 +187,7 @@ class MemoryStore:
         ids = list(dict.fromkeys(ids))
         with self.engine.connect() as conn:
             for i in range(0, len(ids), _CHUNK):
-                for r in conn.execute(select(*_MEMORY_COLS).where(memories.c.id.in_(ids[i:i + _CHUNK]))):
+                for r in conn.execute(select(*_MEMORY_COLS).where(memories.c.id.in_(ids[i : i + _CHUNK]))):
                     out[r.id] = _to_memory(r)
         return out
 
@@ -185,7 +199,9 @@ class MemoryStore:
     def index(self) -> MemoryIndex:
         """The in-process index, brought up to the store's revision (vectors of another model re-encoded)."""
         with self.engine.connect() as conn:
-            rev = int(conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one())
+            rev = int(
+                conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one()
+            )
             if self._index is not None and rev == self._revision:
                 return self._index
             since = -1 if self._revision is None else self._revision
@@ -194,14 +210,36 @@ class MemoryStore:
         if rows:
             keywords = decode_json_texts([r.keywords_json for r in rows])
             vectors = self._vectors(rows)
-            index.upsert([IndexRow(r.seq, r.id, r.text, kw, r.scope or None, r.confidence, _utc(r.created_at),
-                                   r.superseded_by is not None, bool(r.is_correction), v)
-                          for r, kw, v in zip(rows, keywords, vectors)])
+            index.upsert(
+                [
+                    IndexRow(
+                        r.seq,
+                        r.id,
+                        r.text,
+                        kw,
+                        r.scope or None,
+                        r.confidence,
+                        _utc(r.created_at),
+                        r.superseded_by is not None,
+                        bool(r.is_correction),
+                        v,
+                    )
+                    for r, kw, v in zip(rows, keywords, vectors)
+                ]
+            )
         self._index, self._revision = index, rev
         return index
 
-    def rank(self, query: str, k: int, *, scope: str | None = None, restrict_to_scope: bool = False,
-             ranker: str = "composite", now: datetime | None = None) -> list[SearchHit]:
+    def rank(
+        self,
+        query: str,
+        k: int,
+        *,
+        scope: str | None = None,
+        restrict_to_scope: bool = False,
+        ranker: str = "composite",
+        now: datetime | None = None,
+    ) -> list[SearchHit]:
         """Rank without logging (evaluation, previews): the top ``k`` hits with components.
 
         ``ranker``: ``"composite"`` or ``"dense"`` here (BM25 and reranker rankings are in
@@ -212,18 +250,39 @@ class MemoryStore:
 
         return rank_hits(self, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker=ranker, now=now)
 
-    def search(self, context_window: str, k: int = 5, *, scope: str | None = None, session_id: str | None = None,
-               restrict_to_scope: bool = False, explain: bool = False) -> "SearchResult":
+    def search(
+        self,
+        context_window: str,
+        k: int = 5,
+        *,
+        scope: str | None = None,
+        session_id: str | None = None,
+        restrict_to_scope: bool = False,
+        explain: bool = False,
+    ) -> "SearchResult":
         """Search and log the deliveries; see :func:`assay.memory.search.search`."""
         from assay.memory.search import search
 
-        return search(self, context_window, k, scope=scope, session_id=session_id,
-                      restrict_to_scope=restrict_to_scope, explain=explain)
+        return search(
+            self,
+            context_window,
+            k,
+            scope=scope,
+            session_id=session_id,
+            restrict_to_scope=restrict_to_scope,
+            explain=explain,
+        )
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _add(self, numbered: list[tuple[int, MemoryIn]], *, where: str, embeddings: np.ndarray | None,
-             embedding_model: str | None) -> AddResult:
+    def _add(
+        self,
+        numbered: list[tuple[int, MemoryIn]],
+        *,
+        where: str,
+        embeddings: np.ndarray | None,
+        embedding_model: str | None,
+    ) -> AddResult:
         if embeddings is not None:
             embeddings = np.asarray(embeddings, dtype=np.float32)
             if embeddings.ndim != 2 or embeddings.shape[0] != len(numbered):
@@ -240,8 +299,13 @@ class MemoryStore:
         from assay.memory.ingest import plan_add
 
         plan = plan_add(self, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
-        result = AddResult(added=[r["id"] for r in plan.inserts], merged=dict(plan.merged), updated=list(plan.updated),
-                           unchanged=list(plan.unchanged), embedded=plan.embedded)
+        result = AddResult(
+            added=[r["id"] for r in plan.inserts],
+            merged=dict(plan.merged),
+            updated=list(plan.updated),
+            unchanged=list(plan.unchanged),
+            embedded=plan.embedded,
+        )
         if not plan.inserts and not plan.updates and not plan.supersedes:
             return result
         with self.engine.begin() as conn:
@@ -249,7 +313,7 @@ class MemoryStore:
             for r in plan.inserts:
                 r["revision"] = rev
             for i in range(0, len(plan.inserts), _CHUNK):
-                conn.execute(memories.insert(), plan.inserts[i:i + _CHUNK])
+                conn.execute(memories.insert(), plan.inserts[i : i + _CHUNK])
             if plan.inserts:
                 sync_vectors(self.vector_path, conn, memories.c.revision == rev)
             for mid, (keywords, plus) in plan.updates.items():
@@ -259,18 +323,33 @@ class MemoryStore:
             for old, new in plan.supersedes:
                 row = conn.execute(select(memories).where(memories.c.id == old)).first()
                 if row is None:
-                    raise MemoryFileError([InputProblem(file=where, line=0, field="supersedes", problem=f"unknown memory id {old!r}")])
+                    raise MemoryFileError(
+                        [InputProblem(file=where, line=0, field="supersedes", problem=f"unknown memory id {old!r}")]
+                    )
                 if row.superseded_by == new:
                     continue  # the same correction re-sent: counted once
                 self._apply_adjust(conn, row, rev, minus=1, superseded_by=new)
                 result.superseded.append(old)
         return result
 
-    def _apply_adjust(self, conn: Any, row: Any, rev: int, *, plus: int = 0, minus: int = 0,
-                      keywords: list[str] | None = None, superseded_by: str | None = None) -> None:
+    def _apply_adjust(
+        self,
+        conn: Any,
+        row: Any,
+        rev: int,
+        *,
+        plus: int = 0,
+        minus: int = 0,
+        keywords: list[str] | None = None,
+        superseded_by: str | None = None,
+    ) -> None:
         n_plus, n_minus = row.n_corroborations + plus, row.n_contradictions + minus
-        values: dict[str, Any] = {"n_corroborations": n_plus, "n_contradictions": n_minus, "revision": rev,
-                                  "confidence": reliability(row.confidence_prior, n_plus, n_minus, self.settings.confidence_prior_strength)}
+        values: dict[str, Any] = {
+            "n_corroborations": n_plus,
+            "n_contradictions": n_minus,
+            "revision": rev,
+            "confidence": reliability(row.confidence_prior, n_plus, n_minus, self.settings.confidence_prior_strength),
+        }
         if keywords is not None:
             values["keywords"] = keywords
         if superseded_by is not None:
@@ -292,7 +371,9 @@ class MemoryStore:
 
     def _bump(self, conn: Any) -> int:
         """Take the memories write lock (first statement of the transaction) and return the new revision."""
-        conn.execute(update(memory_state).where(memory_state.c.name == "memories").values(revision=memory_state.c.revision + 1))
+        conn.execute(
+            update(memory_state).where(memory_state.c.name == "memories").values(revision=memory_state.c.revision + 1)
+        )
         return int(conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one())
 
     def _ensure_state(self) -> None:
@@ -305,21 +386,30 @@ class MemoryStore:
     def _vectors(self, rows: Sequence[Any]) -> list[np.ndarray | None]:
         """Stored vectors of ``rows``; missing or other-model ones are encoded now and saved."""
         model = self.embedder.model
-        out: list[np.ndarray | None] = [r.embedding if r.embedding is not None and r.embedding_model == model else None for r in rows]
+        out: list[np.ndarray | None] = [
+            r.embedding if r.embedding is not None and r.embedding_model == model else None for r in rows
+        ]
         stale = [i for i, v in enumerate(out) if v is None]
         switched = sum(1 for i in stale if rows[i].embedding is not None)
         if switched:  # a shared store re-embedded by a misconfigured client would flip back and forth
-            log.warning("re-embedding %d memor%s stored with another embedding model as %s (its vectors are replaced)",
-                        switched, "y" if switched == 1 else "ies", model)
+            log.warning(
+                "re-embedding %d memor%s stored with another embedding model as %s (its vectors are replaced)",
+                switched,
+                "y" if switched == 1 else "ies",
+                model,
+            )
         if stale:
             fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
             with self.engine.begin() as conn:
                 for i, v in zip(stale, fresh):
                     out[i] = v
-                    conn.execute(update(memories).where(memories.c.seq == rows[i].seq)
-                                 .values(embedding=v, embedding_model=model))
+                    conn.execute(
+                        update(memories).where(memories.c.seq == rows[i].seq).values(embedding=v, embedding_model=model)
+                    )
                 for j in range(0, len(stale), _CHUNK):
-                    sync_vectors(self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j:j + _CHUNK]]))
+                    sync_vectors(
+                        self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j : j + _CHUNK]])
+                    )
         return out
 
 
@@ -327,7 +417,7 @@ def embed_texts(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np
     """``embedder.embed`` in batches, checked: float32 ``(len(texts), dim)``, rows unit-length or zero."""
     parts = []
     for i in range(0, len(texts), max(1, batch_size) * 16):
-        batch = list(texts[i:i + batch_size * 16])
+        batch = list(texts[i : i + batch_size * 16])
         v = np.asarray(embedder.embed(batch), dtype=np.float32)
         if v.ndim != 2 or v.shape[0] != len(batch):
             raise ValueError(f"embedder {embedder.model!r} returned shape {v.shape} for {len(batch)} texts")
@@ -348,10 +438,22 @@ def unit_rows(v: np.ndarray) -> np.ndarray:
 
 # --- helpers -------------------------------------------------------------------------------
 
-_MEMORY_COLS = [c for c in memories.c if c.name not in ("embedding", "dedupe_key", "revision", "added_at", "embedding_model")]
-_INDEX_COLS = [memories.c.seq, memories.c.id, memories.c.text, type_coerce(memories.c.keywords, Text).label("keywords_json"),
-               memories.c.scope, memories.c.confidence, memories.c.created_at, memories.c.superseded_by,
-               memories.c.is_correction, memories.c.embedding, memories.c.embedding_model]
+_MEMORY_COLS = [
+    c for c in memories.c if c.name not in ("embedding", "dedupe_key", "revision", "added_at", "embedding_model")
+]
+_INDEX_COLS = [
+    memories.c.seq,
+    memories.c.id,
+    memories.c.text,
+    type_coerce(memories.c.keywords, Text).label("keywords_json"),
+    memories.c.scope,
+    memories.c.confidence,
+    memories.c.created_at,
+    memories.c.superseded_by,
+    memories.c.is_correction,
+    memories.c.embedding,
+    memories.c.embedding_model,
+]
 
 
 def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[InputProblem]]:
@@ -364,10 +466,23 @@ def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[Input
 
 
 def _to_memory(r: Any) -> Memory:
-    return Memory(id=r.id, text=r.text, keywords=tuple(r.keywords or ()), keywords_source=r.keywords_source,
-                  scope=r.scope or None, layer=r.layer, confidence=r.confidence, confidence_prior=r.confidence_prior,
-                  n_corroborations=r.n_corroborations, n_contradictions=r.n_contradictions, created_at=_utc(r.created_at),
-                  source_ref=r.source_ref, superseded_by=r.superseded_by, is_correction=bool(r.is_correction), meta=r.meta or {})
+    return Memory(
+        id=r.id,
+        text=r.text,
+        keywords=tuple(r.keywords or ()),
+        keywords_source=r.keywords_source,
+        scope=r.scope or None,
+        layer=r.layer,
+        confidence=r.confidence,
+        confidence_prior=r.confidence_prior,
+        n_corroborations=r.n_corroborations,
+        n_contradictions=r.n_contradictions,
+        created_at=_utc(r.created_at),
+        source_ref=r.source_ref,
+        superseded_by=r.superseded_by,
+        is_correction=bool(r.is_correction),
+        meta=r.meta or {},
+    )
 
 
 _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
@@ -376,4 +491,3 @@ _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
 def now_utc() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.fromtimestamp(time.time(), tz=timezone.utc)
-

@@ -17,7 +17,20 @@ Only portable SQLAlchemy Core types; dialect specifics live in :mod:`assay.stora
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Float, Index, Integer, String, Table, Text, UniqueConstraint, func
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+)
 
 from assay.storage import FloatVector, metadata
 

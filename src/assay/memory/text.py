@@ -22,8 +22,17 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-__all__ = ["tokens", "terms", "keyword_terms", "derive_keywords", "distinctive_terms", "dedupe_key",
-           "clean_context", "STOPWORDS", "MAX_DERIVED_KEYWORDS"]
+__all__ = [
+    "tokens",
+    "terms",
+    "keyword_terms",
+    "derive_keywords",
+    "distinctive_terms",
+    "dedupe_key",
+    "clean_context",
+    "STOPWORDS",
+    "MAX_DERIVED_KEYWORDS",
+]
 
 #: At most this many keywords are derived from a memory's text (the first distinct content
 #: words in text order): a 1–2 sentence note has 5–15 content words; the cap keeps a long
@@ -33,7 +42,8 @@ MAX_DERIVED_KEYWORDS = 16
 #: English function words and chat filler (after casefolding; apostrophe fragments included,
 #: since ``I'm`` tokenises as ``i`` + ``m``). A short list on purpose: content words such as
 #: numbers, names and verbs are kept.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been before being
 below between both but by can could did do does doing done down during each either else ever
 few for from further get gets got had has have having he her here hers herself him himself his how
@@ -43,19 +53,51 @@ their theirs them themselves then there these they this those through to too und
 us very was we were what when where which while who whom why will with would yes yet you your yours
 yourself yourselves s t d ll m re ve don didn doesn isn wasn aren weren won wouldn shouldn couldn
 hasn haven hadn can't oh ok okay hey hi hello yeah wow thanks thank sure well much many one
-""".split())
+""".split()
+)
 
 #: Korean particles (josa) stripped from the end of a Hangul word when a keyword is derived,
 #: longest first; only when at least two syllables remain (``나이`` keeps its ``이``).
-_JOSA = ("에서는", "으로는", "에게서", "에서", "에게", "으로", "까지", "부터", "보다", "처럼", "하고", "이랑",
-         "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만", "랑")
+_JOSA = (
+    "에서는",
+    "으로는",
+    "에게서",
+    "에서",
+    "에게",
+    "으로",
+    "까지",
+    "부터",
+    "보다",
+    "처럼",
+    "하고",
+    "이랑",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "의",
+    "에",
+    "로",
+    "와",
+    "과",
+    "도",
+    "만",
+    "랑",
+)
 
 _WORD = re.compile(r"[^\W_]+")
-_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0002ffff]+")
+_CJK = re.compile(
+    r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0002ffff]+"
+)
 _HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
 _MEMORY_BLOCK = re.compile(r"<(memories|memory)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_SECRET = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bBearer\s+[A-Za-z0-9._\-~+/=]{8,}"
-                     r"|\b(?:api[_-]?key|access[_-]?token|token|password|passwd|secret)\b\s*[:=]\s*\S+", re.IGNORECASE)
+_SECRET = re.compile(
+    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bBearer\s+[A-Za-z0-9._\-~+/=]{8,}"
+    r"|\b(?:api[_-]?key|access[_-]?token|token|password|passwd|secret)\b\s*[:=]\s*\S+",
+    re.IGNORECASE,
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -66,9 +108,9 @@ def tokens(text: str) -> list[str]:
         pos = 0
         for m in _CJK.finditer(run):
             if m.start() > pos:
-                out.append(run[pos:m.start()])
+                out.append(run[pos : m.start()])
             seg = m.group()
-            out.extend([seg] if len(seg) == 1 else [seg[i:i + 2] for i in range(len(seg) - 1)])
+            out.extend([seg] if len(seg) == 1 else [seg[i : i + 2] for i in range(len(seg) - 1)])
             pos = m.end()
         if pos < len(run):
             out.append(run[pos:])
@@ -144,5 +186,5 @@ def clean_context(text: str, max_chars: int = 2000) -> str:
         t = t[-max_chars:]
         cut = t.find(" ", 0, 40)
         if cut != -1:
-            t = t[cut + 1:]
+            t = t[cut + 1 :]
     return t

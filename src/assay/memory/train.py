@@ -37,8 +37,16 @@ import numpy as np
 from assay.memory.pairs import Pair
 from assay.memory.rerankers import DeviceFacts, quiet_loading
 
-__all__ = ["TrainConfig", "TrainResult", "TrainingError", "train_pairwise", "train_device", "base_model_path", "load_base",
-           "length_batches"]
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "TrainingError",
+    "train_pairwise",
+    "train_device",
+    "base_model_path",
+    "load_base",
+    "length_batches",
+]
 
 
 class TrainingError(RuntimeError):
@@ -106,9 +114,18 @@ class TrainResult:
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready figures for the model card (no model object)."""
-        return {"base_model": self.base_model, "head_untrained_at_start": self.head_untrained, "device": self.device,
-                "pairs": self.pairs, "steps": self.steps, "seconds": round(self.seconds, 2), "pairs_per_s": round(self.pairs_per_s, 2),
-                "loss_first_step": self.loss_first, "loss_last_step": self.loss_last, "epoch_mean_loss": self.epoch_losses}
+        return {
+            "base_model": self.base_model,
+            "head_untrained_at_start": self.head_untrained,
+            "device": self.device,
+            "pairs": self.pairs,
+            "steps": self.steps,
+            "seconds": round(self.seconds, 2),
+            "pairs_per_s": round(self.pairs_per_s, 2),
+            "loss_first_step": self.loss_first,
+            "loss_last_step": self.loss_last,
+            "epoch_mean_loss": self.epoch_losses,
+        }
 
 
 def train_device(requested: str, facts: DeviceFacts) -> str:
@@ -148,8 +165,13 @@ def load_base(base: str | None, *, max_length: int, device: str, seed: int) -> t
     return ce, name, head_untrained
 
 
-def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *, device_facts: DeviceFacts | None = None,
-                   on_step: Callable[[int, int, float], None] | None = None) -> TrainResult:
+def train_pairwise(
+    pairs: Sequence[Pair],
+    config: TrainConfig = TrainConfig(),
+    *,
+    device_facts: DeviceFacts | None = None,
+    on_step: Callable[[int, int, float], None] | None = None,
+) -> TrainResult:
     """Fine-tune a student on ``pairs`` (see the module docstring); returns it in eval mode.
 
     ``on_step(step, total_steps, loss)`` is called after each optimiser step (progress bars).
@@ -167,7 +189,9 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
     device = train_device(config.device, device_facts)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
-    ce, name, head_untrained = load_base(config.base_model, max_length=config.max_length, device=device, seed=config.seed)
+    ce, name, head_untrained = load_base(
+        config.base_model, max_length=config.max_length, device=device, seed=config.seed
+    )
     hf, tok = ce.transformers_model, ce.tokenizer
     hf.to(device)
     emb = getattr(getattr(hf, "base_model", None), "embeddings", None)
@@ -181,7 +205,9 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
     warm = int(config.warmup * total)
     trainable = [p for p in hf.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=config.lr, weight_decay=config.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: (s + 1) / (warm + 1) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / (warm + 1) if s < warm else max(0.0, (total - s) / max(1, total - warm))
+    )
     loss_fn = torch.nn.MarginRankingLoss(margin=config.margin)
     hf.train()
     step, first, last, epoch_losses = 0, None, None, []
@@ -191,8 +217,14 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
         for idx in length_batches(pairs, bs, rng):
             batch = [pairs[i] for i in idx]
             q = [p.query for p in batch]
-            enc = tok(q + q, [p.pos.text for p in batch] + [p.neg.text for p in batch], padding=True, truncation=True,
-                      max_length=config.max_length, return_tensors="pt").to(device)
+            enc = tok(
+                q + q,
+                [p.pos.text for p in batch] + [p.neg.text for p in batch],
+                padding=True,
+                truncation=True,
+                max_length=config.max_length,
+                return_tensors="pt",
+            ).to(device)
             logits = hf(**enc).logits.reshape(-1)
             k = len(batch)
             loss = loss_fn(logits[:k], logits[k:], torch.ones(k, device=device))
@@ -213,11 +245,23 @@ def train_pairwise(pairs: Sequence[Pair], config: TrainConfig = TrainConfig(), *
         epoch_losses.append(round(float(np.mean(losses)), 6))
     seconds = time.perf_counter() - t0
     hf.eval()
-    return TrainResult(model=ce, base_model=name, head_untrained=head_untrained, device=device, pairs=n, steps=step,
-                       seconds=seconds, loss_first=first, loss_last=last, epoch_losses=epoch_losses)
+    return TrainResult(
+        model=ce,
+        base_model=name,
+        head_untrained=head_untrained,
+        device=device,
+        pairs=n,
+        steps=step,
+        seconds=seconds,
+        loss_first=first,
+        loss_last=last,
+        epoch_losses=epoch_losses,
+    )
 
 
-def length_batches(pairs: Sequence[Pair], batch_size: int, rng: np.random.Generator, *, window: int = 50) -> list[list[int]]:
+def length_batches(
+    pairs: Sequence[Pair], batch_size: int, rng: np.random.Generator, *, window: int = 50
+) -> list[list[int]]:
     """One epoch's batches of pair indices, "smart batching": a seeded shuffle, then within each
     window of ``window`` batches the pairs are sorted by length (characters of the query and the
     longer memory) and cut into batches, whose order is shuffled again. Batches of similar
@@ -228,8 +272,8 @@ def length_batches(pairs: Sequence[Pair], batch_size: int, rng: np.random.Genera
     batches: list[list[int]] = []
     span = batch_size * window
     for start in range(0, len(order), span):
-        chunk = sorted(order[start:start + span].tolist(), key=size)
-        batches.extend(chunk[j:j + batch_size] for j in range(0, len(chunk), batch_size))
+        chunk = sorted(order[start : start + span].tolist(), key=size)
+        batches.extend(chunk[j : j + batch_size] for j in range(0, len(chunk), batch_size))
     return [batches[i] for i in rng.permutation(len(batches))]
 
 

@@ -74,7 +74,9 @@ class VectorPath:
         """``{"path", "detail", "pgvector": version | None, "index": "hnsw" | "none" | None}`` (no ids: safe to share)."""
         return {"path": self.path, "detail": self.detail, "pgvector": self.version, "index": self.index}
 
-    def dense_source(self, engine: Any, settings: MemorySettings) -> Callable[[np.ndarray, int], DensePool | None] | None:
+    def dense_source(
+        self, engine: Any, settings: MemorySettings
+    ) -> Callable[[np.ndarray, int], DensePool | None] | None:
         """The callable :meth:`~assay.memory.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the numpy path."""
         if self.path != "pgvector" or self.mirror is None:
             return None
@@ -84,7 +86,9 @@ class VectorPath:
         """Switch to numpy for good (this store's life): the mirror or the extension is gone (``exc`` says how)."""
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         self.path, self.mirror, self.index = "numpy", None, None
-        self.detail = f"pgvector became unusable while the store ran ({reason}); scoring in process (numpy) until restarted"
+        self.detail = (
+            f"pgvector became unusable while the store ran ({reason}); scoring in process (numpy) until restarted"
+        )
 
 
 def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[], Any]) -> VectorPath:
@@ -111,23 +115,48 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
         return VectorPath("numpy", vs.detail)
     emb = embedder()
     dim = int(emb.dim)
-    mirror = VectorMirror(memories, key="seq", source="embedding", dim=dim, name=MIRROR_TABLE, version=vs.version,
-                          eligible=memories.c.embedding_model == emb.model)
+    mirror = VectorMirror(
+        memories,
+        key="seq",
+        source="embedding",
+        dim=dim,
+        name=MIRROR_TABLE,
+        version=vs.version,
+        eligible=memories.c.embedding_model == emb.model,
+    )
     try:
         status = mirror.ensure(engine)
     except DBAPIError as e:
         reason = describe_db_error(e, engine).split(": ", 1)[-1]
-        return VectorPath("numpy", f"pgvector {vs.version} is installed but the {MIRROR_TABLE} table could not be set up "
-                                   f"({reason}); scoring in process (numpy)", vs.version)
-    where = (f"{MIRROR_TABLE}, vector({dim}), "
-             + ("HNSW index (vector_cosine_ops), approximate" if status.index == "hnsw" else "no index (pgvector < 0.5): exact scan"))
+        return VectorPath(
+            "numpy",
+            f"pgvector {vs.version} is installed but the {MIRROR_TABLE} table could not be set up "
+            f"({reason}); scoring in process (numpy)",
+            vs.version,
+        )
+    where = f"{MIRROR_TABLE}, vector({dim}), " + (
+        "HNSW index (vector_cosine_ops), approximate"
+        if status.index == "hnsw"
+        else "no index (pgvector < 0.5): exact scan"
+    )
     if settings.pgvector_exact:
         where += "; exact search (index bypassed, settings.pgvector_exact)"
     if settings.vector_path == "numpy":
-        return VectorPath("numpy", f"settings.vector_path='numpy': scored in process (numpy); pgvector {vs.version} is installed "
-                                   f"and {where} is kept in sync", vs.version, status.index, mirror)
-    return VectorPath("pgvector", f"pgvector {vs.version}: dense top-k in PostgreSQL ({where}) as cosine similarity",
-                      vs.version, status.index, mirror)
+        return VectorPath(
+            "numpy",
+            f"settings.vector_path='numpy': scored in process (numpy); pgvector {vs.version} is installed "
+            f"and {where} is kept in sync",
+            vs.version,
+            status.index,
+            mirror,
+        )
+    return VectorPath(
+        "pgvector",
+        f"pgvector {vs.version}: dense top-k in PostgreSQL ({where}) as cosine similarity",
+        vs.version,
+        status.index,
+        mirror,
+    )
 
 
 def sync_vectors(vp: VectorPath, conn: Any, where: Any) -> None:

@@ -25,8 +25,9 @@ NAME_MAX = 255
 _TEMP_SUFFIX_BYTES = len(".xxxxxxxx.tmp")
 
 
-def write_reports(out_dir: str | os.PathLike[str], name: str, local: Mapping[str, Any],
-                  aggregate: Mapping[str, Any]) -> list[Path]:
+def write_reports(
+    out_dir: str | os.PathLike[str], name: str, local: Mapping[str, Any], aggregate: Mapping[str, Any]
+) -> list[Path]:
     """Write the four report files for one run into ``out_dir`` and return their absolute paths.
 
     Order: ``NAME.local.json``, ``NAME.aggregate.json``, ``NAME.md``, ``NAME.html``. Everything
@@ -53,7 +54,9 @@ def report_paths(out_dir: str | os.PathLike[str], name: str) -> list[Path]:
         raise ValueError(f"report name must be a plain file name without path separators, got {name!r}")
     longest = len(os.fsencode(f".{name}.aggregate.json")) + _TEMP_SUFFIX_BYTES
     if longest > NAME_MAX:
-        raise ValueError(f"report name is too long ({len(os.fsencode(name))} bytes; at most "
-                         f"{len(os.fsencode(name)) - (longest - NAME_MAX)} so its files fit the {NAME_MAX}-byte file name limit)")
+        raise ValueError(
+            f"report name is too long ({len(os.fsencode(name))} bytes; at most "
+            f"{len(os.fsencode(name)) - (longest - NAME_MAX)} so its files fit the {NAME_MAX}-byte file name limit)"
+        )
     base = Path(out_dir).expanduser().absolute()
     return [base / f"{name}{suffix}" for suffix in (".local.json", ".aggregate.json", ".md", ".html")]

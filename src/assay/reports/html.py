@@ -47,21 +47,24 @@ def render_html(aggregate: Mapping[str, Any]) -> str:
         plots.distributions_plot(aggregate),
     ]
     agreement = agreement_tables(aggregate)
-    html = _environment().get_template(TEMPLATE).render(
-        title=title_line(aggregate),
-        meta=meta_line(aggregate),
-        variants=variant_table(aggregate),
-        dimensions=dimension_table(aggregate),
-        show_lift=show_lift(aggregate),
-        plots=[{"title": p.title, "caption": p.caption, "svg": Markup(p.svg) if p.svg else None}
-               for p in figures],
-        lift_caption=lift_caption(aggregate),
-        lift=lift_table(aggregate),
-        no_lift=no_lift_reason(aggregate),
-        agreement_caption=agreement_caption(aggregate) if agreement else None,
-        agreement=agreement,
-        bottom=bottom_table(aggregate),
-        notes=[str(n) for n in aggregate.get("notes") or []],
+    html = (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(
+            title=title_line(aggregate),
+            meta=meta_line(aggregate),
+            variants=variant_table(aggregate),
+            dimensions=dimension_table(aggregate),
+            show_lift=show_lift(aggregate),
+            plots=[{"title": p.title, "caption": p.caption, "svg": Markup(p.svg) if p.svg else None} for p in figures],
+            lift_caption=lift_caption(aggregate),
+            lift=lift_table(aggregate),
+            no_lift=no_lift_reason(aggregate),
+            agreement_caption=agreement_caption(aggregate) if agreement else None,
+            agreement=agreement,
+            bottom=bottom_table(aggregate),
+            notes=[str(n) for n in aggregate.get("notes") or []],
+        )
     )
     return html.rstrip("\n") + "\n"
 

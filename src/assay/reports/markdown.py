@@ -45,8 +45,16 @@ def render_markdown(aggregate: Mapping[str, Any]) -> str:
     agreement = agreement_tables(aggregate)
     if agreement:
         confusion, metrics, left_out = agreement
-        out += [f"## {_esc(agreement_caption(aggregate))}", "", *_table(confusion), "",
-                *_table(metrics), "", _esc(left_out), ""]
+        out += [
+            f"## {_esc(agreement_caption(aggregate))}",
+            "",
+            *_table(confusion),
+            "",
+            *_table(metrics),
+            "",
+            _esc(left_out),
+            "",
+        ]
 
     bottom = bottom_table(aggregate)
     if bottom:

@@ -118,24 +118,37 @@ def _hist_cell(ax: Any, aggregate: Mapping[str, Any], name: str, dim: str) -> No
     ax.tick_params(labelsize=7, length=2)
     ax.set_yticks([0, 0.5, 1])
     if len(edges) != len(counts) + 1 or total <= 0:
-        ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", va="center",
-                fontsize=7, color=MUTED)
+        ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", va="center", fontsize=7, color=MUTED)
         return
     widths = [b - a for a, b in zip(edges, edges[1:])]
-    ax.bar(edges[:-1], [c / total for c in counts], width=widths, align="edge",
-           color=ACCENT, edgecolor="white", linewidth=0.4)
+    ax.bar(
+        edges[:-1],
+        [c / total for c in counts],
+        width=widths,
+        align="edge",
+        color=ACCENT,
+        edgecolor="white",
+        linewidth=0.4,
+    )
     ax.set_xlim(edges[0], edges[-1])
     ax.set_xticks([edges[0], (edges[0] + edges[-1]) / 2, edges[-1]])  # neighbours' 1.0 and 0.0 labels collided
     # above the axes, right-aligned: inside them a full-height bar at 1.0 covered the label
     ax.set_title(f"n={int(total)}", loc="right", fontsize=7, color="#2b3440", pad=2)
 
 
-def _interval_svg(points: Sequence[tuple[str, float, tuple[float, float] | None]], *, xlabel: str,
-                  zero_line: bool, bounded: bool, prefix: str) -> str:
+def _interval_svg(
+    points: Sequence[tuple[str, float, tuple[float, float] | None]],
+    *,
+    xlabel: str,
+    zero_line: bool,
+    bounded: bool,
+    prefix: str,
+) -> str:
     """Horizontal point-and-interval plot, first point on top."""
     with matplotlib.rc_context(RC):
-        fig = Figure(figsize=(6.0 + _label_width([p[0] for p in points]), 0.38 * len(points) + 0.9),
-                     layout="constrained")
+        fig = Figure(
+            figsize=(6.0 + _label_width([p[0] for p in points]), 0.38 * len(points) + 0.9), layout="constrained"
+        )
         ax = fig.add_subplot()
         ys = list(range(len(points)))[::-1]
         for y, (_, value, ci) in zip(ys, points):
@@ -174,7 +187,11 @@ def _svg(fig: Figure, prefix: str) -> str:
     svg = _METADATA.sub("", _PROLOG.sub("", buf.getvalue(), count=1), count=1)
     ids = set(_ID.findall(svg))
     if ids:  # one pass over the text (a replace per id was quadratic: ~1 s for 80 histograms)
-        ref = re.compile(r'(id="|href="#|url\(#)(' + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True)) + r')(?=[")])')
+        ref = re.compile(
+            r'(id="|href="#|url\(#)('
+            + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+            + r')(?=[")])'
+        )
         svg = ref.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
     return svg.replace("<svg ", f'<svg role="img" class="plot" id="{prefix}" ', 1).strip()
 
@@ -195,7 +212,7 @@ def _short(label: object) -> str:
     if len(text) <= LABEL_MAX:
         return text
     head = (LABEL_MAX - 1) // 2
-    return text[:head] + "…" + text[len(text) - (LABEL_MAX - 1 - head):]
+    return text[:head] + "…" + text[len(text) - (LABEL_MAX - 1 - head) :]
 
 
 def _ci(ci: Any) -> tuple[float, float] | None:

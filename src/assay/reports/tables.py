@@ -83,8 +83,11 @@ def variant_table(aggregate: Mapping[str, Any]) -> Table:
     """
     dims = report_dims(aggregate)
     primary = primary_dim(aggregate)
-    rates = [(k, label) for k, label in (("no_claims_rate", "no claims"), ("gate_fail_rate", "gate fail"))
-             if any(k in v for v in _variants(aggregate).values())]
+    rates = [
+        (k, label)
+        for k, label in (("no_claims_rate", "no claims"), ("gate_fail_rate", "gate fail"))
+        if any(k in v for v in _variants(aggregate).values())
+    ]
     headers = ["variant", "n"] + [f"{d} [95% CI]" if d == primary else d for d in dims]
     headers += [label for _, label in rates]
     rows = []
@@ -113,8 +116,15 @@ def dimension_table(aggregate: Mapping[str, Any]) -> Table | None:
     for d in report_dims(aggregate):
         stat = variant_stat(aggregate, name, d)
         eff = fmt_int(stat.get("effective_n"))
-        rows.append((d, fmt_num(stat.get("mean")), fmt_ci(stat.get("ci")) or MISSING, fmt_num(stat.get("std")),
-                     f"{eff} of {fmt_int(n)}" if eff != MISSING else MISSING))
+        rows.append(
+            (
+                d,
+                fmt_num(stat.get("mean")),
+                fmt_ci(stat.get("ci")) or MISSING,
+                fmt_num(stat.get("std")),
+                f"{eff} of {fmt_int(n)}" if eff != MISSING else MISSING,
+            )
+        )
     return Table(("dimension", "mean", "95% CI", "std", "effective_n"), tuple(rows), (False, True, True, True, True))
 
 
@@ -164,8 +174,10 @@ def agreement_tables(aggregate: Mapping[str, Any]) -> tuple[Table, Table, str] |
     positive = str(agr.get("positive", "positive"))
     confusion = Table(
         ("", f"human: {positive}", "human: other"),
-        (("assay flags", fmt_int(agr.get("tp")), fmt_int(agr.get("fp"))),
-         ("assay passes", fmt_int(agr.get("fn")), fmt_int(agr.get("tn")))),
+        (
+            ("assay flags", fmt_int(agr.get("tp")), fmt_int(agr.get("fp"))),
+            ("assay passes", fmt_int(agr.get("fn")), fmt_int(agr.get("tn"))),
+        ),
         (False, True, True),
     )
     metrics = Table(
@@ -186,24 +198,33 @@ def bottom_table(aggregate: Mapping[str, Any]) -> Table | None:
     """The lowest-scoring rows per dimension, anonymised as ``#1/#2/#3`` + variant + slice + score."""
     bottom = aggregate.get("bottom") or {}
     dims = [d for d in report_dims(aggregate) if bottom.get(d)] + [
-        d for d in bottom if bottom.get(d) and d not in report_dims(aggregate)]
+        d for d in bottom if bottom.get(d) and d not in report_dims(aggregate)
+    ]
     rows = []
     for d in dims:
         for i, row in enumerate(bottom[d]):
             rank = row.get("rank", i + 1)
-            rows.append((d if i == 0 else "", f"#{rank}", str(row.get("variant", MISSING)),
-                         MISSING if row.get("slice") is None else str(row["slice"]),
-                         fmt_num(row.get("score"))))
+            rows.append(
+                (
+                    d if i == 0 else "",
+                    f"#{rank}",
+                    str(row.get("variant", MISSING)),
+                    MISSING if row.get("slice") is None else str(row["slice"]),
+                    fmt_num(row.get("score")),
+                )
+            )
     if not rows:
         return None
-    return Table(("dimension", "rank", "variant", "slice", "score"), tuple(rows),
-                 (False, False, False, False, True))
+    return Table(("dimension", "rank", "variant", "slice", "score"), tuple(rows), (False, False, False, False, True))
 
 
 def title_line(aggregate: Mapping[str, Any]) -> str:
     """``demo · eval · backend stub · gate gate-1 · n=40``."""
-    parts = [str(aggregate.get("name") or "assay report"), str(aggregate.get("kind") or "eval"),
-             f"backend {aggregate.get('backend') or MISSING}"]
+    parts = [
+        str(aggregate.get("name") or "assay report"),
+        str(aggregate.get("kind") or "eval"),
+        f"backend {aggregate.get('backend') or MISSING}",
+    ]
     if aggregate.get("gate_version"):
         parts.append(f"gate {aggregate['gate_version']}")
     parts.append(f"n={aggregate.get('n', MISSING)}")

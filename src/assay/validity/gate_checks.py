@@ -102,8 +102,12 @@ def financebench_validity(cases: Sequence[Case]) -> dict[str, Any]:
             moved_accept += gm.status == "pass"
     return {
         "n": len(cases),
-        "per_label": {k: {s: _rate(v[s], sum(v.values())) | {"count": v[s]} for s in ("pass", "fail", "no_claims")} for k, v in sorted(per_label.items())},
-        "fails_vs_incorrect": agreement(predicted, actual).to_dict() | {"refusals_excluded": refusals, "no_claims_left_out": no_claims_left_out},
+        "per_label": {
+            k: {s: _rate(v[s], sum(v.values())) | {"count": v[s]} for s in ("pass", "fail", "no_claims")}
+            for k, v in sorted(per_label.items())
+        },
+        "fails_vs_incorrect": agreement(predicted, actual).to_dict()
+        | {"refusals_excluded": refusals, "no_claims_left_out": no_claims_left_out},
         "moved_correct_false_accept": _rate(moved_accept, moved_n) | {"n": moved_n},
     }
 

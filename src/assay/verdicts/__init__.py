@@ -9,13 +9,39 @@
 """
 
 from assay.verdicts.fewshot import few_shot_block
-from assay.verdicts.models import QueryError, ScoredVerdict, Verdict, VerdictFileError, VerdictQuery, load_query, load_verdicts, parse_query
+from assay.verdicts.models import (
+    QueryError,
+    ScoredVerdict,
+    Verdict,
+    VerdictFileError,
+    VerdictQuery,
+    load_query,
+    load_verdicts,
+    parse_query,
+)
 from assay.verdicts.similarity import SimilarityIndex, similarity
 from assay.verdicts.spec import DEFAULT_SPEC, FieldSpec, FieldValueError, SimilaritySpec, SpecError, load_spec
 from assay.verdicts.store import DuplicateVerdictError, Embedder, VerdictStore
 
 __all__ = [
-    "Verdict", "VerdictQuery", "ScoredVerdict", "VerdictFileError", "QueryError", "load_verdicts", "load_query", "parse_query",
-    "SimilaritySpec", "FieldSpec", "DEFAULT_SPEC", "SpecError", "FieldValueError", "load_spec",
-    "similarity", "SimilarityIndex", "VerdictStore", "Embedder", "DuplicateVerdictError", "few_shot_block",
+    "Verdict",
+    "VerdictQuery",
+    "ScoredVerdict",
+    "VerdictFileError",
+    "QueryError",
+    "load_verdicts",
+    "load_query",
+    "parse_query",
+    "SimilaritySpec",
+    "FieldSpec",
+    "DEFAULT_SPEC",
+    "SpecError",
+    "FieldValueError",
+    "load_spec",
+    "similarity",
+    "SimilarityIndex",
+    "VerdictStore",
+    "Embedder",
+    "DuplicateVerdictError",
+    "few_shot_block",
 ]

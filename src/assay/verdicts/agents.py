@@ -41,7 +41,9 @@ __all__ = ["VerdictFewShotProvider", "query_from_messages", "DEFAULT_SOURCE_ID"]
 
 DEFAULT_SOURCE_ID = "assay.verdicts"
 
-QueryFn = Callable[[Any], "VerdictQuery | Mapping[str, Any] | None | Awaitable[VerdictQuery | Mapping[str, Any] | None]"]
+QueryFn = Callable[
+    [Any], "VerdictQuery | Mapping[str, Any] | None | Awaitable[VerdictQuery | Mapping[str, Any] | None]"
+]
 
 
 class VerdictFewShotProvider(ContextProvider):
@@ -55,8 +57,17 @@ class VerdictFewShotProvider(ContextProvider):
     :class:`~assay.verdicts.models.QueryError` (the run fails rather than proceeding blind).
     """
 
-    def __init__(self, store: VerdictStore, *, k: int = 3, query: QueryFn | None = None, min_score: float = 0.0,
-                 source_id: str = DEFAULT_SOURCE_ID, header: str = DEFAULT_HEADER, max_text_chars: int = MAX_TEXT_CHARS):
+    def __init__(
+        self,
+        store: VerdictStore,
+        *,
+        k: int = 3,
+        query: QueryFn | None = None,
+        min_score: float = 0.0,
+        source_id: str = DEFAULT_SOURCE_ID,
+        header: str = DEFAULT_HEADER,
+        max_text_chars: int = MAX_TEXT_CHARS,
+    ):
         super().__init__(source_id)
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
@@ -82,7 +93,9 @@ class VerdictFewShotProvider(ContextProvider):
         hits = [h for h in hits if h.score > 0 and h.score >= self.min_score]
         state["precedents"] = [{"id": h.verdict.id, "score": h.score} for h in hits]
         if hits:
-            context.extend_instructions(self.source_id, few_shot_block(hits, header=self.header, max_text_chars=self.max_text_chars))
+            context.extend_instructions(
+                self.source_id, few_shot_block(hits, header=self.header, max_text_chars=self.max_text_chars)
+            )
 
     def _retrieve(self, q: VerdictQuery | Mapping[str, Any]) -> list:
         with self._lock:

@@ -33,8 +33,9 @@ DEFAULT_HEADER = (
 )
 
 
-def few_shot_block(verdicts: Sequence[Verdict | ScoredVerdict], *, header: str = DEFAULT_HEADER,
-                   max_text_chars: int = MAX_TEXT_CHARS) -> str:
+def few_shot_block(
+    verdicts: Sequence[Verdict | ScoredVerdict], *, header: str = DEFAULT_HEADER, max_text_chars: int = MAX_TEXT_CHARS
+) -> str:
     """Format verdicts (plain or retrieved with scores) as a few-shot block; ``""`` for none.
 
     Order is kept as given (retrieval order = most similar first). A :class:`ScoredVerdict`

@@ -25,8 +25,15 @@ from assay.jsonl import InputFileError, InputProblem, as_utc, json_object, load_
 from assay.verdicts.spec import FieldValueError, SimilaritySpec
 
 __all__ = [
-    "Verdict", "VerdictQuery", "ScoredVerdict", "VerdictFileError", "QueryError",
-    "parse_verdict_line", "load_verdicts", "load_query", "parse_query",
+    "Verdict",
+    "VerdictQuery",
+    "ScoredVerdict",
+    "VerdictFileError",
+    "QueryError",
+    "parse_verdict_line",
+    "load_verdicts",
+    "load_query",
+    "parse_query",
 ]
 
 
@@ -92,7 +99,12 @@ class ScoredVerdict(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         """``{"id", "score", "components", "decision"}`` — the ``verdicts search --json`` record."""
-        return {"id": self.verdict.id, "score": self.score, "components": dict(self.components), "decision": self.verdict.decision}
+        return {
+            "id": self.verdict.id,
+            "score": self.score,
+            "components": dict(self.components),
+            "decision": self.verdict.decision,
+        }
 
 
 class QueryError(ValueError):
@@ -108,7 +120,9 @@ class VerdictFileError(InputFileError):
     """A verdicts or query file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
 
 
-def parse_verdict_line(text: str, spec: SimilaritySpec, *, file: str, line: int) -> tuple[Verdict | None, list[InputProblem]]:
+def parse_verdict_line(
+    text: str, spec: SimilaritySpec, *, file: str, line: int
+) -> tuple[Verdict | None, list[InputProblem]]:
     """Parse one JSONL line into a :class:`Verdict` with canonical fields, or return its problems."""
     obj, problems = json_object(text, file=file, line=line)
     if obj is None:
@@ -132,8 +146,14 @@ def load_verdicts(path: str | Path, spec: SimilaritySpec) -> list[tuple[int, Ver
     duplicate ``id`` (naming both lines), bytes that are not UTF-8 or a file with no verdicts;
     ``FileNotFoundError`` if missing.
     """
-    return load_jsonl(path, lambda text, file, line: parse_verdict_line(text, spec, file=file, line=line), what="verdicts",
-                      key=lambda v: v.id, describe_key=lambda k: f"id {k!r}", error=VerdictFileError)
+    return load_jsonl(
+        path,
+        lambda text, file, line: parse_verdict_line(text, spec, file=file, line=line),
+        what="verdicts",
+        key=lambda v: v.id,
+        describe_key=lambda k: f"id {k!r}",
+        error=VerdictFileError,
+    )
 
 
 def parse_query(obj: Any, spec: SimilaritySpec, *, where: str = "query") -> VerdictQuery:
@@ -169,6 +189,7 @@ def load_query(path: str | Path, spec: SimilaritySpec) -> VerdictQuery:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _problems(e: ValidationError, *, file: str, line: int) -> list[InputProblem]:
     return validation_problems(e, file=file, line=line, what="<verdict>")

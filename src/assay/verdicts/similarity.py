@@ -27,8 +27,9 @@ _LEVEL_WALK_MAX_K = 64
 _NO_BUCKET = np.iinfo(np.int64).min
 
 
-def similarity(query: Mapping[str, Any], verdict: Mapping[str, Any], spec: SimilaritySpec,
-               *, cosine: float | None = None) -> tuple[float, dict[str, float]]:
+def similarity(
+    query: Mapping[str, Any], verdict: Mapping[str, Any], spec: SimilaritySpec, *, cosine: float | None = None
+) -> tuple[float, dict[str, float]]:
     """Score one verdict's canonical ``fields`` against a query's: ``(score, components)``.
 
     ``components[f]`` is field ``f``'s unweighted similarity in [0, 1] (:func:`component`);
@@ -107,8 +108,13 @@ class SimilarityIndex:
         """Append one verdict (see :meth:`extend`)."""
         self.extend([key], [id], [fields], None if embedding is None else [embedding])
 
-    def extend(self, keys: Sequence[int], ids: Sequence[str], fields: Sequence[Mapping[str, Any]],
-               embeddings: Sequence[np.ndarray | None] | None = None) -> None:
+    def extend(
+        self,
+        keys: Sequence[int],
+        ids: Sequence[str],
+        fields: Sequence[Mapping[str, Any]],
+        embeddings: Sequence[np.ndarray | None] | None = None,
+    ) -> None:
         """Append verdicts: caller ``keys``, verdict ``ids``, canonical ``fields`` (see
         :meth:`SimilaritySpec.validate_fields`) and, when the spec has an embedding term, their
         description embeddings (1-D, any norm). O(total set items).
@@ -126,7 +132,12 @@ class SimilarityIndex:
         for name, fs in self.spec.fields.items():
             values = [f.get(name) for f in fields]
             if fs.kind == "set":
-                vocab, rows, codes, sizes = self._vocab[name], self._set_rows[name], self._set_codes[name], self._set_sizes[name]
+                vocab, rows, codes, sizes = (
+                    self._vocab[name],
+                    self._set_rows[name],
+                    self._set_codes[name],
+                    self._set_sizes[name],
+                )
                 for row, items in enumerate(values, start=row0):
                     items = items or ()
                     codes.extend([vocab.setdefault(it, len(vocab)) for it in items])
@@ -142,7 +153,9 @@ class SimilarityIndex:
         self._ids.extend(ids)
         self._frozen = None
 
-    def score(self, query: Mapping[str, Any], *, query_embedding: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def score(
+        self, query: Mapping[str, Any], *, query_embedding: np.ndarray | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Scores of every indexed row for canonical query ``fields``: ``(scores[n], {field: components[n]})``.
 
         Equal, bit for bit, to :func:`similarity` row by row (the embedding term up to float32
@@ -181,7 +194,9 @@ class SimilarityIndex:
             return []
         scores, comps = self.score(query, query_embedding=query_embedding)
         rows = top_k_order(scores, self._freeze()["id_rank"], k)
-        return [Hit(self._keys[r], self._ids[r], float(scores[r]), {f: float(c[r]) for f, c in comps.items()}) for r in rows]
+        return [
+            Hit(self._keys[r], self._ids[r], float(scores[r]), {f: float(c[r]) for f, c in comps.items()}) for r in rows
+        ]
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -200,7 +215,9 @@ class SimilarityIndex:
         for name, codes in self._codes.items():
             fz["codes"][name] = np.asarray(codes, dtype=np.int64)
         if self.spec.embedding.weight > 0:
-            fz["vectors"] = np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim or 1), dtype=np.float32)
+            fz["vectors"] = (
+                np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim or 1), dtype=np.float32)
+            )
         ids = np.asarray(self._ids, dtype=str)
         rank = np.empty(len(ids), dtype=np.int64)
         rank[np.argsort(ids, kind="stable")] = np.arange(len(ids))
@@ -212,7 +229,7 @@ class SimilarityIndex:
         vocab = self._vocab[name]
         posting_rows, ptr = fz["postings"][name]
         codes = sorted({vocab[i] for i in items if i in vocab})
-        parts = [posting_rows[ptr[c]:ptr[c + 1]] for c in codes]
+        parts = [posting_rows[ptr[c] : ptr[c + 1]] for c in codes]
         inter = np.bincount(np.concatenate(parts), minlength=n).astype(np.float64) if parts else np.zeros(n)
         union = fz["sizes"][name] + float(len(set(items))) - inter
         out = np.zeros(n, dtype=np.float64)
@@ -221,7 +238,9 @@ class SimilarityIndex:
 
     def _unit(self, vec: np.ndarray | None, what: str) -> np.ndarray:
         if vec is None:
-            raise ValueError(f"{what} has no embedding, but the spec's embedding term has weight {self.spec.embedding.weight:g}")
+            raise ValueError(
+                f"{what} has no embedding, but the spec's embedding term has weight {self.spec.embedding.weight:g}"
+            )
         v = np.asarray(vec, dtype=np.float32).reshape(-1)
         if self._dim is None:
             self._dim = v.shape[0]

@@ -35,8 +35,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 __all__ = [
-    "FieldSpec", "EmbeddingSpec", "SimilaritySpec", "SpecError", "FieldValueError",
-    "DEFAULT_SPEC", "load_spec", "bucket_of", "bucket_label", "ZERO_BUCKET", "WEIGHT_TOLERANCE",
+    "FieldSpec",
+    "EmbeddingSpec",
+    "SimilaritySpec",
+    "SpecError",
+    "FieldValueError",
+    "DEFAULT_SPEC",
+    "load_spec",
+    "bucket_of",
+    "bucket_label",
+    "ZERO_BUCKET",
+    "WEIGHT_TOLERANCE",
 ]
 
 #: Tolerance on "weights sum to 1" (JSON decimals such as 0.6 + 0.25 + 0.15 are not exact in binary).
@@ -135,8 +144,10 @@ class SimilaritySpec(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The spec as a JSON object: kind and weight of every field, bucket options only where
         they differ from the defaults, and the embedding weight. ``load_spec`` reads it back."""
-        fields = {n: f.model_dump(mode="json", exclude_defaults=True) | {"kind": f.kind, "weight": f.weight}
-                  for n, f in self.fields.items()}
+        fields = {
+            n: f.model_dump(mode="json", exclude_defaults=True) | {"kind": f.kind, "weight": f.weight}
+            for n, f in self.fields.items()
+        }
         return {"fields": fields, "embedding": {"weight": self.embedding.weight}}
 
     # -- value validation ---------------------------------------------------------------------
@@ -159,7 +170,9 @@ class SimilaritySpec(BaseModel):
             path = f"{prefix}.{name}"
             if values.get(name) is None:
                 if not partial:
-                    raise FieldValueError(path, "required field is missing" if name not in values else "must not be null")
+                    raise FieldValueError(
+                        path, "required field is missing" if name not in values else "must not be null"
+                    )
                 continue
             out[name] = _canonical_value(fs, values[name], path)
         return out
@@ -248,6 +261,7 @@ def load_spec(source: str | Path | Mapping[str, Any], *, where: str | None = Non
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def _canonical_value(fs: FieldSpec, value: Any, path: str) -> Any:
     if fs.kind == "set":

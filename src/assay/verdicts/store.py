@@ -24,7 +24,24 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from sqlalchemy import JSON, Column, DateTime, Engine, ForeignKey, Index, Integer, LargeBinary, String, Table, Text, UniqueConstraint, func, select, type_coerce, update
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+    select,
+    type_coerce,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from assay.cases import InputProblem
@@ -95,8 +112,14 @@ class VerdictStore:
     Not thread-safe; one instance per thread or task.
     """
 
-    def __init__(self, url: str | Engine | None = None, *, name: str = "default", spec: SimilaritySpec | None = None,
-                 embedder: Embedder | None = None):
+    def __init__(
+        self,
+        url: str | Engine | None = None,
+        *,
+        name: str = "default",
+        spec: SimilaritySpec | None = None,
+        embedder: Embedder | None = None,
+    ):
         if not name.strip() or len(name) > 200:
             raise ValueError(f"store name must be 1–200 characters, got {len(name)}")
         self.engine = url if isinstance(url, Engine) else make_engine(url)
@@ -107,8 +130,10 @@ class VerdictStore:
             row = conn.execute(select(verdict_stores.c.spec).where(verdict_stores.c.name == name)).first()
         stored = SimilaritySpec.model_validate(row.spec) if row is not None else None
         if stored is not None and spec is not None and spec != stored:
-            raise SpecError(f"store {name!r} was created with another spec ({_spec_diff(stored, spec)}); "
-                            "use a new store name for a different spec")
+            raise SpecError(
+                f"store {name!r} was created with another spec ({_spec_diff(stored, spec)}); "
+                "use a new store name for a different spec"
+            )
         self.spec: SimilaritySpec = stored or spec or DEFAULT_SPEC
         self._index: SimilarityIndex | None = None
         self._revision: int | None = None
@@ -159,21 +184,27 @@ class VerdictStore:
         if not hits:
             return []
         by_seq = self._fetch([h.key for h in hits])
-        return [ScoredVerdict(verdict=by_seq[h.key], score=h.score, components=h.components, rank=i)
-                for i, h in enumerate(hits, start=1)]
+        return [
+            ScoredVerdict(verdict=by_seq[h.key], score=h.score, components=h.components, rank=i)
+            for i, h in enumerate(hits, start=1)
+        ]
 
     def get(self, verdict_id: str) -> Verdict | None:
         """The stored verdict with this id, or ``None``."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(verdicts_table).where(verdicts_table.c.store == self.name,
-                                                            verdicts_table.c.id == verdict_id)).first()
+            row = conn.execute(
+                select(verdicts_table).where(verdicts_table.c.store == self.name, verdicts_table.c.id == verdict_id)
+            ).first()
         return _to_verdict(row) if row is not None else None
 
     def count(self) -> int:
         """How many verdicts the store holds (0 for a store never written)."""
         with self.engine.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(verdicts_table)
-                                    .where(verdicts_table.c.store == self.name)).scalar_one())
+            return int(
+                conn.execute(
+                    select(func.count()).select_from(verdicts_table).where(verdicts_table.c.store == self.name)
+                ).scalar_one()
+            )
 
     def __len__(self) -> int:
         return self.count()
@@ -185,13 +216,31 @@ class VerdictStore:
         category: counts per value; bucket: counts per :func:`~assay.verdicts.spec.bucket_label`."""
         c = verdicts_table.c
         with self.engine.connect() as conn:
-            decisions = dict(conn.execute(select(c.decision, func.count()).where(c.store == self.name).group_by(c.decision).order_by(c.decision)).all())
-            sources = dict(conn.execute(select(c.source, func.count()).where(c.store == self.name).group_by(c.source).order_by(c.source)).all())
-            lo, hi = conn.execute(select(func.min(c.created_at), func.max(c.created_at)).where(c.store == self.name)).one()
-            rows = decode_json_texts(conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all())
+            decisions = dict(
+                conn.execute(
+                    select(c.decision, func.count())
+                    .where(c.store == self.name)
+                    .group_by(c.decision)
+                    .order_by(c.decision)
+                ).all()
+            )
+            sources = dict(
+                conn.execute(
+                    select(c.source, func.count()).where(c.store == self.name).group_by(c.source).order_by(c.source)
+                ).all()
+            )
+            lo, hi = conn.execute(
+                select(func.min(c.created_at), func.max(c.created_at)).where(c.store == self.name)
+            ).one()
+            rows = decode_json_texts(
+                conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all()
+            )
         return {
-            "store": self.name, "n": len(rows), "spec": self.spec.to_json(),
-            "decisions": decisions, "sources": {("(none)" if k is None else k): v for k, v in sources.items()},
+            "store": self.name,
+            "n": len(rows),
+            "spec": self.spec.to_json(),
+            "decisions": decisions,
+            "sources": {("(none)" if k is None else k): v for k, v in sources.items()},
             "created_at": {"min": _iso(lo), "max": _iso(hi)},
             "fields": {name: _field_summary(name, fs, rows) for name, fs in self.spec.fields.items()},
         }
@@ -206,7 +255,11 @@ class VerdictStore:
         dupes = []
         for line, v in numbered:
             if v.id in seen:
-                dupes.append(InputProblem(file=where, line=line, field="id", problem=f"duplicate id {v.id!r}; first at line {seen[v.id]}"))
+                dupes.append(
+                    InputProblem(
+                        file=where, line=line, field="id", problem=f"duplicate id {v.id!r}; first at line {seen[v.id]}"
+                    )
+                )
             seen.setdefault(v.id, line)
         if dupes:
             raise DuplicateVerdictError(dupes)
@@ -218,8 +271,17 @@ class VerdictStore:
                     self._claim_store(conn, len(rows))
                     stored = self._existing_ids(conn, list(seen))
                     if stored:
-                        raise DuplicateVerdictError([InputProblem(file=where, line=seen[i], field="id", problem=f"{i!r} is already in store {self.name!r}")
-                                                     for i in sorted(stored, key=seen.__getitem__)])
+                        raise DuplicateVerdictError(
+                            [
+                                InputProblem(
+                                    file=where,
+                                    line=seen[i],
+                                    field="id",
+                                    problem=f"{i!r} is already in store {self.name!r}",
+                                )
+                                for i in sorted(stored, key=seen.__getitem__)
+                            ]
+                        )
                     conn.execute(verdicts_table.insert(), rows)
                 return len(rows)
             except IntegrityError:
@@ -229,15 +291,22 @@ class VerdictStore:
 
     def _check_embedder(self) -> None:
         if self.spec.embedding.weight > 0 and self.embedder is None:
-            raise ValueError(f"store {self.name!r}: the spec's embedding term has weight {self.spec.embedding.weight:g}; "
-                             "pass an embedder (VerdictStore(..., embedder=...))")
+            raise ValueError(
+                f"store {self.name!r}: the spec's embedding term has weight {self.spec.embedding.weight:g}; "
+                "pass an embedder (VerdictStore(..., embedder=...))"
+            )
 
     def _claim_store(self, conn: Any, n_new: int) -> None:
         """Create the store row or bump its revision — the transaction's first statement is a
         write, so it holds the write lock before reading anything — then check its spec."""
         t = verdict_stores.c
-        upsert(conn, verdict_stores, {"name": self.name, "spec": self.spec.to_json(), "revision": 1, "n": n_new}, ["name"],
-               update={"revision": t.revision + 1, "n": t.n + n_new})
+        upsert(
+            conn,
+            verdict_stores,
+            {"name": self.name, "spec": self.spec.to_json(), "revision": 1, "n": n_new},
+            ["name"],
+            update={"revision": t.revision + 1, "n": t.n + n_new},
+        )
         stored = conn.execute(select(t.spec).where(t.name == self.name)).scalar_one()
         if SimilaritySpec.model_validate(stored) != self.spec:
             raise SpecError(f"store {self.name!r} was created by another process with another spec; reopen it")
@@ -246,21 +315,33 @@ class VerdictStore:
         c = verdicts_table.c
         found: set[str] = set()
         for i in range(0, len(ids), _CHUNK):
-            found.update(conn.execute(select(c.id).where(c.store == self.name, c.id.in_(ids[i:i + _CHUNK]))).scalars())
+            found.update(
+                conn.execute(select(c.id).where(c.store == self.name, c.id.in_(ids[i : i + _CHUNK]))).scalars()
+            )
         return found
 
     def _row(self, v: Verdict, emb: np.ndarray | None) -> dict[str, Any]:
-        return {"store": self.name, "id": v.id, "fields": v.fields, "decision": v.decision, "rationale": v.rationale,
-                "description": v.description, "created_at": v.created_at, "source": v.source,
-                "embedding": None if emb is None else np.asarray(emb, dtype="<f4").tobytes(),
-                "embedding_model": None if emb is None else self.embedder.model}  # type: ignore[union-attr]
+        return {
+            "store": self.name,
+            "id": v.id,
+            "fields": v.fields,
+            "decision": v.decision,
+            "rationale": v.rationale,
+            "description": v.description,
+            "created_at": v.created_at,
+            "source": v.source,
+            "embedding": None if emb is None else np.asarray(emb, dtype="<f4").tobytes(),
+            "embedding_model": None if emb is None else self.embedder.model,
+        }  # type: ignore[union-attr]
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
         out: list[np.ndarray] = []
         for i in range(0, len(texts), _CHUNK):
-            batch = np.asarray(self.embedder.embed(texts[i:i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
-            if batch.ndim != 2 or batch.shape[0] != len(texts[i:i + _CHUNK]):
-                raise ValueError(f"embedder {self.embedder.model!r} returned shape {batch.shape} for {len(texts[i:i + _CHUNK])} texts")  # type: ignore[union-attr]
+            batch = np.asarray(self.embedder.embed(texts[i : i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
+            if batch.ndim != 2 or batch.shape[0] != len(texts[i : i + _CHUNK]):
+                raise ValueError(
+                    f"embedder {self.embedder.model!r} returned shape {batch.shape} for {len(texts[i : i + _CHUNK])} texts"
+                )  # type: ignore[union-attr]
             out.extend(batch)
         return out
 
@@ -277,12 +358,16 @@ class VerdictStore:
             index = self._index if self._index is not None else SimilarityIndex(self.spec)
             last = index.keys[-1] if len(index) else 0
             rows = conn.execute(select(*cols).where(c.store == self.name, c.seq > last).order_by(c.seq)).all()
-            total = conn.execute(select(func.count()).select_from(verdicts_table).where(c.store == self.name)).scalar_one()
+            total = conn.execute(
+                select(func.count()).select_from(verdicts_table).where(c.store == self.name)
+            ).scalar_one()
             if len(index) + len(rows) != total:
                 index = SimilarityIndex(self.spec)
                 rows = conn.execute(select(*cols).where(c.store == self.name).order_by(c.seq)).all()
         vectors = self._vectors(rows) if self.spec.embedding.weight > 0 else None
-        index.extend([r.seq for r in rows], [r.id for r in rows], decode_json_texts([r.fields_json for r in rows]), vectors)
+        index.extend(
+            [r.seq for r in rows], [r.id for r in rows], decode_json_texts([r.fields_json for r in rows]), vectors
+        )
         self._index, self._revision = index, rev
         return index
 
@@ -291,14 +376,19 @@ class VerdictStore:
         model = self.embedder.model  # type: ignore[union-attr]
         stale = [i for i, r in enumerate(rows) if r.embedding is None or r.embedding_model != model]
         stale_set = set(stale)
-        vecs: list[Any] = [None if i in stale_set else np.frombuffer(r.embedding, dtype="<f4") for i, r in enumerate(rows)]
+        vecs: list[Any] = [
+            None if i in stale_set else np.frombuffer(r.embedding, dtype="<f4") for i, r in enumerate(rows)
+        ]
         if stale:
             fresh = self._embed([rows[i].description for i in stale])
             with self.engine.begin() as conn:
                 for i, v in zip(stale, fresh):
                     vecs[i] = v
-                    conn.execute(update(verdicts_table).where(verdicts_table.c.seq == rows[i].seq)
-                                 .values(embedding=np.asarray(v, dtype="<f4").tobytes(), embedding_model=model))
+                    conn.execute(
+                        update(verdicts_table)
+                        .where(verdicts_table.c.seq == rows[i].seq)
+                        .values(embedding=np.asarray(v, dtype="<f4").tobytes(), embedding_model=model)
+                    )
         return vecs
 
     def _fetch(self, seqs: list[int]) -> dict[int, Verdict]:
@@ -309,10 +399,18 @@ class VerdictStore:
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def _to_verdict(row: Any) -> Verdict:
     # Verdict reads created_at as UTC (SQLite keeps no offset; stored as UTC)
-    return Verdict(id=row.id, fields=row.fields, decision=row.decision, rationale=row.rationale,
-                   description=row.description, created_at=row.created_at, source=row.source)
+    return Verdict(
+        id=row.id,
+        fields=row.fields,
+        decision=row.decision,
+        rationale=row.rationale,
+        description=row.description,
+        created_at=row.created_at,
+        source=row.source,
+    )
 
 
 def _iso(v: datetime | None) -> str | None:
@@ -324,9 +422,13 @@ def _field_summary(name: str, fs: Any, rows: Sequence[Mapping[str, Any]]) -> dic
     values = [r.get(name) for r in rows if r.get(name) is not None]
     if fs.kind == "set":
         sizes = [len(v) for v in values]
-        return {"kind": "set", "distinct": len({x for v in values for x in v}),
-                "mean_items": (sum(sizes) / len(sizes)) if sizes else None,
-                "min_items": min(sizes, default=None), "max_items": max(sizes, default=None)}
+        return {
+            "kind": "set",
+            "distinct": len({x for v in values for x in v}),
+            "mean_items": (sum(sizes) / len(sizes)) if sizes else None,
+            "min_items": min(sizes, default=None),
+            "max_items": max(sizes, default=None),
+        }
     if fs.kind == "category":
         return {"kind": "category", "counts": dict(sorted(Counter(values).items()))}
     counts = Counter(bucket_of(v, fs) for v in values)
