@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from _common import REPO, report
-
 from assay.cases import load_cases
 
 

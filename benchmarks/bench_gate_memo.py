@@ -14,8 +14,8 @@ import sys
 import time
 
 import numpy as np
-from _common import one_core, report
 
+from _common import one_core, report
 from assay.claims import extract_claims
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import check_answer

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 from _common import report
-
 from assay.cases import Case
 from assay.judges.claims import build_request
 from assay.llm import LLMClient, LLMResponse, LLMSettings

@@ -23,7 +23,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _common import report  # noqa: E402
-
 from assay.cases import Case  # noqa: E402
 from assay.judges.claims import make_faithfulness_judge  # noqa: E402
 from assay.llm import LLMSettings  # noqa: E402

@@ -26,7 +26,6 @@ import sys
 from collections import Counter
 
 from _common import report
-
 from assay.cases import Case
 from assay.judges.claims import FaithfulnessJudge, split_claims
 from assay.llm import LLMClient, LLMRequest, LLMResponse

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from _common import SHARED_DATA, report
 
 TARGET_P95_MS = 120.0

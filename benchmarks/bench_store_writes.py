@@ -33,10 +33,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
 from _common import report  # noqa: E402
+from assay.storage import init_db, make_engine, vector_support  # noqa: E402
 from pg_cluster import start_cluster, system_bin_dir  # noqa: E402
 from store_workloads import WORKLOADS, run_writer  # noqa: E402
-
-from assay.storage import init_db, make_engine, vector_support  # noqa: E402
 
 WRITERS = 4
 RATIO_TARGET = {"sqlite": 0.5, "postgresql": 0.5}

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from _common import one_core, report
 
 TARGET_P50_MS = 20.0

@@ -7,8 +7,9 @@ quantity is stated with its citation and either equals the cited fact or is far 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 #: Material facts (completeness is measured against them).
 FACTS: list[dict[str, Any]] = [

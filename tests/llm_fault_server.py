@@ -56,7 +56,7 @@ class FaultServer:
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> "FaultServer":
+    def __enter__(self) -> FaultServer:
         self._thread.start()
         return self
 

@@ -27,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 import typer
@@ -166,7 +167,7 @@ def _llm_check(url: str, procs: int, n: int) -> list[str]:
 
 
 def _delivery(proc: int, i: int) -> dict:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     return {
         "id": f"p{proc}-{i}",
@@ -178,7 +179,7 @@ def _delivery(proc: int, i: int) -> dict:
         "score_components": {"bm25": 0.5},
         "arm": "incumbent",
         "version": "v1",
-        "created_at": datetime.now(timezone.utc),
+        "created_at": datetime.now(UTC),
     }
 
 

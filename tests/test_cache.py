@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, select, update
 
-from assay.cache import CacheResult, MemoCache, STATUSES, gate_answer, make_key, memo_cache, memo_cache_counts
+from assay.cache import STATUSES, CacheResult, MemoCache, gate_answer, make_key, memo_cache, memo_cache_counts
 from assay.cache.memo import build_memo
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import GATE_VERSION, check_answer

@@ -19,7 +19,6 @@ from typer.testing import CliRunner
 import assay.cli
 import assay.evaluate
 from assay.cli import app
-
 from eval_cases import GOOD, HALF, WRONG, case, two_variant_rows, write_jsonl
 
 REPO = Path(__file__).resolve().parents[1]

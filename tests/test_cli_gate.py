@@ -123,7 +123,7 @@ def test_example_file(tmp_path):
 # --- bad input: exit 2, one line `file:line: field: problem`, nothing written -------------------
 
 BAD_INPUTS = {
-    "malformed": ('{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": \n'.encode(), ":2: <json>: "),
+    "malformed": (b'{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": \n', ":2: <json>: "),
     "missing_answer": (b'{"id": "q1"}\n', ":1: answer: required field is missing"),
     "nan_value": (
         b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": NaN}]}\n',

@@ -12,7 +12,6 @@ from assay.evaluate import REPORT_DIMS, EvalConfig, aggregate_records, compare_r
 from assay.grounding.rubric import DEFAULT_WEIGHTS
 from assay.reports import render_markdown
 from assay.stats import agreement, paired_bootstrap, summarize
-
 from eval_cases import ADVICE, EMPLOYEES, GOOD, HALF, NON_MATERIAL, REFUSAL, WRONG, case, two_variant_rows
 
 FAST = dict(n_resamples=500)  # bootstrap size for tests; the statistic code is the same

@@ -11,6 +11,7 @@ one line; under CI=true they fail (tests/conftest.py).
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import numpy as np
 import pytest
@@ -302,7 +303,7 @@ def test_pgvector_before_hnsw_gets_no_index_and_an_exact_scan(loaded):
 
 
 def _index_and_pool(seed: int):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from assay.memory.index import DensePool, IndexRow, MemoryIndex
 
@@ -313,7 +314,7 @@ def _index_and_pool(seed: int):
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs[rng.integers(0, n, 10)] = 0.0  # zero vectors: similarity 0, never pooled
     words = [f"w{i}" for i in range(40)]
-    t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2024, 1, 1, tzinfo=UTC)
     rows = [
         IndexRow(
             i + 1,
@@ -369,9 +370,9 @@ def test_a_dense_pool_gives_the_full_scan_ranking(seed):
 
 
 def datetime_now() -> float:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime(2024, 6, 1, tzinfo=timezone.utc).timestamp()
+    return datetime(2024, 6, 1, tzinfo=UTC).timestamp()
 
 
 def test_exact_search_is_one_environment_variable(monkeypatch):

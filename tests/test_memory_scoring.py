@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.memory.config import WEIGHTS, MemorySettings, Weights
 from assay.memory.embeddings import HashingEmbedder
@@ -23,7 +24,7 @@ from assay.memory.scoring import (
 )
 from assay.memory.text import terms
 
-NOW = datetime(2025, 1, 31, tzinfo=timezone.utc)
+NOW = datetime(2025, 1, 31, tzinfo=UTC)
 
 
 def test_reference_weights_and_their_order_only_semantics():

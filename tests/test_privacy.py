@@ -16,7 +16,6 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-
 from eval_cases import ADVICE, GOOD, HALF, REFUSAL, WRONG, case, write_jsonl
 
 SECRET = "SECRET"

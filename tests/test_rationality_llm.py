@@ -13,12 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_llm_llamacpp import llama_server  # noqa: F401  (fixture: a llama.cpp server with SmolLM2-135M)
-
 from assay.judges.rationality import judge_rationality
 from assay.judges.rationality_llm import PROMPT_VERSION, build_request, validate_reply
 from assay.llm.base import LLMError, LLMResponse
 from assay.traces import AXES, Trace
+from test_llm_llamacpp import llama_server  # noqa: F401  (fixture: a llama.cpp server with SmolLM2-135M)
 
 GOOD = {
     "planner_decomposition": {"score": 0.8, "rationale": "plan fits"},

@@ -202,7 +202,6 @@ def own_cluster(postgres_cluster):
 
 def test_a_restart_between_writes_is_survived(own_cluster):
     from assay.cache import MemoCache, memo_cache
-
     from store_workloads import _memo
 
     cache, memo = MemoCache(own_cluster.create_database("between")), _memo()

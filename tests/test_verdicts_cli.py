@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import pytest
-from test_verdicts import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.commands.verdicts import register
+from test_verdicts import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 register(app)
 runner = CliRunner()

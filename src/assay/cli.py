@@ -7,10 +7,10 @@ with one readable line on stderr; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -54,7 +54,7 @@ class UsageError(Exception):
 @app.callback()
 def _global(
     ctx: typer.Context,
-    db: Optional[str] = typer.Option(
+    db: str | None = typer.Option(
         None, "--db", help="Database URL (sqlite:///… or postgresql+psycopg://…); overrides ASSAY_DB_URL."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
@@ -179,19 +179,19 @@ def eval_cmd(
     escalate: bool = typer.Option(
         False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."
     ),
-    cache_dir: Optional[Path] = typer.Option(
+    cache_dir: Path | None = typer.Option(
         None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
     ),
-    token_budget: Optional[int] = typer.Option(
+    token_budget: int | None = typer.Option(
         None, "--token-budget", min=0, help="Judge token budget (default 2,000,000); the rest are skipped: budget."
     ),
-    baseline: Optional[str] = typer.Option(
+    baseline: str | None = typer.Option(
         None, "--baseline", help="Variant the others are compared against (paired lift)."
     ),
-    label_field: Optional[str] = typer.Option(
+    label_field: str | None = typer.Option(
         None, "--label-field", help="Dotted case field holding a binary label, e.g. meta.human_label."
     ),
-    positive: Optional[str] = typer.Option(None, "--positive", help="Label value that means the answer is bad."),
+    positive: str | None = typer.Option(None, "--positive", help="Label value that means the answer is bad."),
     exclude_label: list[str] = typer.Option(
         [], "--exclude-label", help="Label values left out of the agreement (repeatable)."
     ),

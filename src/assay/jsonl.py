@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -39,7 +40,7 @@ def as_utc(v: datetime | None) -> datetime | None:
     offset), an aware one is converted; ``None`` stays ``None``."""
     if v is None:
         return None
-    return v.replace(tzinfo=timezone.utc) if v.tzinfo is None else v.astimezone(timezone.utc)
+    return v.replace(tzinfo=UTC) if v.tzinfo is None else v.astimezone(UTC)
 
 
 class InputProblem(BaseModel):

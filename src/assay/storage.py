@@ -15,9 +15,10 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from sqlalchemy import (
     Column,

@@ -16,7 +16,8 @@ judged by one judge (or none) is never served as judged by another.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Generic, Literal, TypeVar, get_args
+from collections.abc import Callable
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict
 

@@ -7,8 +7,8 @@ and create the cache tables on first use. Output never shows a key or a memo.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, Optional
 
 import typer
 
@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
     @cache_app.command("clear")
     def clear_cmd(
         ctx: typer.Context,
-        key: Optional[str] = typer.Option(
+        key: str | None = typer.Option(
             None, "--key", metavar="PREFIX", help="Only entries whose key starts with PREFIX."
         ),
         expired: bool = typer.Option(False, "--expired", help="Only entries past their TTL."),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -50,24 +50,22 @@ def validate_cmd(
     backend: Backend = typer.Option(
         Backend.stub, "--backend", help="Judge backend (stub = hash floor, not a quality signal)."
     ),
-    limit: Optional[int] = typer.Option(
-        None, "--limit", min=1, help="Judge a seeded random sample of N records/samples."
-    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Judge a seeded random sample of N records/samples."),
     sample_seed: int = typer.Option(0, "--sample-seed", help="Seed of the --limit sample."),
     high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
     escalate: bool = typer.Option(
         False, "--escalate", help="Re-judge unsupported claims and rejected replies with the stronger model."
     ),
-    cache_dir: Optional[Path] = typer.Option(
+    cache_dir: Path | None = typer.Option(
         None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
     ),
-    token_budget: Optional[int] = typer.Option(
+    token_budget: int | None = typer.Option(
         None, "--token-budget", min=0, help="Token budget (default 2,000,000); the rest are skipped: budget."
     ),
-    out_dir: Optional[Path] = typer.Option(
+    out_dir: Path | None = typer.Option(
         None, "--out", help="Write NAME.local.json, NAME.aggregate.json and NAME.md here."
     ),
-    name: Optional[str] = typer.Option(None, "--name", help="Report file stem (default validate-DATASET)."),
+    name: str | None = typer.Option(None, "--name", help="Report file stem (default validate-DATASET)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the aggregate JSON instead of tables."),
 ) -> None:

@@ -14,7 +14,6 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -61,7 +60,7 @@ def add_cmd(
         ...,
         help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
-    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+    embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
     from assay.cli import _errors, out
@@ -82,12 +81,12 @@ def search_cmd(
     ctx: typer.Context,
     context: str = typer.Argument(..., help="The recent-context window to search for ('-' reads stdin)."),
     k: int = typer.Option(5, "-k", "--k", min=1, help="How many memories to deliver."),
-    scope: Optional[str] = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
+    scope: str | None = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
     only_scope: bool = typer.Option(False, "--only-scope", help="Restrict the search to --scope."),
-    session: Optional[str] = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
+    session: str | None = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
     explain: bool = typer.Option(False, "--explain", help="Show the score components."),
     as_json: bool = _JSON_OPT,
-    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+    embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Deliver the top K memories and log them under a new search id (printed first)."""
     from assay.cli import UsageError, _errors, out
@@ -167,16 +166,16 @@ def grade_cmd(
 def engage_cmd(
     ctx: typer.Context,
     search_id: str = typer.Argument(..., help="The search id whose deliveries to label."),
-    response: Optional[str] = typer.Option(None, "--response", help="The agent's response text."),
-    response_file: Optional[Path] = typer.Option(
+    response: str | None = typer.Option(None, "--response", help="The agent's response text."),
+    response_file: Path | None = typer.Option(
         None, "--response-file", help="Read the response from a file ('-': stdin)."
     ),
-    prompt: Optional[str] = typer.Option(
+    prompt: str | None = typer.Option(
         None, "--prompt", help="What the response answered (default: the logged context)."
     ),
     lexical_only: bool = typer.Option(False, "--lexical-only", help="No semantic second chance (no embedder needed)."),
     as_json: bool = _JSON_OPT,
-    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+    embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Label each delivered memory engaged or not from the agent's response (lexical, then semantic)."""
     from assay.cli import UsageError, _errors, out
@@ -210,11 +209,9 @@ memory_app.command("respond", hidden=True, help="Alias of engage.")(engage_cmd)
 def backfill_cmd(
     ctx: typer.Context,
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
-    limit: Optional[int] = typer.Option(
-        None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."
-    ),
+    limit: int | None = typer.Option(None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."),
     as_json: bool = _JSON_OPT,
-    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+    embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.cli import _errors, out
@@ -292,14 +289,12 @@ def evaluate_cmd(
     ),
     k: int = typer.Option(10, "-k", "--k", min=1, help="Depth of recall@k, nDCG@k and MRR."),
     ranker: RankerName = typer.Option(RankerName.composite, "--ranker"),
-    reranker: Optional[str] = typer.Option(
-        None, "--reranker", help="Registered reranker name (for --ranker reranker)."
-    ),
+    reranker: str | None = typer.Option(None, "--reranker", help="Registered reranker name (for --ranker reranker)."),
     exclude_category: list[str] = typer.Option(
         [], "--exclude-category", help="Leave out queries of this category (repeatable)."
     ),
     as_json: bool = _JSON_OPT,
-    embedder: Optional[EmbedderName] = _EMBEDDER_OPT,
+    embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.cli import UsageError, _errors, out
@@ -346,7 +341,7 @@ def import_locomo_cmd(src: Path, out_dir: Path) -> None:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _open(ctx: typer.Context, embedder: Optional[EmbedderName], *, reranker: Optional[str] = None):
+def _open(ctx: typer.Context, embedder: EmbedderName | None, *, reranker: str | None = None):
     from assay.memory import MemoryStore, default_settings
     from assay.storage import resolve_db_url
 

@@ -14,7 +14,7 @@ import json
 import os
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
 def train_cmd(
     ctx: typer.Context,
     labels: Path = typer.Option(..., "--labels", help="Labels JSONL from 'assay memory export-labels'."),
-    out_dir: Optional[Path] = typer.Option(
+    out_dir: Path | None = typer.Option(
         None,
         "--out",
         help="Student folder: the candidate is installed here only if it beats the incumbent (default $ASSAY_RERANKER_STUDENT).",
@@ -69,7 +69,7 @@ def train_cmd(
     deploy_margin: float = typer.Option(
         0.02, "--deploy-margin", min=0.0, help="Held-out agreement the candidate must gain over the incumbent."
     ),
-    base_model: Optional[Path] = typer.Option(
+    base_model: Path | None = typer.Option(
         None,
         "--base-model",
         help="Local model folder to fine-tune (default: the packaged MiniLM; its head starts untrained).",
@@ -82,8 +82,8 @@ def train_cmd(
     train_embeddings: bool = typer.Option(
         False, "--train-embeddings", help="Also train the base's embedding layer (frozen by default)."
     ),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="torch CPU threads."),
-    keep_candidate: Optional[Path] = typer.Option(
+    threads: int | None = typer.Option(None, "--threads", min=1, help="torch CPU threads."),
+    keep_candidate: Path | None = typer.Option(
         None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -175,10 +175,10 @@ def train_cmd(
 
 def calibrate_cmd(
     ctx: typer.Context,
-    model: Optional[str] = typer.Option(
+    model: str | None = typer.Option(
         None, "--model", help="Only this reranker_model ('composite' for unreranked deliveries)."
     ),
-    floor: Optional[float] = typer.Option(None, "--floor", help="Judge this floor instead of choosing one."),
+    floor: float | None = typer.Option(None, "--floor", help="Judge this floor instead of choosing one."),
     max_drop: float = typer.Option(
         0.10, "--max-grade3-drop", min=0.0, max=1.0, help="Refuse a floor dropping a larger share of grade-3 memories."
     ),

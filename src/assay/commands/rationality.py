@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -50,24 +50,24 @@ def rationality_cmd(
     eval_summary: Path = typer.Option(
         ..., "--eval-summary", help="Eval summary JSON: case_results [{id, slice, trace_path}]."
     ),
-    out_dir: Optional[Path] = typer.Option(
+    out_dir: Path | None = typer.Option(
         None, "--out", help="Report folder: NAME.local.json, NAME.aggregate.json, NAME.md, NAME.html."
     ),
     name: str = typer.Option("rationality", "--name", help="Report file stem."),
-    output: Optional[Path] = typer.Option(None, "--output", help="Per-case local JSON path (overrides --out/--name)."),
-    out_aggregate: Optional[Path] = typer.Option(
+    output: Path | None = typer.Option(None, "--output", help="Per-case local JSON path (overrides --out/--name)."),
+    out_aggregate: Path | None = typer.Option(
         None, "--out-aggregate", help="Aggregate JSON path (overrides --out/--name)."
     ),
-    out_md: Optional[Path] = typer.Option(None, "--out-md", help="Markdown report path (overrides --out/--name)."),
+    out_md: Path | None = typer.Option(None, "--out-md", help="Markdown report path (overrides --out/--name)."),
     backend: Backend = typer.Option(
         Backend.stub,
         "--backend",
         help="stub = hash floor (not a quality signal); heuristic = rules; openai_compatible = LLM.",
     ),
-    traces_dir: Optional[Path] = typer.Option(
+    traces_dir: Path | None = typer.Option(
         None, "--traces-dir", help="Look trace files up here (by relative path, then by file name)."
     ),
-    cache_dir: Optional[Path] = typer.Option(
+    cache_dir: Path | None = typer.Option(
         None, "--cache-dir", help="LLM response cache in DIR/llm_cache.db (default: the store)."
     ),
     token_budget: int = typer.Option(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -42,7 +41,7 @@ def add_cmd(
         ..., help="Verdicts JSONL: {id, fields, decision, rationale, description, created_at?, source?} a line."
     ),
     store: str = _STORE_OPT,
-    spec: Optional[Path] = _SPEC_OPT,
+    spec: Path | None = _SPEC_OPT,
 ) -> None:
     """Insert every verdict of FILE in one transaction (nothing is inserted if any line is bad)."""
     from assay.cli import _errors, out
@@ -65,7 +64,7 @@ def search_cmd(
         False, "--json", help='Print a JSON array, best first, of {"id", "score", "components", "decision"}.'
     ),
     store: str = _STORE_OPT,
-    spec: Optional[Path] = _SPEC_OPT,
+    spec: Path | None = _SPEC_OPT,
 ) -> None:
     """The K verdicts most similar to the query's structured fields (ties by id ascending)."""
     from assay.cli import _errors, err, out
@@ -136,7 +135,7 @@ def stats_cmd(
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _open(ctx: typer.Context, store: str, spec_path: Optional[Path]):
+def _open(ctx: typer.Context, store: str, spec_path: Path | None):
     from assay.storage import resolve_db_url
     from assay.verdicts.spec import load_spec
     from assay.verdicts.store import VerdictStore

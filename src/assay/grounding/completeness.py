@@ -16,7 +16,8 @@ material facts the answer used; else ``None`` (not measurable, dropped from the 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Literal
+from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 

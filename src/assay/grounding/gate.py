@@ -18,7 +18,8 @@ whenever a rule changes (the memo cache re-gates on a version change).
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -157,7 +158,7 @@ class SnapshotIndex:
         self._derived: CandidateSet | None = None
 
     @classmethod
-    def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> "SnapshotIndex":
+    def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
         """Index ``snapshot``; with ``period_groups`` the facts of each period also form a
         derivation group in uncited mode (see :data:`UNCITED_PERIOD_GROUPS`)."""
         return cls(snapshot, period_groups=period_groups)

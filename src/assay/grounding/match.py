@@ -35,12 +35,12 @@ states a fall, and is recorded as ``sign_from_wording``. For derivations a state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import permutations
-from typing import Iterable, Literal
-
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Literal
 
 import numpy as np
 

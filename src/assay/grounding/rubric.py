@@ -21,8 +21,8 @@ signal, and would reorder variants at random).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 __all__ = ["DEFAULT_WEIGHTS", "DIMENSIONS", "RubricResult", "compose"]
 

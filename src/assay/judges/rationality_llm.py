@@ -25,9 +25,10 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 

@@ -24,8 +24,9 @@ accuracy) — that is the floor a real backend has to clear.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Any, Hashable, Sequence
+from typing import Any
 
 import numpy as np
 

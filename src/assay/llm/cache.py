@@ -62,7 +62,7 @@ class ResponseCache:
         init_db(engine)
 
     @classmethod
-    def open(cls, cache_dir: str | Path | None = None, db_url: str | None = None) -> "ResponseCache":
+    def open(cls, cache_dir: str | Path | None = None, db_url: str | None = None) -> ResponseCache:
         """The cache at :func:`cache_url` ``(cache_dir, db_url)`` (the folder is created)."""
         return cls(make_engine(cache_url(cache_dir, db_url)))
 

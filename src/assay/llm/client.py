@@ -71,7 +71,7 @@ class LLMClient:
         self.cache_hits = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
-        self._sems: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = (
+        self._sems: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
 

@@ -58,7 +58,7 @@ class OpenAICompatibleBackend:
     def __init__(self, settings: LLMSettings):
         self.settings = settings
         self.attempts = 0
-        self._clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]" = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._rng = random.Random()
 
     async def complete(self, request: LLMRequest) -> LLMResponse:

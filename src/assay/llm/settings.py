@@ -22,7 +22,8 @@ The API key is a :class:`pydantic.SecretStr`: it is not shown by ``repr``/``str`
 from __future__ import annotations
 
 import os
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -48,7 +49,7 @@ class LLMSettings(BaseModel):
     concurrency: int = Field(4, ge=1, le=256)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "LLMSettings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMSettings:
         """Read the settings from ``env`` (default ``os.environ``); empty values count as unset.
 
         Raises ``ValueError`` naming the variable when a value is invalid (e.g.

@@ -171,7 +171,7 @@ class MemorySettings:
         if not self.arm.strip():
             raise ValueError("arm must be a non-empty string")
 
-    def with_(self, **changes: object) -> "MemorySettings":
+    def with_(self, **changes: object) -> MemorySettings:
         """A copy with ``changes`` applied (validated again)."""
         return replace(self, **changes)  # type: ignore[arg-type]
 

@@ -31,7 +31,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -286,7 +286,7 @@ def train_and_deploy(
             seed=config.seed,
         )
         raw_agreement = round(pairwise_agreement(data.heldout, cand_raw), 6)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         card = _card(
             now,
             result,

@@ -86,7 +86,7 @@ class MiniLMEmbedder:
         self.threads = threads
         self._st: Any = None
 
-    def load(self) -> "MiniLMEmbedder":
+    def load(self) -> MiniLMEmbedder:
         """Load the model now (otherwise on first :meth:`embed`); returns ``self``."""
         if self._st is None:
             folder = minilm_model_dir()

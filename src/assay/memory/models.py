@@ -167,7 +167,7 @@ def default_memory_id(text: str, scope: str | None) -> str:
     re-adding the same text without an id is idempotent."""
     from assay.memory.text import dedupe_key
 
-    return "m" + hashlib.sha256(f"{scope or ''}\x1f{dedupe_key(text)}".encode("utf-8")).hexdigest()[:16]
+    return "m" + hashlib.sha256(f"{scope or ''}\x1f{dedupe_key(text)}".encode()).hexdigest()[:16]
 
 
 def parse_memory_line(text: str, *, file: str, line: int) -> tuple[MemoryIn | None, list[InputProblem]]:

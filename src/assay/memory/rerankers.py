@@ -61,7 +61,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def configured_reranker(settings: RerankerSettings | None = None) -> "CrossEncoderReranker | None":
+def configured_reranker(settings: RerankerSettings | None = None) -> CrossEncoderReranker | None:
     """The resolved reranker for ``settings`` (default :meth:`RerankerSettings.from_env`), or
     ``None``. With nothing configured (no model path, no deployed student) that is decided from
     settings and file checks alone, without importing torch. The model loads on first use."""
@@ -71,7 +71,7 @@ def configured_reranker(settings: RerankerSettings | None = None) -> "CrossEncod
     return build_reranker(s)
 
 
-def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> "CrossEncoderReranker | None":
+def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> CrossEncoderReranker | None:
     """:func:`resolve_reranker` with the probed (or given) device facts → the reranker, ``None`` for kind none."""
     res = resolve_reranker(
         settings,
@@ -81,7 +81,7 @@ def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None
     return None if res.kind == "none" else CrossEncoderReranker(res, settings)
 
 
-def auto_reranker() -> "CrossEncoderReranker":
+def auto_reranker() -> CrossEncoderReranker:
     """Factory of the built-in reranker name ``auto`` (:data:`assay.memory.rerank.BUILTIN_RERANKERS`):
     the resolution of :meth:`RerankerSettings.from_env`. ``ValueError`` when it resolves to none."""
     r = configured_reranker()

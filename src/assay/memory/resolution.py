@@ -95,12 +95,12 @@ class RerankerSettings:
             if v is not None and not math.isfinite(v):
                 raise ValueError(f"{name} must be a finite number or None, got {v}")
 
-    def with_(self, **changes: Any) -> "RerankerSettings":
+    def with_(self, **changes: Any) -> RerankerSettings:
         """A copy with ``changes`` applied (validated again)."""
         return replace(self, **changes)
 
     @classmethod
-    def from_env(cls, environ: Any = None) -> "RerankerSettings":
+    def from_env(cls, environ: Any = None) -> RerankerSettings:
         """Settings from ``ASSAY_RERANKER_*`` variables: ``STUDENT``, ``SMALL``, ``LARGE`` (folders),
         ``GPU`` (0/1), ``MIN_VRAM_GB``, ``BLEND``, ``FLOOR_SMALL``, ``FLOOR_LARGE``,
         ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1). Unset → the default.

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any
 
 from assay.memory.config import RANKER_VERSION
 from assay.memory.deliveries import log_deliveries

@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +33,10 @@ from sqlalchemy import Engine, Text, func, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 
 from assay.cases import InputProblem
+from assay.jsonl import as_utc, validation_problems
 from assay.memory.config import MemorySettings, default_settings
 from assay.memory.embeddings import Embedder, make_embedder
 from assay.memory.index import IndexRow, MemoryIndex
-from assay.jsonl import as_utc, validation_problems
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
 from assay.memory.scoring import reliability
 from assay.memory.tables import memories, memory_state
@@ -259,7 +259,7 @@ class MemoryStore:
         session_id: str | None = None,
         restrict_to_scope: bool = False,
         explain: bool = False,
-    ) -> "SearchResult":
+    ) -> SearchResult:
         """Search and log the deliveries; see :func:`assay.memory.search.search`."""
         from assay.memory.search import search
 
@@ -490,4 +490,4 @@ _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
 
 def now_utc() -> datetime:
     """The current time, timezone-aware UTC."""
-    return datetime.fromtimestamp(time.time(), tz=timezone.utc)
+    return datetime.fromtimestamp(time.time(), tz=UTC)

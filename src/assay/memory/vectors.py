@@ -34,9 +34,10 @@ be comparable anyway); one of another dimension rebuilds the mirror at its start
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from assay.cases import Case
 from assay.claims import DEFAULT_CITATION_PATTERN

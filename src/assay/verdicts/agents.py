@@ -23,7 +23,7 @@ import inspect
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 try:

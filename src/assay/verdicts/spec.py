@@ -97,7 +97,7 @@ class FieldSpec(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _bucket_options_only_for_buckets(self) -> "FieldSpec":
+    def _bucket_options_only_for_buckets(self) -> FieldSpec:
         if self.kind != "bucket":
             for opt, default in (("edges", None), ("absolute", True), ("allow_negative", True)):
                 if getattr(self, opt) != default:
@@ -134,7 +134,7 @@ class SimilaritySpec(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _weights_sum_to_one(self) -> "SimilaritySpec":
+    def _weights_sum_to_one(self) -> SimilaritySpec:
         total = sum(f.weight for f in self.fields.values()) + self.embedding.weight
         if abs(total - 1.0) > WEIGHT_TOLERANCE:
             parts = " + ".join(f"{n} {f.weight:g}" for n, f in self.fields.items())
