@@ -497,7 +497,8 @@ def _span_citations(
     candidate facts whose value equals a number of the span."""
     if mappings:
         gold_facts = [str(f) for f in q.get("facts") or []]
-        own = [m for f, m in zip(gold_facts, mappings) if _norm(f) == _norm(span)]
+        # strict=False: TAT-QA's gold lists `facts` and `mappings` separately; a row may have fewer of one
+        own = [m for f, m in zip(gold_facts, mappings, strict=False) if _norm(f) == _norm(span)]
         if not own and len(mappings) == 1:
             own = mappings
         ids = _mapped_ids(ctx, own, by_id)
@@ -616,7 +617,10 @@ _CELL = re.compile(
     rf"(?P<cur>{_CUR})?\s*(?P<sign>[-−–])?\s*(?P<open>\()?\s*(?P<cur2>{_CUR})?\s*(?P<sign2>[-−–])?\s*"
     rf"(?P<cur3>{_CUR})?\s*(?P<num>{_NUM})\s*(?P<pct>%)?\s*(?P<close>\))?\s*(?P<pct2>%)?"
 )
-_MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+    r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
 _PERIOD = re.compile(
     rf"(?:(?:\d{{1,2}}\s+)?{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?|(?:Q[1-4]|H[12]|FY|Fiscal(?:\s+Year)?)\s*)?(?<!\d)(?:19|20)\d\d(?!\d)",
     re.IGNORECASE,

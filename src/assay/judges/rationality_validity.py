@@ -203,7 +203,7 @@ def window_localisation(
     chance: list[float] = []
     first: list[float] = []
     n_windows: list[int] = []
-    for trace, step in zip(traces, mistake_steps):
+    for trace, step in zip(traces, mistake_steps, strict=True):  # one label per trace: a mismatch is a caller bug
         n = len(trace.steps)
         if n == 0 or not 0 <= step < n:
             continue

@@ -45,7 +45,8 @@ class TokenBudget:
             if self.limit is not None and self.spent + self.reserved + estimate > self.limit:
                 self.refused += 1
                 raise BudgetExhausted(
-                    f"budget: {self.limit} tokens, {self.spent} spent, {self.reserved} reserved; this call needs ~{estimate}"
+                    f"budget: {self.limit} tokens, {self.spent} spent, {self.reserved} reserved; "
+                    f"this call needs ~{estimate}"
                 )
             self.reserved += estimate
             return estimate

@@ -82,7 +82,10 @@ class OpenAICompatibleBackend:
                     and kwargs["response_format"]["type"] == "json_schema"
                     and status in (400, 422, 500)
                 ):
-                    last += " (the endpoint may not support response_format=json_schema: set ASSAY_LLM_RESPONSE_FORMAT=json_object)"
+                    last += (
+                        " (the endpoint may not support response_format=json_schema:"
+                        " set ASSAY_LLM_RESPONSE_FORMAT=json_object)"
+                    )
                 if status not in RETRY_STATUS and status < 500:
                     raise LLMError(self._redact(last)) from None
                 delay = _retry_after(e)

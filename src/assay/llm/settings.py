@@ -1,18 +1,28 @@
 """Settings of the ``openai_compatible`` backend, read from the environment in one place.
 
-| variable | default | rationale |
-| --- | --- | --- |
-| ``ASSAY_LLM_BASE_URL`` (else ``OPENAI_BASE_URL``) | none → the SDK's OpenAI URL | any OpenAI-compatible endpoint: vLLM, llama.cpp server, Ollama, Anthropic's compatibility endpoint |
-| ``ASSAY_LLM_API_KEY`` (else ``OPENAI_API_KEY``) | none | a local server needs no key; a base URL alone is a valid configuration |
-| ``ASSAY_JUDGE_MODEL`` | ``gpt-4o-mini`` | a cheap model for the default tier |
-| ``ASSAY_JUDGE_HIGH_STAKES_MODEL`` | ``gpt-4o`` | the stronger model for ``--high-stakes`` and escalation |
-| ``ASSAY_LLM_RESPONSE_FORMAT`` | ``json_object`` | ``json_object`` is the widest-supported JSON mode (OpenAI, vLLM, llama.cpp, Ollama); ``json_schema`` where the endpoint supports structured outputs (llama-cpp-python's server answers it with HTTP 500); ``none`` sends no ``response_format`` |
-| ``ASSAY_LLM_OMIT_TEMPERATURE`` | ``0`` | ``1`` for models that refuse ``temperature=0`` (reasoning models): the parameter is then not sent |
-| ``ASSAY_LLM_MAX_TOKENS_PARAM`` | ``max_tokens`` | ``max_completion_tokens`` for endpoints that renamed it |
-| ``ASSAY_LLM_TIMEOUT`` | ``60`` s | per attempt; a judge reply of a few hundred tokens takes seconds |
-| ``ASSAY_LLM_MAX_RETRIES`` | ``3`` | retries after the first attempt on 429/5xx/timeout/connection errors |
-| ``ASSAY_LLM_BACKOFF`` | ``0.5`` s | first backoff; doubles each retry (with ±25 % jitter), capped at 8 s; a ``Retry-After`` of at most 30 s is honoured |
-| ``ASSAY_LLM_CONCURRENCY`` | ``4`` | calls in flight at once |
+Each variable, its default, and why:
+
+- ``ASSAY_LLM_BASE_URL`` (else ``OPENAI_BASE_URL``); default none → the SDK's OpenAI URL. Any
+  OpenAI-compatible endpoint: vLLM, llama.cpp server, Ollama, Anthropic's compatibility endpoint.
+- ``ASSAY_LLM_API_KEY`` (else ``OPENAI_API_KEY``); default none. A local server needs no key; a
+  base URL alone is a valid configuration.
+- ``ASSAY_JUDGE_MODEL``; default ``gpt-4o-mini``: a cheap model for the default tier.
+- ``ASSAY_JUDGE_HIGH_STAKES_MODEL``; default ``gpt-4o``: the stronger model for ``--high-stakes``
+  and escalation.
+- ``ASSAY_LLM_RESPONSE_FORMAT``; default ``json_object``, the widest-supported JSON mode (OpenAI,
+  vLLM, llama.cpp, Ollama); ``json_schema`` where the endpoint supports structured outputs
+  (llama-cpp-python's server answers it with HTTP 500); ``none`` sends no ``response_format``.
+- ``ASSAY_LLM_OMIT_TEMPERATURE``; default ``0``; ``1`` for models that refuse ``temperature=0``
+  (reasoning models): the parameter is then not sent.
+- ``ASSAY_LLM_MAX_TOKENS_PARAM``; default ``max_tokens``; ``max_completion_tokens`` for endpoints
+  that renamed it.
+- ``ASSAY_LLM_TIMEOUT``; default ``60`` s per attempt: a judge reply of a few hundred tokens takes
+  seconds.
+- ``ASSAY_LLM_MAX_RETRIES``; default ``3`` retries after the first attempt on
+  429/5xx/timeout/connection errors.
+- ``ASSAY_LLM_BACKOFF``; default ``0.5`` s first backoff; doubles each retry (with ±25 % jitter),
+  capped at 8 s; a ``Retry-After`` of at most 30 s is honoured.
+- ``ASSAY_LLM_CONCURRENCY``; default ``4`` calls in flight at once.
 
 With neither a base URL nor an API key configured, :meth:`LLMSettings.not_configured_reason`
 says so, and the judges mark every case ``skipped`` with that reason (never a score of 0).
