@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.cases import Case
-from assay.importers import ImportedCases
+from assay.importers.base import ImportedCases
 from assay.jsonl import iter_lines, json_object, read_utf8, validation_problems
 
 __all__ = ["import_financebench", "QUESTIONS_FILE", "RESULTS_DIR"]

@@ -45,7 +45,7 @@ from pydantic import ValidationError
 from assay.cases import Case
 from assay.claims import Quantity, extract_quantities, split_sentences
 from assay.facts import Fact, parse_unit
-from assay.importers import ImportedCases
+from assay.importers.base import ImportedCases
 from assay.jsonl import read_utf8
 
 __all__ = ["import_tatqa", "parse_cell", "CellNumber", "derivation_scope"]
