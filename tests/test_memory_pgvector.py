@@ -223,7 +223,6 @@ def test_stats_and_cli_name_the_pgvector_path(loaded, monkeypatch):
     from typer.testing import CliRunner
 
     from assay.cli import app
-    from assay.commands.memory import register
 
     url, pg, _c, _w = loaded
     vp = memory_stats(pg, n_resamples=10)["vector_path"]
@@ -234,7 +233,6 @@ def test_stats_and_cli_name_the_pgvector_path(loaded, monkeypatch):
     )
     vp = memory_stats(MemoryStore(url, settings=NUMPY), n_resamples=10)["vector_path"]
     assert vp["path"] == "numpy" and vp["pgvector"] and "kept in sync" in vp["detail"]
-    register(app)
     monkeypatch.setenv("ASSAY_MEMORY_EMBEDDER", "hashing")
     r = CliRunner().invoke(app, ["--db", url, "memory", "stats", "--json"])
     assert r.exit_code == 0, r.output

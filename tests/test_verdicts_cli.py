@@ -11,10 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.commands.verdicts import register
 from test_verdicts import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
-register(app)
 runner = CliRunner()
 
 

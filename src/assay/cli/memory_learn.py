@@ -1,8 +1,7 @@
 """``assay memory train`` and ``assay memory calibrate``: a student reranker behind a gate, and floors.
 
 Thin: parses options, calls :mod:`assay.memory.deploy` / :mod:`assay.memory.calibrate`, prints.
-Registers onto the ``memory`` group of :mod:`assay.commands.memory` (created if missing), so
-the two modules share ``assay memory`` whatever their order in ``_COMMAND_MODULES``.
+Both commands join the ``memory`` group of :mod:`assay.cli.app`, after :mod:`assay.cli.memory`'s.
 
 Exit codes — train: 0 deployed, 1 not deployed, 2 bad input; calibrate: 0 every floor
 accepted, 1 a floor refused (or a model without both grade 3 and grade 0), 2 bad input.
@@ -17,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.progress import TextColumn
 from rich.table import Table
 
-__all__ = ["register", "train_cmd", "calibrate_cmd"]
+from assay.cli.app import memory_app
+from assay.cli.common import UsageError, db_errors, err, open_memory_store, out, progress_bar, user_errors
+
+__all__ = ["Device", "SplitBy", "calibrate_cmd", "train_cmd"]
 
 
 class SplitBy(str, Enum):
@@ -33,16 +36,7 @@ class Device(str, Enum):
     cuda = "cuda"
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``train`` and ``calibrate`` to the ``memory`` group (idempotent)."""
-    group = _memory_group(app)
-    have = {c.name for c in group.registered_commands}
-    if "train" not in have:
-        group.command("train")(train_cmd)
-    if "calibrate" not in have:
-        group.command("calibrate")(calibrate_cmd)
-
-
+@memory_app.command("train")
 def train_cmd(
     ctx: typer.Context,
     labels: Path = typer.Option(..., "--labels", help="Labels JSONL from 'assay memory export-labels'."),
@@ -89,12 +83,11 @@ def train_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
-    from assay.cli import UsageError, _errors, err, out
     from assay.memory.deploy import train_and_deploy
     from assay.memory.rerankers import RerankerSettings
     from assay.memory.train import TrainConfig, TrainingError
 
-    with _errors(ctx):
+    with user_errors(ctx):
         target = out_dir or (
             Path(os.environ["ASSAY_RERANKER_STUDENT"]) if os.environ.get("ASSAY_RERANKER_STUDENT") else None
         )
@@ -116,7 +109,6 @@ def train_cmd(
         settings = RerankerSettings.from_env()
         try:
             rep = _with_progress(
-                err,
                 lambda on_step: train_and_deploy(
                     labels,
                     target,
@@ -173,6 +165,7 @@ def train_cmd(
     raise typer.Exit(0 if d.deployed else 1)
 
 
+@memory_app.command("calibrate")
 def calibrate_cmd(
     ctx: typer.Context,
     model: str | None = typer.Option(
@@ -185,12 +178,10 @@ def calibrate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
-    from assay.cli import _errors, out
-    from assay.commands.memory import _db_errors, _open
     from assay.memory.calibrate import calibrate_store
 
-    with _errors(ctx), _db_errors():
-        res = calibrate_store(_open(ctx, None), model=model, max_grade3_drop=max_drop, proposed=floor)
+    with user_errors(ctx), db_errors():
+        res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)
     ok = all(r["status"] == "ok" for r in res["models"].values())
     if as_json:
         out.print(json.dumps(res, indent=2), markup=False)
@@ -232,28 +223,8 @@ def calibrate_cmd(
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _memory_group(app: typer.Typer) -> typer.Typer:
-    from assay.commands import memory as memory_mod
-
-    memory_mod.register(app)
-    for g in app.registered_groups:
-        if g.name == "memory" and g.typer_instance is not None:
-            return g.typer_instance
-    raise RuntimeError("the memory command group is missing")  # pragma: no cover - register() adds it
-
-
-def _with_progress(console: Any, run: Any) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("training"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("loss {task.fields[loss]}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+def _with_progress(run: Any) -> Any:
+    with progress_bar("training", TextColumn("loss {task.fields[loss]}")) as bar:
         task = bar.add_task("steps", total=None, loss="—")
 
         def on_step(step: int, total: int, loss: float) -> None:
