@@ -35,7 +35,8 @@ def stats_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
     rate = "—" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
     out.print(f"memo cache at {redact(url)}", markup=False)
     out.print(
-        f"{s['entries']} {'entry' if s['entries'] == 1 else 'entries'} ({s['expired_entries']} expired), {_size(s['bytes'])}; "
+        f"{s['entries']} {'entry' if s['entries'] == 1 else 'entries'} ({s['expired_entries']} expired), "
+        f"{_size(s['bytes'])}; "
         f"{s['lookups']} requests: {s['hits']} hits, {s['misses']} not served from cache (hit rate {rate})",
         markup=False,
     )

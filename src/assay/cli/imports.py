@@ -34,7 +34,8 @@ def import_cmd(
     out_file: Path = typer.Option(
         ...,
         "--out",
-        help="Cases JSONL to write (taubench, whoandwhen: a folder for traces/ + summary.json; locomo: a folder for memories.jsonl + queries.jsonl).",
+        help="Cases JSONL to write (taubench, whoandwhen: a folder for traces/ + summary.json; "
+        "locomo: a folder for memories.jsonl + queries.jsonl).",
     ),
 ) -> None:
     """Convert a public dataset into assay cases JSONL (agent traces: native traces + an eval summary)."""
@@ -52,7 +53,8 @@ def import_cmd(
             return _import_locomo(src, out_file)
         if out_file.is_dir():
             raise UsageError(
-                f"--out {out_file}: is a directory; give the path of the cases file to write, e.g. {out_file / 'cases.jsonl'}"
+                f"--out {out_file}: is a directory; give the path of the cases file to write, "
+                f"e.g. {out_file / 'cases.jsonl'}"
             )
         check_out_dir_usable(out_file.parent)
         if source is ImportSource.tatqa:

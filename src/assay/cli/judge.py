@@ -141,7 +141,8 @@ def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
                     [
                         d,
                         *(
-                            f"{fmt_number(anchors[r][d]['balanced_accuracy']['value'])} {fmt_interval(anchors[r][d]['balanced_accuracy']['ci'])}"
+                            f"{fmt_number(anchors[r][d]['balanced_accuracy']['value'])} "
+                            f"{fmt_interval(anchors[r][d]['balanced_accuracy']['ci'])}"
                             for r in anchors
                         ),
                     ]
@@ -158,7 +159,8 @@ def _notes(agg: dict[str, Any]) -> list[str]:
     if "span_recall" in agg:
         s = agg["span_recall"]
         lines.append(
-            f"span recall (Unwanted spans overlapped by an unsupported claim): {fmt_number(s['value'])} {fmt_interval(s['ci'])} "
+            f"span recall (Unwanted spans overlapped by an unsupported claim): {fmt_number(s['value'])} "
+            f"{fmt_interval(s['ci'])} "
             f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)"
         )
     if agg["judge"]["reasons"]:
@@ -183,7 +185,8 @@ def _markdown(agg: dict[str, Any]) -> str:
     lines = [f"# Judge validity: {agg['dataset']}", ""]
     if agg["backend"] == "stub":
         lines += [
-            "Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — not a quality signal.",
+            "Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — "
+            "not a quality signal.",
             "",
         ]
     for title, header, rows in _tables(agg):
@@ -192,4 +195,3 @@ def _markdown(agg: dict[str, Any]) -> str:
         lines.append("")
     lines += [f"- {line}" for line in [*_notes(agg), *(f"note: {n}" for n in agg["notes"])]]
     return "\n".join(lines).rstrip() + "\n"
-

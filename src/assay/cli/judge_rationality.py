@@ -80,7 +80,10 @@ def rationality_cmd(
         if out_dir is None and None in explicit.values():
             raise UsageError("give --out DIR, or all three of --output, --out-aggregate and --out-md")
         defaults = (
-            dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
+            # report_paths gives the four paths in this order
+            dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name), strict=True))
+            if out_dir is not None
+            else {}
         )
         targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
         targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
@@ -153,7 +156,8 @@ def agreement_cmd(
         out.print(json.dumps(result, indent=2), markup=False)
         return
     t = Table(
-        title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), {result['n_pairs']} shared case(s)"
+        title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), "
+        f"{result['n_pairs']} shared case(s)"
     )
     for col in ("axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
         t.add_column(col, no_wrap=True)

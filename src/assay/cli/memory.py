@@ -59,7 +59,8 @@ def add_cmd(
     ctx: typer.Context,
     file: Path = typer.Argument(
         ...,
-        help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, is_correction?, supersedes?, embedding?, meta?} a line.",
+        help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, "
+        "is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
@@ -70,7 +71,8 @@ def add_cmd(
         r = store.add_file(file)
         total = store.count()
     out.print(
-        f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, unchanged {len(r.unchanged)}, "
+        f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, "
+        f"unchanged {len(r.unchanged)}, "
         f"superseded {len(r.superseded)} ({total} memories in all)",
         markup=False,
     )
@@ -192,7 +194,8 @@ def engage_cmd(
         return
     by = ", ".join(f"{m} {n}" for m, n in sorted(rep.engaged.items())) or "none"
     out.print(
-        f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): engaged {sum(rep.engaged.values())} [{by}]"
+        f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): "
+        f"engaged {sum(rep.engaged.values())} [{by}]"
         + (f"; {rep.relabelled} relabelled" if rep.relabelled else "")
         + (f"; {rep.skipped} skipped (memory gone)" if rep.skipped else ""),
         markup=False,
@@ -226,11 +229,17 @@ def backfill_cmd(
     )
 
 
-@memory_app.command("stats")
+# help= keeps the one-line help of `assay memory --help`: a docstring's line break would show there
+@memory_app.command(
+    "stats",
+    help="Engagement rate (per procedure), mean grade and hard-negative share, by generation version and "
+    "reranker, with 95% CIs.",
+)
 def stats_cmd(
     ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.Option(0, "--seed", help="Bootstrap seed.")
 ) -> None:
-    """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and reranker, with 95% CIs."""
+    """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and
+    reranker, with 95% CIs."""
     from assay.memory.stats import memory_stats
 
     with user_errors(ctx), db_errors():
@@ -245,7 +254,9 @@ def stats_cmd(
         t.add_column(col)
     for g in [s["overall"], *s["groups"]]:
         eng = (
-            "; ".join(f"{p}: {fmt_plain(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items())
+            "; ".join(
+                f"{p}: {fmt_plain(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items()
+            )
             or "—"
         )
         t.add_row(

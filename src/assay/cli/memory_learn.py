@@ -43,7 +43,8 @@ def train_cmd(
     out_dir: Path | None = typer.Option(
         None,
         "--out",
-        help="Student folder: the candidate is installed here only if it beats the incumbent (default $ASSAY_RERANKER_STUDENT).",
+        help="Student folder: the candidate is installed here only if it beats the incumbent "
+        "(default $ASSAY_RERANKER_STUDENT).",
     ),
     min_gap: int = typer.Option(2, "--min-gap", min=1, help="Pairs only between grades at least this far apart."),
     split_by: SplitBy = typer.Option(
@@ -134,12 +135,14 @@ def train_cmd(
     else:
         ds, tr = rep.dataset, rep.training
         out.print(
-            f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), {d.n_pairs} held-out "
-            f"({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} {split_by.value} groups held out, seed {seed})",
+            f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), "
+            f"{d.n_pairs} held-out ({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} "
+            f"{split_by.value} groups held out, seed {seed})",
             markup=False,
         )
         out.print(
-            f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s ({tr['pairs_per_s']:.1f} pairs/s); "
+            f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s "
+            f"({tr['pairs_per_s']:.1f} pairs/s); "
             f"base {tr['base_model']}"
             + ("; its classification head started untrained" if tr["head_untrained_at_start"] else ""),
             markup=False,
@@ -189,14 +192,16 @@ def calibrate_cmd(
     for name, r in res["models"].items():
         if r["status"] == "insufficient":
             out.print(
-                f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries (need both)",
+                f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries "
+                "(need both)",
                 markup=False,
             )
             continue
         head = f"{name}: {r['n_grade3']} grade-3, {r['n_grade0']} grade-0 deliveries"
         if r["status"] == "ok":
             out.print(
-                f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, keeps {_pct(r['grade0_kept'])} of grade 0",
+                f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, "
+                f"keeps {_pct(r['grade0_kept'])} of grade 0",
                 markup=False,
             )
         else:
@@ -207,8 +212,9 @@ def calibrate_cmd(
             )
             w = r["within_limit"]
             out.print(
-                f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 (limit {_pct(r['max_grade3_drop'])}); "
-                f"within the limit: floor {w['floor']:.4f} drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
+                f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 "
+                f"(limit {_pct(r['max_grade3_drop'])}); within the limit: floor {w['floor']:.4f} "
+                f"drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
                 markup=False,
             )
         t = Table(title=f"{name}: floor curve (score quantiles)")

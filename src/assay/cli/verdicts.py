@@ -141,7 +141,10 @@ def _open(ctx: typer.Context, store: str, spec_path: Path | None):
 def _describe(summary: dict) -> str:
     if summary["kind"] == "set":
         mean = summary["mean_items"]
-        return f"{summary['distinct']} distinct codes, {mean:.1f} per verdict ({summary['min_items']}–{summary['max_items']})"
+        return (
+            f"{summary['distinct']} distinct codes, {mean:.1f} per verdict "
+            f"({summary['min_items']}–{summary['max_items']})"
+        )
     items = list(summary["counts"].items())
     shown = ", ".join(f"{k}: {v}" for k, v in items[:8])
     return shown + (f", … (+{len(items) - 8})" if len(items) > 8 else "")
