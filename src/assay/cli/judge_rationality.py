@@ -85,8 +85,8 @@ def rationality_cmd(
             if out_dir is not None
             else {}
         )
-        targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
-        targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
+        chosen = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
+        targets = {k: Path(p).expanduser().absolute() for k, p in chosen.items() if p is not None}
         flags = {"local": "--output", "aggregate": "--out-aggregate", "md": "--out-md", "html": "--out"}
         for k, p in targets.items():
             if p.is_dir():

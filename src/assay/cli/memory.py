@@ -186,8 +186,8 @@ def engage_cmd(
         text = (
             response
             if response is not None
-            else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))
-        )  # type: ignore[union-attr]
+            else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))  # type: ignore[union-attr]
+        )
         rep = engage(_open(ctx, embedder), search_id, text, prompt=prompt, semantic=False if lexical_only else None)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
