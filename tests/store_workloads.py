@@ -18,7 +18,7 @@ benchmark runners pick up every entry.
 
 Run as a script this is a small command (``python tests/store_workloads.py --db URL WORKLOAD
 --proc P --n N [--resume] [--pause-before-commit K --pause-file F]``) whose errors go through
-``assay.cli._errors`` exactly like assay's own commands: one ``error: …`` line, exit 2.
+``assay.cli.common.user_errors`` exactly like assay's own commands: one ``error: …`` line, exit 2.
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def _pause_before_commit(k: int, flag: Path) -> None:
 
 def main() -> None:
     """The command form (see the module docstring)."""
-    from assay.cli import _errors, out
+    from assay.cli.common import out, user_errors
 
     app = typer.Typer(add_completion=False)
 
@@ -277,7 +277,7 @@ def main() -> None:
         pause_file: Path = Path("pause"),
     ) -> None:
         ctx.obj = {"db": db, "debug": False}
-        with _errors(ctx):
+        with user_errors(ctx):
             skip = WORKLOADS[workload].present(db, proc, n) if resume else set()
             if pause_before_commit:
                 _pause_before_commit(pause_before_commit, pause_file)

@@ -8,17 +8,12 @@ import subprocess
 import sys
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from assay import cli
 from assay.cache import MemoCache
-from assay.commands.cache import register
+from assay.cli import app
 from test_cache import UNSOURCED, Clock, Synth, apple
 
-app = typer.Typer()
-app.callback()(cli._global)  # the root callback: stores --db / --debug in ctx.obj
-register(app)
 runner = CliRunner()
 
 

@@ -95,12 +95,8 @@ def test_store_calibration_is_per_model_on_the_raw_score(graded_db):
 
 
 def test_cli_calibrate_json_text_and_exit_codes(graded_db, tmp_path):
-    import importlib
+    from assay.cli import app
 
-    from assay.cli import _COMMAND_MODULES, app
-
-    for mod in _COMMAND_MODULES:
-        importlib.import_module(mod).register(app)
     runner = CliRunner()
     r = runner.invoke(app, ["--db", graded_db, "memory", "calibrate", "--model", "fixed-ce", "--json"])
     assert r.exit_code == 0, r.output

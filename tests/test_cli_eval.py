@@ -207,7 +207,7 @@ def test_unusable_output_directory_exit_2_before_reading_the_cases(tmp_path, cas
     blocker.write_text("not a directory")
     out = blocker if kind == "file" else blocker / "sub"
     loaded = []
-    monkeypatch.setattr(assay.cli, "load_cases", lambda p: loaded.append(p))
+    monkeypatch.setattr(assay.cli.eval, "load_cases", lambda p: loaded.append(p))
     res = run("eval", cases_file, "--out", out)
     assert res.exit_code == 2
     assert f"{blocker} is not a directory" in res.stderr

@@ -180,9 +180,7 @@ def test_validate_on_small_files_with_the_stub(tmp_path):
 
 def test_cli_judge_validate_writes_reports_and_fails_in_one_line(tmp_path):
     from assay.cli import app
-    from assay.commands.judge import register
 
-    register(app)
     rec = {
         "knowledge": "K is in Paris.",
         "question": "Where is K?",

@@ -13,9 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.commands.memory import register
 
-register(app)
 runner = CliRunner()
 
 MEMORIES = [
@@ -187,7 +185,7 @@ def test_import_locomo_out_must_be_a_folder(tmp_path):
 
 def test_core_import_does_not_load_torch():
     code = (
-        "import sys, assay.memory, assay.commands.memory, assay.memory.evaluate, assay.memory.engagement; "
+        "import sys, assay.memory, assay.cli.memory, assay.memory.evaluate, assay.memory.engagement; "
         "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

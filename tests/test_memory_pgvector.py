@@ -29,7 +29,8 @@ DIM = 384
 
 
 def _data(n: int, seed: int = 3) -> tuple[list[dict], np.ndarray, np.ndarray, list[str]]:
-    """``n`` memories (texts from a 200-word vocabulary, 3 scopes), clustered unit vectors, cluster centres, the vocabulary."""
+    """``n`` memories (texts from a 200-word vocabulary, 3 scopes), clustered unit vectors, cluster centres,
+    the vocabulary."""
     rng = np.random.default_rng(seed)
     words = [f"w{i:03d}" for i in range(200)]
     centres = rng.normal(size=(12, DIM))
@@ -203,7 +204,8 @@ def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url
     mirror = store.vector_path.mirror
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 20
-    store.index()  # re-encodes the other model's rows with this store's embedder, mirror updated in the same transaction
+    # re-encodes the other model's rows with this store's embedder, mirror updated in the same transaction
+    store.index()
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 40
         assert conn.execute(text("SELECT count(*) FROM memories WHERE embedding_model = 'another-model'")).scalar() == 0
@@ -223,7 +225,6 @@ def test_stats_and_cli_name_the_pgvector_path(loaded, monkeypatch):
     from typer.testing import CliRunner
 
     from assay.cli import app
-    from assay.commands.memory import register
 
     url, pg, _c, _w = loaded
     vp = memory_stats(pg, n_resamples=10)["vector_path"]
@@ -234,7 +235,6 @@ def test_stats_and_cli_name_the_pgvector_path(loaded, monkeypatch):
     )
     vp = memory_stats(MemoryStore(url, settings=NUMPY), n_resamples=10)["vector_path"]
     assert vp["path"] == "numpy" and vp["pgvector"] and "kept in sync" in vp["detail"]
-    register(app)
     monkeypatch.setenv("ASSAY_MEMORY_EMBEDDER", "hashing")
     r = CliRunner().invoke(app, ["--db", url, "memory", "stats", "--json"])
     assert r.exit_code == 0, r.output

@@ -12,9 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.commands.rationality import EXIT_INCOMPLETE, register
+from assay.cli.judge_rationality import EXIT_INCOMPLETE
 
-register(app)
 runner = CliRunner()
 
 
@@ -141,7 +140,7 @@ def test_console_script_shares_the_judge_group(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "rationality" in r.stdout and "agreement" in r.stdout
-    if __import__("importlib").util.find_spec("assay.commands.judge"):
+    if __import__("importlib").util.find_spec("assay.cli.judge"):
         assert "validate" in r.stdout
 
 

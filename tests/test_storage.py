@@ -6,7 +6,8 @@ import pytest
 from sqlalchemy import inspect, select
 from typer.testing import CliRunner
 
-from assay.cli import _redact, app
+from assay.cli import app
+from assay.cli.common import redact
 from assay.storage import (
     SCHEMA_VERSION,
     SchemaVersionError,
@@ -158,10 +159,10 @@ def test_cli_init_db_bad_database_exit_2_with_one_line(tmp_path, url, message):
 
 def test_password_is_hidden_in_printed_urls():
     assert (
-        _redact("postgresql+psycopg://alice:s3cret@db.example:5432/assay")
+        redact("postgresql+psycopg://alice:s3cret@db.example:5432/assay")
         == "postgresql+psycopg://alice:***@db.example:5432/assay"
     )
-    assert _redact("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
+    assert redact("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
 
 
 def test_storage_errors_hide_the_password(tmp_path):

@@ -35,12 +35,8 @@ CPU = DeviceFacts()
 
 
 def _app():
-    import importlib
+    from assay.cli import app
 
-    from assay.cli import _COMMAND_MODULES, app
-
-    for mod in _COMMAND_MODULES:
-        importlib.import_module(mod).register(app)
     return app
 
 

@@ -1,8 +1,7 @@
 """``assay memory train`` and ``assay memory calibrate``: a student reranker behind a gate, and floors.
 
 Thin: parses options, calls :mod:`assay.memory.deploy` / :mod:`assay.memory.calibrate`, prints.
-Registers onto the ``memory`` group of :mod:`assay.commands.memory` (created if missing), so
-the two modules share ``assay memory`` whatever their order in ``_COMMAND_MODULES``.
+Both commands join the ``memory`` group of :mod:`assay.cli.app`, after :mod:`assay.cli.memory`'s.
 
 Exit codes — train: 0 deployed, 1 not deployed, 2 bad input; calibrate: 0 every floor
 accepted, 1 a floor refused (or a model without both grade 3 and grade 0), 2 bad input.
@@ -17,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.progress import TextColumn
 from rich.table import Table
 
-__all__ = ["register", "train_cmd", "calibrate_cmd"]
+from assay.cli.app import memory_app
+from assay.cli.common import UsageError, db_errors, err, open_memory_store, out, progress_bar, user_errors
+
+__all__ = ["Device", "SplitBy", "calibrate_cmd", "train_cmd"]
 
 
 class SplitBy(str, Enum):
@@ -33,23 +36,15 @@ class Device(str, Enum):
     cuda = "cuda"
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``train`` and ``calibrate`` to the ``memory`` group (idempotent)."""
-    group = _memory_group(app)
-    have = {c.name for c in group.registered_commands}
-    if "train" not in have:
-        group.command("train")(train_cmd)
-    if "calibrate" not in have:
-        group.command("calibrate")(calibrate_cmd)
-
-
+@memory_app.command("train")
 def train_cmd(
     ctx: typer.Context,
     labels: Path = typer.Option(..., "--labels", help="Labels JSONL from 'assay memory export-labels'."),
     out_dir: Path | None = typer.Option(
         None,
         "--out",
-        help="Student folder: the candidate is installed here only if it beats the incumbent (default $ASSAY_RERANKER_STUDENT).",
+        help="Student folder: the candidate is installed here only if it beats the incumbent "
+        "(default $ASSAY_RERANKER_STUDENT).",
     ),
     min_gap: int = typer.Option(2, "--min-gap", min=1, help="Pairs only between grades at least this far apart."),
     split_by: SplitBy = typer.Option(
@@ -89,12 +84,11 @@ def train_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
-    from assay.cli import UsageError, _errors, err, out
     from assay.memory.deploy import train_and_deploy
     from assay.memory.rerankers import RerankerSettings
     from assay.memory.train import TrainConfig, TrainingError
 
-    with _errors(ctx):
+    with user_errors(ctx):
         target = out_dir or (
             Path(os.environ["ASSAY_RERANKER_STUDENT"]) if os.environ.get("ASSAY_RERANKER_STUDENT") else None
         )
@@ -116,7 +110,6 @@ def train_cmd(
         settings = RerankerSettings.from_env()
         try:
             rep = _with_progress(
-                err,
                 lambda on_step: train_and_deploy(
                     labels,
                     target,
@@ -142,12 +135,14 @@ def train_cmd(
     else:
         ds, tr = rep.dataset, rep.training
         out.print(
-            f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), {d.n_pairs} held-out "
-            f"({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} {split_by.value} groups held out, seed {seed})",
+            f"pairs: {ds['train_pairs']} train from grades + {ds['weak_pairs']} weak (engagement), "
+            f"{d.n_pairs} held-out ({ds['heldout_groups']} of {ds['train_groups'] + ds['heldout_groups']} "
+            f"{split_by.value} groups held out, seed {seed})",
             markup=False,
         )
         out.print(
-            f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s ({tr['pairs_per_s']:.1f} pairs/s); "
+            f"trained {tr['steps']} steps on {tr['device']} in {tr['seconds']:.0f} s "
+            f"({tr['pairs_per_s']:.1f} pairs/s); "
             f"base {tr['base_model']}"
             + ("; its classification head started untrained" if tr["head_untrained_at_start"] else ""),
             markup=False,
@@ -173,6 +168,7 @@ def train_cmd(
     raise typer.Exit(0 if d.deployed else 1)
 
 
+@memory_app.command("calibrate")
 def calibrate_cmd(
     ctx: typer.Context,
     model: str | None = typer.Option(
@@ -185,12 +181,10 @@ def calibrate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
-    from assay.cli import _errors, out
-    from assay.commands.memory import _db_errors, _open
     from assay.memory.calibrate import calibrate_store
 
-    with _errors(ctx), _db_errors():
-        res = calibrate_store(_open(ctx, None), model=model, max_grade3_drop=max_drop, proposed=floor)
+    with user_errors(ctx), db_errors():
+        res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)
     ok = all(r["status"] == "ok" for r in res["models"].values())
     if as_json:
         out.print(json.dumps(res, indent=2), markup=False)
@@ -198,14 +192,16 @@ def calibrate_cmd(
     for name, r in res["models"].items():
         if r["status"] == "insufficient":
             out.print(
-                f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries (need both)",
+                f"{name}: cannot calibrate — {r['n_grade3']} grade-3 and {r['n_grade0']} grade-0 deliveries "
+                "(need both)",
                 markup=False,
             )
             continue
         head = f"{name}: {r['n_grade3']} grade-3, {r['n_grade0']} grade-0 deliveries"
         if r["status"] == "ok":
             out.print(
-                f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, keeps {_pct(r['grade0_kept'])} of grade 0",
+                f"{head}; floor {r['floor']:.4f}: drops {_pct(r['grade3_dropped'])} of grade 3, "
+                f"keeps {_pct(r['grade0_kept'])} of grade 0",
                 markup=False,
             )
         else:
@@ -216,8 +212,9 @@ def calibrate_cmd(
             )
             w = r["within_limit"]
             out.print(
-                f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 (limit {_pct(r['max_grade3_drop'])}); "
-                f"within the limit: floor {w['floor']:.4f} drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
+                f"{head}; REFUSED {what}: it drops {_pct(r['grade3_dropped'])} of grade 3 "
+                f"(limit {_pct(r['max_grade3_drop'])}); within the limit: floor {w['floor']:.4f} "
+                f"drops {_pct(w['grade3_dropped'])} of grade 3, keeps {_pct(w['grade0_kept'])} of grade 0",
                 markup=False,
             )
         t = Table(title=f"{name}: floor curve (score quantiles)")
@@ -232,28 +229,8 @@ def calibrate_cmd(
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _memory_group(app: typer.Typer) -> typer.Typer:
-    from assay.commands import memory as memory_mod
-
-    memory_mod.register(app)
-    for g in app.registered_groups:
-        if g.name == "memory" and g.typer_instance is not None:
-            return g.typer_instance
-    raise RuntimeError("the memory command group is missing")  # pragma: no cover - register() adds it
-
-
-def _with_progress(console: Any, run: Any) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("training"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("loss {task.fields[loss]}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+def _with_progress(run: Any) -> Any:
+    with progress_bar("training", TextColumn("loss {task.fields[loss]}")) as bar:
         task = bar.add_task("steps", total=None, loss="—")
 
         def on_step(step: int, total: int, loss: float) -> None:

@@ -1,5 +1,5 @@
 """``assay memory …``: add memories, search (logging deliveries), grade, engage, backfill, stats,
-export labels, evaluate retrieval. Also the ``assay import locomo`` branch.
+export labels, evaluate retrieval (``train`` and ``calibrate``: :mod:`assay.cli.memory_learn`).
 
 Thin: parses options, calls :mod:`assay.memory`, prints. The database is the global ``assay
 --db URL`` (then ``ASSAY_DB_URL``, then ``$ASSAY_HOME/assay.db``). The embedder is
@@ -19,14 +19,21 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli import _print_uncut
-from assay.cli import db_errors as _db_errors
+from assay.cli.app import memory_app
+from assay.cli.common import UsageError, db_errors, err, fmt_plain, open_memory_store, out, print_uncut, user_errors
 
-__all__ = ["register", "memory_app", "import_locomo_cmd"]
-
-memory_app = typer.Typer(
-    no_args_is_help=True, help="Agent memory: add, search (logged), grade, engage, stats, export labels, evaluate."
-)
+__all__ = [
+    "EmbedderName",
+    "RankerName",
+    "add_cmd",
+    "backfill_cmd",
+    "engage_cmd",
+    "evaluate_cmd",
+    "export_cmd",
+    "grade_cmd",
+    "search_cmd",
+    "stats_cmd",
+]
 
 
 class EmbedderName(str, Enum):
@@ -47,30 +54,25 @@ _EMBEDDER_OPT = typer.Option(
 _JSON_OPT = typer.Option(False, "--json", help="Print JSON.")
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``memory`` command group to ``app`` (idempotent)."""
-    if not any(g.name == "memory" for g in app.registered_groups):
-        app.add_typer(memory_app, name="memory")
-
-
 @memory_app.command("add")
 def add_cmd(
     ctx: typer.Context,
     file: Path = typer.Argument(
         ...,
-        help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, is_correction?, supersedes?, embedding?, meta?} a line.",
+        help="Memories JSONL: {text, id?, keywords?, scope?, layer?, confidence?, created_at?, source_ref?, "
+        "is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
-    from assay.cli import _errors, out
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         store = _open(ctx, embedder)
         r = store.add_file(file)
         total = store.count()
     out.print(
-        f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, unchanged {len(r.unchanged)}, "
+        f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, "
+        f"unchanged {len(r.unchanged)}, "
         f"superseded {len(r.superseded)} ({total} memories in all)",
         markup=False,
     )
@@ -89,9 +91,8 @@ def search_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Deliver the top K memories and log them under a new search id (printed first)."""
-    from assay.cli import UsageError, _errors, out
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         if only_scope and scope is None:
             raise UsageError("--only-scope needs --scope")
         text = sys.stdin.read() if context == "-" else context
@@ -131,7 +132,7 @@ def search_cmd(
             *(f"{h.components[n]:.3f}" for n in names),
             Text(_clip(h.memory.text)),
         )  # type: ignore[index]
-    _print_uncut(t)
+    print_uncut(t)
 
 
 @memory_app.command("grade")
@@ -142,10 +143,9 @@ def grade_cmd(
     as_json: bool = _JSON_OPT,
 ) -> None:
     """Write the agent's grades to a search's deliveries; malformed entries and unknown ids are skipped and listed."""
-    from assay.cli import _errors, err, out
     from assay.memory.grades import apply_grades
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         rep = apply_grades(_open(ctx, None), search_id, grades)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
@@ -178,24 +178,24 @@ def engage_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Label each delivered memory engaged or not from the agent's response (lexical, then semantic)."""
-    from assay.cli import UsageError, _errors, out
     from assay.memory.engagement import engage
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         if (response is None) == (response_file is None):
             raise UsageError("give exactly one of --response and --response-file")
         text = (
             response
             if response is not None
-            else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))
-        )  # type: ignore[union-attr]
+            else (sys.stdin.read() if str(response_file) == "-" else response_file.read_text(encoding="utf-8"))  # type: ignore[union-attr]
+        )
         rep = engage(_open(ctx, embedder), search_id, text, prompt=prompt, semantic=False if lexical_only else None)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False), markup=False)
         return
     by = ", ".join(f"{m} {n}" for m, n in sorted(rep.engaged.items())) or "none"
     out.print(
-        f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): engaged {sum(rep.engaged.values())} [{by}]"
+        f"labelled {rep.n} deliver{'y' if rep.n == 1 else 'ies'} ({rep.procedure}): "
+        f"engaged {sum(rep.engaged.values())} [{by}]"
         + (f"; {rep.relabelled} relabelled" if rep.relabelled else "")
         + (f"; {rep.skipped} skipped (memory gone)" if rep.skipped else ""),
         markup=False,
@@ -214,10 +214,9 @@ def backfill_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
-    from assay.cli import _errors, out
     from assay.memory.backfill import backfill
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         rep = backfill(_open(ctx, embedder), dry_run=dry_run, limit=limit)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
@@ -230,15 +229,20 @@ def backfill_cmd(
     )
 
 
-@memory_app.command("stats")
+# help= keeps the one-line help of `assay memory --help`: a docstring's line break would show there
+@memory_app.command(
+    "stats",
+    help="Engagement rate (per procedure), mean grade and hard-negative share, by generation version and "
+    "reranker, with 95% CIs.",
+)
 def stats_cmd(
     ctx: typer.Context, as_json: bool = _JSON_OPT, seed: int = typer.Option(0, "--seed", help="Bootstrap seed.")
 ) -> None:
-    """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and reranker, with 95% CIs."""
-    from assay.cli import _errors, out
+    """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and
+    reranker, with 95% CIs."""
     from assay.memory.stats import memory_stats
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         s = memory_stats(_open(ctx, None), seed=seed)
     if as_json:
         out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
@@ -250,18 +254,20 @@ def stats_cmd(
         t.add_column(col)
     for g in [s["overall"], *s["groups"]]:
         eng = (
-            "; ".join(f"{p}: {_fmt(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items())
+            "; ".join(
+                f"{p}: {fmt_plain(e['mean'])} {_ci(e['ci'])} n={e['effective_n']}" for p, e in g["engagement"].items()
+            )
             or "—"
         )
         t.add_row(
             Text(g["generation_version"]),
             Text(g["reranker_model"]),
             str(g["n_deliveries"]),
-            f"{_fmt(g['grade']['mean'])} {_ci(g['grade']['ci'])}",
-            f"{_fmt(g['hard_negative_share']['mean'])}",
+            f"{fmt_plain(g['grade']['mean'])} {_ci(g['grade']['ci'])}",
+            f"{fmt_plain(g['hard_negative_share']['mean'])}",
             Text(eng),
         )
-    _print_uncut(t)
+    print_uncut(t)
 
 
 @memory_app.command("export-labels")
@@ -270,10 +276,9 @@ def export_cmd(
     out_file: Path = typer.Option(..., "--out", help="Labels JSONL to write (one line per labelled delivery)."),
 ) -> None:
     """Export graded or engagement-labelled deliveries for reranker training."""
-    from assay.cli import UsageError, _errors, out
     from assay.memory.export import export_labels
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         if out_file.is_dir():
             raise UsageError(f"--out {out_file}: is a directory; give a file path, e.g. {out_file / 'labels.jsonl'}")
         out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -297,10 +302,9 @@ def evaluate_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
-    from assay.cli import UsageError, _errors, out
     from assay.memory.evaluate import evaluate_retrieval, load_queries
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         if ranker is RankerName.reranker and not reranker:
             raise UsageError("--ranker reranker needs --reranker NAME")
         qs = [q for q in load_queries(queries) if q.category not in set(exclude_category)]
@@ -312,49 +316,19 @@ def evaluate_cmd(
     t = Table(title=f"{ranker.value}: {res['n']} queries ({res['n_skipped']} skipped)")
     for col in ("category", "n", *keys):
         t.add_column(col, justify="right")
-    t.add_row("all", str(res["n"]), *(_fmt(res[x]) for x in keys))
+    t.add_row("all", str(res["n"]), *(fmt_plain(res[x]) for x in keys))
     for c, m in res["per_category"].items():
-        t.add_row(Text(c), str(m["n"]), *(_fmt(m[x]) for x in keys))
-    _print_uncut(t)
+        t.add_row(Text(c), str(m["n"]), *(fmt_plain(m[x]) for x in keys))
+    print_uncut(t)
     for reason, n in res["skipped"].items():
         out.print(f"skipped {n}: {reason}", markup=False)
-
-
-def import_locomo_cmd(src: Path, out_dir: Path) -> None:
-    """``assay import locomo SRC --out DIR``: write DIR/memories.jsonl and DIR/queries.jsonl and print counts."""
-    from assay.cli import UsageError, out
-    from assay.importers.locomo import import_locomo, write_locomo
-
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; locomo writes a folder (memories.jsonl, queries.jsonl)")
-    res = import_locomo(src)
-    mem, qry = write_locomo(res, out_dir)
-    out.print(
-        f"{res.conversations} conversation(s): {len(res.memories)} memories, {len(res.queries)} queries", markup=False
-    )
-    for reason, n in res.skipped.items():
-        out.print(f"{reason}: {n}", markup=False)
-    out.print(str(mem.resolve()), markup=False)
-    out.print(str(qry.resolve()), markup=False)
 
 
 # --- helpers -------------------------------------------------------------------------------
 
 
 def _open(ctx: typer.Context, embedder: EmbedderName | None, *, reranker: str | None = None):
-    from assay.memory import MemoryStore, default_settings
-    from assay.storage import resolve_db_url
-
-    changes: dict = {}
-    if embedder is not None:
-        changes["embedder"] = embedder.value
-    if reranker:
-        changes["reranker"] = reranker
-    return MemoryStore(resolve_db_url((ctx.obj or {}).get("db")), settings=default_settings(**changes))
-
-
-def _fmt(v: float | None) -> str:
-    return "—" if v is None else f"{v:.3f}"
+    return open_memory_store(ctx, None if embedder is None else embedder.value, reranker=reranker)
 
 
 def _ci(ci: list | None) -> str:

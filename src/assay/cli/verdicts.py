@@ -16,22 +16,15 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli import db_errors as _db_errors  # noqa: E402
+from assay.cli.app import verdicts_app
+from assay.cli.common import db_errors, db_url, err, out, user_errors
 
-__all__ = ["register", "verdicts_app"]
-
-verdicts_app = typer.Typer(no_args_is_help=True, help="Past verdicts: add, search by structural similarity, stats.")
+__all__ = ["add_cmd", "search_cmd", "stats_cmd"]
 
 _STORE_OPT = typer.Option("default", "--store", help="Store name (several stores can share one database).")
 _SPEC_OPT = typer.Option(
     None, "--spec", help="Similarity spec JSON; fixed when the store is created, must match after."
 )
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``verdicts`` command group to ``app`` (idempotent)."""
-    if not any(g.name == "verdicts" for g in app.registered_groups):
-        app.add_typer(verdicts_app, name="verdicts")
 
 
 @verdicts_app.command("add")
@@ -44,9 +37,8 @@ def add_cmd(
     spec: Path | None = _SPEC_OPT,
 ) -> None:
     """Insert every verdict of FILE in one transaction (nothing is inserted if any line is bad)."""
-    from assay.cli import _errors, out
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         vs = _open(ctx, store, spec)
         n = vs.add_file(file)
         total = vs.count()
@@ -67,10 +59,9 @@ def search_cmd(
     spec: Path | None = _SPEC_OPT,
 ) -> None:
     """The K verdicts most similar to the query's structured fields (ties by id ascending)."""
-    from assay.cli import _errors, err, out
     from assay.verdicts.models import load_query
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         vs = _open(ctx, store, spec)
         q = load_query(query, vs.spec)
         hits = vs.retrieve(q, k)
@@ -102,9 +93,8 @@ def stats_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """How many verdicts, decisions, sources and field distributions a store holds (no ids)."""
-    from assay.cli import _errors, out
 
-    with _errors(ctx), _db_errors():
+    with user_errors(ctx), db_errors():
         s = _open(ctx, store, None).stats()
     if as_json:
         out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
@@ -136,7 +126,6 @@ def stats_cmd(
 
 
 def _open(ctx: typer.Context, store: str, spec_path: Path | None):
-    from assay.storage import resolve_db_url
     from assay.verdicts.spec import load_spec
     from assay.verdicts.store import VerdictStore
 
@@ -146,14 +135,16 @@ def _open(ctx: typer.Context, store: str, spec_path: Path | None):
             f"{spec_path}: embedding.weight: the CLI has no embedder; use weight 0 here, "
             "or the library API VerdictStore(..., embedder=...) for a hybrid score"
         )
-    db = (ctx.obj or {}).get("db")
-    return VerdictStore(resolve_db_url(db), name=store, spec=spec)
+    return VerdictStore(db_url(ctx), name=store, spec=spec)
 
 
 def _describe(summary: dict) -> str:
     if summary["kind"] == "set":
         mean = summary["mean_items"]
-        return f"{summary['distinct']} distinct codes, {mean:.1f} per verdict ({summary['min_items']}–{summary['max_items']})"
+        return (
+            f"{summary['distinct']} distinct codes, {mean:.1f} per verdict "
+            f"({summary['min_items']}–{summary['max_items']})"
+        )
     items = list(summary["counts"].items())
     shown = ", ".join(f"{k}: {v}" for k, v in items[:8])
     return shown + (f", … (+{len(items) - 8})" if len(items) > 8 else "")

@@ -16,12 +16,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-__all__ = ["register", "judge_app"]
+from assay.cli.app import judge_app
+from assay.cli.common import db_errors, err, fmt_interval, fmt_number, out, user_errors
 
-judge_app = typer.Typer(
-    no_args_is_help=True,
-    help="Judges: faithfulness validity on labelled data, trajectory rationality, backend agreement.",
-)
+__all__ = ["Backend", "Dataset", "validate_cmd"]
 
 
 class Dataset(str, Enum):
@@ -32,12 +30,6 @@ class Dataset(str, Enum):
 class Backend(str, Enum):
     stub = "stub"
     openai_compatible = "openai_compatible"
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``judge`` command group to ``app`` (idempotent)."""
-    if not any(g.name == "judge" for g in app.registered_groups):
-        app.add_typer(judge_app, name="judge")
 
 
 @judge_app.command("validate")
@@ -72,12 +64,11 @@ def validate_cmd(
     """Judge every labelled case and report accuracy, balanced accuracy (and FaithBench span recall
     and anchor detectors) with 95% bootstrap CIs."""
     from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
-    from assay.cli import _errors, db_errors, err, out
     from assay.judges.claims import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
 
     stem = name or f"validate-{dataset.value}"
-    with _errors(ctx), db_errors():
+    with user_errors(ctx), db_errors():
         if "/" in stem or "\\" in stem or stem.startswith("."):
             raise ValueError(f"--name {stem!r}: a plain file stem is needed")
         if out_dir is not None:
@@ -132,9 +123,9 @@ def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
                 [
                     label,
                     f"{m['n_scored']}/{m['n']}",
-                    f"{_f(m['accuracy']['value'])} {_ci(m['accuracy']['ci'])}",
-                    f"{_f(m['balanced_accuracy']['value'])} {_ci(m['balanced_accuracy']['ci'])}",
-                    f"{_f(m['tpr'])} / {_f(m['tnr'])}",
+                    f"{fmt_number(m['accuracy']['value'])} {fmt_interval(m['accuracy']['ci'])}",
+                    f"{fmt_number(m['balanced_accuracy']['value'])} {fmt_interval(m['balanced_accuracy']['ci'])}",
+                    f"{fmt_number(m['tpr'])} / {fmt_number(m['tnr'])}",
                 ]
                 for label, m in readings
             ],
@@ -150,7 +141,8 @@ def _tables(agg: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
                     [
                         d,
                         *(
-                            f"{_f(anchors[r][d]['balanced_accuracy']['value'])} {_ci(anchors[r][d]['balanced_accuracy']['ci'])}"
+                            f"{fmt_number(anchors[r][d]['balanced_accuracy']['value'])} "
+                            f"{fmt_interval(anchors[r][d]['balanced_accuracy']['ci'])}"
                             for r in anchors
                         ),
                     ]
@@ -167,7 +159,8 @@ def _notes(agg: dict[str, Any]) -> list[str]:
     if "span_recall" in agg:
         s = agg["span_recall"]
         lines.append(
-            f"span recall (Unwanted spans overlapped by an unsupported claim): {_f(s['value'])} {_ci(s['ci'])} "
+            f"span recall (Unwanted spans overlapped by an unsupported claim): {fmt_number(s['value'])} "
+            f"{fmt_interval(s['ci'])} "
             f"over {s['n_spans']} span(s) in {s['n_samples']} sample(s)"
         )
     if agg["judge"]["reasons"]:
@@ -176,8 +169,6 @@ def _notes(agg: dict[str, Any]) -> list[str]:
 
 
 def _print_tables(agg: dict[str, Any]) -> None:
-    from assay.cli import out
-
     for title, header, rows in _tables(agg):
         t = Table(title=title)
         for col in header:
@@ -194,7 +185,8 @@ def _markdown(agg: dict[str, Any]) -> str:
     lines = [f"# Judge validity: {agg['dataset']}", ""]
     if agg["backend"] == "stub":
         lines += [
-            "Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — not a quality signal.",
+            "Backend `stub`: a deterministic hash of the request, the floor a real judge must clear — "
+            "not a quality signal.",
             "",
         ]
     for title, header, rows in _tables(agg):
@@ -203,15 +195,3 @@ def _markdown(agg: dict[str, Any]) -> str:
         lines.append("")
     lines += [f"- {line}" for line in [*_notes(agg), *(f"note: {n}" for n in agg["notes"])]]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _f(v: float | None) -> str:
-    from assay.reports.tables import fmt_num  # lazily: jinja2 loads with assay.reports
-
-    return fmt_num(v)
-
-
-def _ci(ci: list[float] | None) -> str:
-    from assay.reports.tables import MISSING, fmt_ci
-
-    return fmt_ci(ci) or MISSING

@@ -1,8 +1,8 @@
-"""``assay judge rationality`` and ``assay judge agreement``; the trace importers behind
-``assay import taubench|whoandwhen``.
+"""``assay judge rationality`` and ``assay judge agreement``: the trajectory-rationality judge and
+whether two of its runs agree.
 
-Thin: parses options, calls :mod:`assay.judges.rationality` / :mod:`assay.judges.rationality_validity`
-/ the importers, prints tables, writes files atomically. Bad input exits 2 with one line
+Thin: parses options, calls :mod:`assay.judges.rationality` / :mod:`assay.judges.rationality_validity`,
+prints tables, writes files atomically. Bad input exits 2 with one line
 (``file: field: problem``); ``--expect-full-trace`` exits 3 when ``answer_reasoning`` was measured
 on no case (the traces were not fully captured), after writing the reports.
 """
@@ -15,9 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
-__all__ = ["register", "import_traces", "EXIT_INCOMPLETE"]
+from assay.cli.app import judge_app
+from assay.cli.common import UsageError, err, fmt_plain, out, progress_bar, read_local_json, user_errors
+
+__all__ = ["EXIT_INCOMPLETE", "Backend", "agreement_cmd", "rationality_cmd"]
 
 #: Exit status of ``--expect-full-trace`` when no case had a synthesis call.
 EXIT_INCOMPLETE = 3
@@ -31,20 +35,7 @@ class Backend(str, Enum):
     openai_compatible = "openai_compatible"
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``rationality`` and ``agreement`` to the ``judge`` group (created if missing; idempotent).
-
-    The group is the one :mod:`assay.commands.judge` registers when that module exists, so the
-    two modules share ``assay judge`` whatever their order in ``_COMMAND_MODULES``.
-    """
-    group = _judge_group(app)
-    have = {c.name for c in group.registered_commands}
-    if "rationality" not in have:
-        group.command("rationality")(rationality_cmd)
-    if "agreement" not in have:
-        group.command("agreement")(agreement_cmd)
-
-
+@judge_app.command("rationality")
 def rationality_cmd(
     ctx: typer.Context,
     eval_summary: Path = typer.Option(
@@ -79,23 +70,23 @@ def rationality_cmd(
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Judge the rationality of agent traces (planner_decomposition, retrieval_recalls, answer_reasoning)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from assay.atomic import atomic_write_text, check_writable_dir, dumps_json
-    from assay.cli import UsageError, _errors, err, out
     from assay.judges.rationality import judge_rationality
     from assay.reports import render_html, render_markdown, report_paths
     from assay.traces import load_summary
 
-    with _errors(ctx):
+    with user_errors(ctx):
         explicit = {"local": output, "aggregate": out_aggregate, "md": out_md}
         if out_dir is None and None in explicit.values():
             raise UsageError("give --out DIR, or all three of --output, --out-aggregate and --out-md")
         defaults = (
-            dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name))) if out_dir is not None else {}
+            # report_paths gives the four paths in this order
+            dict(zip(("local", "aggregate", "md", "html"), report_paths(out_dir, name), strict=True))
+            if out_dir is not None
+            else {}
         )
-        targets = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
-        targets = {k: Path(p).expanduser().absolute() for k, p in targets.items() if p is not None}
+        chosen = {k: (explicit.get(k) or defaults.get(k)) for k in ("local", "aggregate", "md", "html")}
+        targets = {k: Path(p).expanduser().absolute() for k, p in chosen.items() if p is not None}
         flags = {"local": "--output", "aggregate": "--out-aggregate", "md": "--out-md", "html": "--out"}
         for k, p in targets.items():
             if p.is_dir():
@@ -105,9 +96,7 @@ def rationality_cmd(
         if traces_dir is not None and not traces_dir.is_dir():
             raise UsageError(f"--traces-dir {traces_dir}: no such directory")
         summary = load_summary(eval_summary)
-        with Progress(
-            TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
-        ) as bar:
+        with progress_bar("judging") as bar:
             task = bar.add_task("traces", total=len(summary.case_results))
             local, aggregate = judge_rationality(
                 summary,
@@ -149,6 +138,7 @@ def rationality_cmd(
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
+@judge_app.command("agreement")
 def agreement_cmd(
     ctx: typer.Context,
     a: Path = typer.Argument(..., help="Run A: a rationality *.local.json (e.g. --backend stub)."),
@@ -156,10 +146,9 @@ def agreement_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Whether two rationality runs agree: per axis Spearman ρ with p, mean and std of both, per slice."""
-    from assay.cli import _errors, out
     from assay.judges.rationality_validity import backend_agreement
 
-    with _errors(ctx):
+    with user_errors(ctx):
         result = backend_agreement(_read_local(a), _read_local(b))
         if result["n_pairs"] == 0:
             raise ValueError(f"{a.name} and {b.name} share no case id: are they runs over the same eval summary?")
@@ -167,7 +156,8 @@ def agreement_cmd(
         out.print(json.dumps(result, indent=2), markup=False)
         return
     t = Table(
-        title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), {result['n_pairs']} shared case(s)"
+        title=f"agreement: A = {result['backend_a']} ({a.name}), B = {result['backend_b']} ({b.name}), "
+        f"{result['n_pairs']} shared case(s)"
     )
     for col in ("axis", "ρ", "p", "pairs", "mean A", "std A", "mean B", "std B"):
         t.add_column(col, no_wrap=True)
@@ -183,55 +173,15 @@ def agreement_cmd(
     _wide(out).print(s)
 
 
-def import_traces(source: str, src: Path, out_dir: Path) -> tuple[int, Path]:
-    """Import ``taubench`` or ``whoandwhen`` data from ``src`` into ``out_dir`` (``traces/`` +
-    ``summary.json``); returns ``(number of traces, summary path)``. Raises ``ValueError``."""
-    if source == "taubench":
-        from assay.importers.taubench import import_taubench
-
-        pairs = import_taubench(src)
-    elif source == "whoandwhen":
-        from assay.importers.whoandwhen import import_whoandwhen
-
-        pairs = import_whoandwhen(src)
-    else:
-        raise ValueError(f"unknown trace source {source!r}: use taubench or whoandwhen")
-    from assay.traces import write_trace_set
-
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {out_dir}: not a directory (trace imports write a folder: traces/ + summary.json)")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return len(pairs), write_trace_set(out_dir, pairs, extra={"source": source})
-
-
 # --- helpers -------------------------------------------------------------------------------
-
-
-def _judge_group(app: typer.Typer) -> typer.Typer:
-    try:  # the judge group of the faithfulness-validity commands, when present
-        from assay.commands import judge as judge_mod
-
-        judge_mod.register(app)
-    except ModuleNotFoundError:
-        pass
-    for g in app.registered_groups:
-        if g.name == "judge" and g.typer_instance is not None:
-            return g.typer_instance
-    group = typer.Typer(no_args_is_help=True, help="Judges: trajectory rationality and backend agreement.")
-    app.add_typer(group, name="judge")
-    return group
 
 
 def _wide(console: Any) -> Any:
     """A console on the same stream at least :data:`_WIDE` columns wide (piped output is 80)."""
-    from rich.console import Console
-
     return Console(file=console.file, width=max(console.width, _WIDE), highlight=False, soft_wrap=True)
 
 
 def _read_local(path: Path) -> dict[str, Any]:
-    from assay.cli import read_local_json
-
     data = read_local_json(path)
     if data.get("kind") not in (None, "rationality"):
         raise ValueError(f"{path}: kind: {data.get('kind')!r} is not a rationality run")
@@ -240,19 +190,17 @@ def _read_local(path: Path) -> dict[str, Any]:
 
 def _row(r: dict[str, Any]) -> tuple[str, ...]:
     return (
-        _f(r["rho"], signed=True),
+        fmt_plain(r["rho"], signed=True),
         _p(r["p"]),
         str(r["n_pairs"]),
-        _f(r["mean_a"]),
-        _f(r["std_a"]),
-        _f(r["mean_b"]),
-        _f(r["std_b"]),
+        fmt_plain(r["mean_a"]),
+        fmt_plain(r["std_a"]),
+        fmt_plain(r["mean_b"]),
+        fmt_plain(r["std_b"]),
     )
 
 
 def _print_axes(agg: dict[str, Any]) -> None:
-    from assay.cli import out
-
     t = Table(
         title=f"{agg['name']}: {agg['n']} traces, backend {agg['backend']}"
         + (f" ({agg['model']})" if agg.get("model") else "")
@@ -262,9 +210,9 @@ def _print_axes(agg: dict[str, Any]) -> None:
     for d, s in agg["variants"]["all"]["dims"].items():
         t.add_row(
             d,
-            _f(s["mean"]),
+            fmt_plain(s["mean"]),
             "—" if not s["ci"] else f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}]",
-            _f(s["std"]),
+            fmt_plain(s["std"]),
             str(s["effective_n"]),
         )
     out.print(t)
@@ -273,10 +221,6 @@ def _print_axes(agg: dict[str, Any]) -> None:
         f"rejected: {agg['n_rejected']} · skipped: {agg['n_skipped']}",
         markup=False,
     )
-
-
-def _f(v: float | None, signed: bool = False) -> str:
-    return "—" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
 
 
 def _p(v: float | None) -> str:
