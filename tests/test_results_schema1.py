@@ -1,0 +1,101 @@
+"""Schema 1 result files stay byte-compatible: stored files of each kind are re-produced exactly.
+
+``tests/data/results_schema1/`` holds a small deterministic input (synthetic eval cases; synthetic
+agent traces and their eval summary) and the files assay wrote from it when schema 1 was first
+typed: ``eval.local.json`` / ``eval.aggregate.json`` (``assay eval`` with the stub judge, a
+baseline and human labels), ``rationality.*`` (the stub backend) and ``rationality-heuristic.*``
+(the heuristic backend, whose records carry ``details``). The tests check that today's writers
+re-produce them byte for byte from the same input.
+
+Regenerate (only on a deliberate change of the files, with a new schema number when the meaning
+changes): ``PYTHONPATH=src python tests/test_results_schema1.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from assay.atomic import dumps_json
+from assay.cases import load_cases
+from assay.evaluate import EvalConfig, run_eval
+from assay.judges.rationality import judge_rationality
+
+DATA = Path(__file__).parent / "data" / "results_schema1"
+#: Stored file stem → how it was made.
+STEMS = ("eval", "rationality", "rationality-heuristic")
+
+
+def produce(stem: str) -> tuple[str, str]:
+    """``(local JSON text, aggregate JSON text)`` of ``stem`` from the stored input, as written today."""
+    if stem == "eval":
+        config = EvalConfig(
+            name="schema1",
+            judge="stub",
+            baseline="base",
+            label_field="meta.human_label",
+            positive="bad",
+            exclude_labels=("refusal",),
+            n_resamples=2000,
+        )
+        local, aggregate = run_eval(load_cases(DATA / "eval_cases.jsonl"), config)
+    else:
+        backend = "heuristic" if stem.endswith("heuristic") else "stub"
+        with _cwd(DATA):  # relative summary path: the records' trace_path stays relative
+            local, aggregate = judge_rationality("summary.json", backend=backend, name=stem, n_resamples=2000)
+    return dumps_json(local), dumps_json(aggregate)
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any store a judge opens lands in the test's tmp dir, never in ~/.assay."""
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ASSAY_DB_URL", raising=False)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_writers_reproduce_the_stored_schema1_files(stem: str) -> None:
+    local, aggregate = produce(stem)
+    assert local == _stored(f"{stem}.local.json")
+    assert aggregate == _stored(f"{stem}.aggregate.json")
+
+
+def test_stored_files_hold_no_real_data_ids() -> None:
+    for path in DATA.glob("*.json"):
+        text = path.read_text(encoding="utf-8")
+        assert "financebench" not in text.lower() and "tau-bench" not in text.lower(), path.name
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _stored(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+@contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _write_all() -> None:
+    """Write every stored file from the input (run as a script)."""
+    for stem in STEMS:
+        local, aggregate = produce(stem)
+        for suffix, text in ((".local.json", local), (".aggregate.json", aggregate)):
+            (DATA / f"{stem}{suffix}").write_text(text, encoding="utf-8")
+            print(DATA / f"{stem}{suffix}")
+
+
+if __name__ == "__main__":
+    sys.exit(_write_all())
