@@ -4,8 +4,8 @@
 agent traces and their eval summary) and the files assay wrote from it when schema 1 was first
 typed: ``eval.local.json`` / ``eval.aggregate.json`` (``assay eval`` with the stub judge, a
 baseline and human labels), ``rationality.*`` (the stub backend) and ``rationality-heuristic.*``
-(the heuristic backend, whose records carry ``details``). The tests check that today's writers
-re-produce them byte for byte from the same input.
+(the heuristic backend, whose records carry ``details``), with the ``NAME.md`` rendered from each
+aggregate. The tests check that today's writers re-produce them byte for byte from the same input.
 
 Regenerate (only on a deliberate change of the files, with a new schema number when the meaning
 changes): ``PYTHONPATH=src python tests/test_results_schema1.py``.
@@ -13,6 +13,7 @@ changes): ``PYTHONPATH=src python tests/test_results_schema1.py``.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from assay.atomic import dumps_json
 from assay.cases import load_cases
 from assay.evaluate import EvalConfig, run_eval
 from assay.judges.rationality import judge_rationality
+from assay.reports import render_markdown
 
 DATA = Path(__file__).parent / "data" / "results_schema1"
 #: Stored file stem → how it was made.
@@ -65,6 +67,11 @@ def test_writers_reproduce_the_stored_schema1_files(stem: str) -> None:
     assert aggregate == _stored(f"{stem}.aggregate.json")
 
 
+@pytest.mark.parametrize("stem", STEMS)
+def test_markdown_of_the_stored_aggregate_is_unchanged(stem: str) -> None:
+    assert render_markdown(json.loads(_stored(f"{stem}.aggregate.json"))) == _stored(f"{stem}.md")
+
+
 def test_stored_files_hold_no_real_data_ids() -> None:
     for path in DATA.glob("*.json"):
         text = path.read_text(encoding="utf-8")
@@ -92,7 +99,8 @@ def _write_all() -> None:
     """Write every stored file from the input (run as a script)."""
     for stem in STEMS:
         local, aggregate = produce(stem)
-        for suffix, text in ((".local.json", local), (".aggregate.json", aggregate)):
+        md = render_markdown(json.loads(aggregate))
+        for suffix, text in ((".local.json", local), (".aggregate.json", aggregate), (".md", md)):
             (DATA / f"{stem}{suffix}").write_text(text, encoding="utf-8")
             print(DATA / f"{stem}{suffix}")
 
