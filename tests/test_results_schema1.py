@@ -27,10 +27,27 @@ from assay.cases import load_cases
 from assay.evaluate import EvalConfig, run_eval
 from assay.judges.rationality import judge_rationality
 from assay.reports import render_markdown
+from assay.results import (
+    EvalAggregateV1,
+    EvalCaseRecord,
+    EvalLocalV1,
+    RationalityAggregateV1,
+    RationalityCaseRecord,
+    RationalityLocalV1,
+    load_aggregate,
+    load_local,
+)
+from assay.results._base import ResultModel
 
 DATA = Path(__file__).parent / "data" / "results_schema1"
-#: Stored file stem → how it was made.
+#: Stored file stems (how each was made: :func:`produce`).
 STEMS = ("eval", "rationality", "rationality-heuristic")
+#: Stem → (local model, case record model, aggregate model) its files must load into.
+MODELS = {
+    "eval": (EvalLocalV1, EvalCaseRecord, EvalAggregateV1),
+    "rationality": (RationalityLocalV1, RationalityCaseRecord, RationalityAggregateV1),
+    "rationality-heuristic": (RationalityLocalV1, RationalityCaseRecord, RationalityAggregateV1),
+}
 
 
 def produce(stem: str) -> tuple[str, str]:
@@ -68,6 +85,18 @@ def test_writers_reproduce_the_stored_schema1_files(stem: str) -> None:
 
 
 @pytest.mark.parametrize("stem", STEMS)
+def test_stored_files_load_into_their_models_and_dump_to_the_same_bytes(stem: str) -> None:
+    local_model, record_model, aggregate_model = MODELS[stem]
+    local = load_local(json.loads(_stored(f"{stem}.local.json")))
+    aggregate = load_aggregate(json.loads(_stored(f"{stem}.aggregate.json")))
+    assert type(local) is local_model and type(aggregate) is aggregate_model
+    assert local.cases and all(type(r) is record_model for r in local.cases)
+    assert _extra_keys(local) == _extra_keys(aggregate) == []  # every key of schema 1 is a typed field
+    assert dumps_json(local.to_json()) == _stored(f"{stem}.local.json")
+    assert dumps_json(aggregate.to_json()) == _stored(f"{stem}.aggregate.json")
+
+
+@pytest.mark.parametrize("stem", STEMS)
 def test_markdown_of_the_stored_aggregate_is_unchanged(stem: str) -> None:
     assert render_markdown(json.loads(_stored(f"{stem}.aggregate.json"))) == _stored(f"{stem}.md")
 
@@ -79,6 +108,18 @@ def test_stored_files_hold_no_real_data_ids() -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _extra_keys(model: object) -> list[str]:
+    """Keys kept as extras anywhere in ``model`` (a typed field would have taken them)."""
+    if isinstance(model, ResultModel):
+        own = list(model.model_extra or {})
+        return own + [k for name in type(model).model_fields for k in _extra_keys(getattr(model, name))]
+    if isinstance(model, dict):
+        return [k for v in model.values() for k in _extra_keys(v)]
+    if isinstance(model, list):
+        return [k for v in model for k in _extra_keys(v)]
+    return []
 
 
 def _stored(name: str) -> str:
