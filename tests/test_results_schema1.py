@@ -34,10 +34,10 @@ from assay.results import (
     RationalityAggregateV1,
     RationalityCaseRecord,
     RationalityLocalV1,
+    ResultModel,
     load_aggregate,
     load_local,
 )
-from assay.results._base import ResultModel
 
 DATA = Path(__file__).parent / "data" / "results_schema1"
 #: Stored file stems (how each was made: :func:`produce`).

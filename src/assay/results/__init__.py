@@ -7,6 +7,7 @@ by ``kind`` and ``schema`` (:mod:`assay.results.versions`): :func:`load_local` a
 the same object back (same keys, same order, same numbers), so
 :func:`assay.atomic.dumps_json` writes the same bytes.
 
+- :class:`ResultModel`: the base of every model (extra keys kept, ``to_json()`` in file order);
 - :mod:`assay.results.local`: :class:`CaseRecord` and the local files of each kind;
 - :mod:`assay.results.aggregate`: :class:`DimensionStats`, :class:`Histogram`,
   :class:`VariantStats`, :class:`PairedLift`, :class:`BottomRow`, :class:`LabelAgreement` and the
@@ -19,6 +20,7 @@ the same object back (same keys, same order, same numbers), so
 
 from __future__ import annotations
 
+from assay.results._base import ResultModel
 from assay.results.aggregate import (
     Aggregate,
     BottomRow,
@@ -66,6 +68,7 @@ __all__ = [
     "RationalityAggregateV1",
     "RationalityCaseRecord",
     "RationalityLocalV1",
+    "ResultModel",
     "VariantStats",
     "load_aggregate",
     "load_local",
