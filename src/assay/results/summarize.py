@@ -63,7 +63,9 @@ def summarize_variants(
             (``("all",)`` for a single-variant judge); default: every variant in the records,
             sorted by name.
         rates: field name → predicate; each variant gets ``round(share of its records meeting
-            it, 4)`` under that name (``None`` for a variant without records), before ``dims``.
+            it, 4)`` under that name (``None`` for a variant without records). The rates
+            :class:`~assay.results.VariantStats` names (eval's ``no_claims_rate``,
+            ``gate_fail_rate``) are written before ``dims``; another name is kept as an extra key.
         n_resamples, seed: bootstrap settings of :func:`assay.stats.summarize`.
         bottom_k: rows per dimension in ``bottom`` (:func:`bottom_rows`).
 
