@@ -22,11 +22,10 @@ from assay.judges.rationality import (
 from assay.judges.rationality_rules import (
     DEFAULT_PARAMS,
     RuleParams,
-    evidence_values,
-    extract_values,
     findings,
     heuristic_scores,
 )
+from assay.judges.rationality_values import evidence_values, extract_values
 from assay.reports import render_html, render_markdown
 from assay.traces import Trace, load_summary
 
@@ -74,8 +73,10 @@ def test_stub_matches_hand_computed_sha256():
         "planner.retrieval_budget.reason": "short question",
     }
     canonical = (
-        '[{"planner.pipeline":"demo/rag","planner.query_type":"cancel","planner.retrieval_budget.reason":"short question",'
-        '"planner.selected_top_k":5,"planner.stage_sequence":["retrieve","rerank","answer"]},"planner_decomposition","case-1"]'
+        '[{"planner.pipeline":"demo/rag","planner.query_type":"cancel",'
+        '"planner.retrieval_budget.reason":"short question",'
+        '"planner.selected_top_k":5,"planner.stage_sequence":["retrieve","rerank","answer"]},'
+        '"planner_decomposition","case-1"]'
     )
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     assert digest[:8] == "c1e58006"
@@ -85,7 +86,10 @@ def test_stub_matches_hand_computed_sha256():
         "synthesis_llm_call.user_prompt_text": "Revenue was 5 € bn",
         "synthesis_llm_call.completion_text": "Revenue: €5bn.",
     }
-    canonical2 = '[{"synthesis_llm_call.completion_text":"Revenue: €5bn.","synthesis_llm_call.user_prompt_text":"Revenue was 5 € bn"},"answer_reasoning","case-ü"]'
+    canonical2 = (
+        '[{"synthesis_llm_call.completion_text":"Revenue: €5bn.",'
+        '"synthesis_llm_call.user_prompt_text":"Revenue was 5 € bn"},"answer_reasoning","case-ü"]'
+    )
     h2 = hashlib.sha256(canonical2.encode("utf-8")).hexdigest()
     assert stub_axis_score(s2, "answer_reasoning", "case-ü") == round(int(h2[:8], 16) / 0xFFFFFFFF, 4)
     assert (
@@ -222,7 +226,7 @@ def _steps(*items) -> list[dict]:
     return [{"index": i, **s} for i, s in enumerate(items)]
 
 
-def _heur(trace: dict, params: RuleParams = RuleParams()) -> dict:
+def _heur(trace: dict, params: RuleParams = DEFAULT_PARAMS) -> dict:
     return findings(Trace.model_validate(trace), params)
 
 

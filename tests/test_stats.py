@@ -81,11 +81,11 @@ def test_bootstrap_ci_different_seed_differs() -> None:
 
 
 def test_bootstrap_ci_independent_of_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    import assay.stats as stats_mod
+    import assay.stats._resample as resample_mod
 
     data = np.random.default_rng(8).random(221)
     expected = bootstrap_ci(data, seed=3)
-    monkeypatch.setattr(stats_mod, "_BLOCK_ELEMENTS", 1000)
+    monkeypatch.setattr(resample_mod, "BLOCK_ELEMENTS", 1000)
     assert bootstrap_ci(data, seed=3) == pytest.approx(expected, abs=1e-12)
 
 
@@ -252,8 +252,8 @@ def test_paired_bootstrap_is_bootstrap_of_differences_in_sorted_id_order() -> No
     rng = np.random.default_rng(12)
     ids = [f"q{i:03d}" for i in range(60)]
     va, vb = rng.random(60), rng.random(60)
-    a = dict(zip(ids, va))
-    b = dict(zip(reversed(ids), reversed(vb)))  # insertion order must not matter
+    a = dict(zip(ids, va, strict=True))
+    b = dict(zip(reversed(ids), reversed(vb), strict=True))  # insertion order must not matter
     res = paired_bootstrap(a, b, seed=5)
     assert res.ci == bootstrap_ci(va - vb, seed=5)
 
@@ -262,8 +262,8 @@ def test_paired_ci_narrower_than_unpaired_when_variants_correlate() -> None:
     rng = np.random.default_rng(13)
     difficulty = rng.random(80)
     ids = [str(i) for i in range(80)]
-    a = dict(zip(ids, difficulty + 0.05 + rng.normal(0, 0.02, 80)))
-    b = dict(zip(ids, difficulty + rng.normal(0, 0.02, 80)))
+    a = dict(zip(ids, difficulty + 0.05 + rng.normal(0, 0.02, 80), strict=True))
+    b = dict(zip(ids, difficulty + rng.normal(0, 0.02, 80), strict=True))
     res = paired_bootstrap(a, b)
     lo, hi = res.ci
     assert 0.0 < lo < res.diff < hi

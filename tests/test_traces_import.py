@@ -36,7 +36,7 @@ def test_taubench_counts_ids_and_reward_labels(tau, tau_source):
     assert len(tau) == 160
     assert tau[0][0].id == "taubench-airline-000-0" and tau[0][0].trace_path == "traces/taubench-airline-000-0.json"
     assert Counter(r.labels["reward"] for r, _ in tau) == Counter({0.0: 101, 1.0: 59})
-    for (row, trace), rec in zip(tau, tau_source):
+    for (row, trace), rec in zip(tau, tau_source, strict=True):
         assert row.labels == {"reward": float(rec["reward"]), "task_id": rec["task_id"], "trial": rec["trial"]}
         assert row.slice == trace.planner.query_type
 
@@ -67,7 +67,7 @@ def test_taubench_mapping(tau, tau_source):
 
 def test_taubench_traces_carry_no_labels(tau, tau_source, tmp_path):
     summary = write_trace_set(tmp_path, tau)
-    for (row, _), rec in zip(tau, tau_source):
+    for (row, _), rec in zip(tau, tau_source, strict=True):
         text = (tmp_path / row.trace_path).read_text(encoding="utf-8")
         data = json.loads(text)
         assert set(data) <= {"schema", "planner", "synthesis_llm_call", "steps", "source"}

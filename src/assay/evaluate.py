@@ -21,13 +21,19 @@ from assay.grounding.gate import GATE_VERSION, SnapshotIndex, check_answer
 from assay.grounding.impersonal import check_impersonal
 from assay.grounding.rubric import DEFAULT_WEIGHTS, DIMENSIONS, compose
 from assay.judges.claims import JudgeVerdict, make_faithfulness_judge
-from assay.stats import agreement, paired_bootstrap, summarize
+from assay.results import EvalAggregateV1, LabelAgreement, PairedLift
+from assay.results.summarize import paired_lift, summarize_variants
+from assay.stats import agreement, paired_bootstrap
 
 __all__ = ["EvalConfig", "evaluate_case", "run_eval", "aggregate_records", "compare_runs", "REPORT_DIMS"]
 
 #: Dimensions reported, composite first.
 REPORT_DIMS: tuple[str, ...] = ("composite", *DIMENSIONS)
-_HIST_EDGES = [round(i / 10, 1) for i in range(11)]
+#: The eval's rates per variant (shares of the variant's cases, 4 decimals).
+_RATES = {
+    "no_claims_rate": lambda r: r["status"] == "no_claims",
+    "gate_fail_rate": lambda r: r["status"] == "fail",
+}
 
 
 @dataclass(frozen=True)
@@ -144,39 +150,23 @@ def aggregate_records(
     model: str | None = None,
     judge_notes: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """Per-variant statistics, lift vs baseline, agreement and bottom-k of local ``records``."""
-    by_variant: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        by_variant[r["variant"]].append(r)
-    stat = dict(n_resamples=config.n_resamples, seed=config.seed)
-    variants: dict[str, Any] = {}
-    for v in sorted(by_variant):
-        rs = by_variant[v]
-        dims = {d: summarize([r["scores"][d] for r in rs], **stat).to_dict() for d in REPORT_DIMS}
-        variants[v] = {
-            "n": len(rs),
-            "no_claims_rate": round(sum(r["status"] == "no_claims" for r in rs) / len(rs), 4),
-            "gate_fail_rate": round(sum(r["status"] == "fail" for r in rs) / len(rs), 4),
-            "dims": dims,
-            "hist": {d: _hist([r["scores"][d] for r in rs]) for d in REPORT_DIMS},
-        }
+    """Per-variant statistics, lift vs baseline, agreement and bottom-k of local ``records``.
+
+    Returns the aggregate file's JSON object (:class:`assay.results.EvalAggregateV1`); the
+    figures come from :func:`assay.results.summarize.summarize_variants` and
+    :func:`~assay.results.summarize.paired_lift`. Raises ``ValueError`` when ``config.baseline``
+    is not a variant of ``records``.
+    """
+    n_resamples, seed = config.n_resamples, config.seed
+    summary = summarize_variants(
+        records, REPORT_DIMS, rates=_RATES, n_resamples=n_resamples, seed=seed, bottom_k=config.bottom_k
+    )
     notes = list(judge_notes)
     baseline = config.baseline
-    lift: dict[str, Any] = {}
+    lift: dict[str, dict[str, PairedLift]] = {}
     if baseline is not None:
-        if baseline not in by_variant:
-            raise ValueError(
-                f"baseline variant {baseline!r} not in the cases (variants: {', '.join(sorted(by_variant))})"
-            )
-        base = {d: {r["id"]: r["scores"][d] for r in by_variant[baseline]} for d in REPORT_DIMS}
-        for v in sorted(by_variant):
-            if v == baseline:
-                continue
-            lift[v] = {
-                d: paired_bootstrap({r["id"]: r["scores"][d] for r in by_variant[v]}, base[d], **stat).to_dict()
-                for d in REPORT_DIMS
-            }
-    elif len(by_variant) > 1:
+        lift = paired_lift(records, REPORT_DIMS, baseline, n_resamples=n_resamples, seed=seed)
+    elif len(summary.variants) > 1:
         notes.append("no --baseline given: lift not computed")
     if backend == "stub":
         notes.append(
@@ -188,23 +178,23 @@ def aggregate_records(
             f"no compared case has {config.label_field} = {config.positive!r}: recall and κ are undefined "
             "(labels are compared as text; JSON true/false/numbers as written in JSON)"
         )
-    return {
-        "schema": 1,
-        "kind": "eval",
-        "name": config.name,
-        "backend": backend,
-        "model": model,
-        "gate_version": GATE_VERSION,
-        "n": len(records),
-        "dims": list(REPORT_DIMS),
-        "baseline": baseline,
-        "weights": dict(config.weights),
-        "notes": notes,
-        "variants": variants,
-        "lift": lift,
-        "agreement": agreement_,
-        "bottom": _bottom(records, config.bottom_k),
-    }
+    return EvalAggregateV1(
+        schema=1,
+        kind="eval",
+        name=config.name,
+        backend=backend,
+        model=model,
+        gate_version=GATE_VERSION,
+        n=len(records),
+        dims=list(REPORT_DIMS),
+        baseline=baseline,
+        weights=dict(config.weights),
+        notes=notes,
+        variants=summary.variants,
+        lift=lift,
+        agreement=None if agreement_ is None else LabelAgreement.model_validate(agreement_),
+        bottom=summary.bottom,
+    ).to_json()
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, n_resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
@@ -256,28 +246,6 @@ def _completeness_reason(comp: Any) -> str:
     if comp.basis == "material":
         return f"{len(comp.material_omitted)} of {comp.n_material} material fact(s) omitted"
     return "no reference and no material facts: not measured"
-
-
-def _hist(values: Iterable[float | None]) -> dict[str, Any]:
-    counts = [0] * (len(_HIST_EDGES) - 1)
-    for v in values:
-        if v is None:
-            continue
-        counts[min(int(v * 10), 9)] += 1
-    return {"edges": _HIST_EDGES, "counts": counts}
-
-
-def _bottom(records: Sequence[dict[str, Any]], k: int) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for d in REPORT_DIMS:
-        scored = sorted(
-            (r for r in records if r["scores"][d] is not None), key=lambda r: (r["scores"][d], r["variant"])
-        )
-        out[d] = [
-            {"rank": i + 1, "variant": r["variant"], "slice": r["slice"], "score": r["scores"][d]}
-            for i, r in enumerate(scored[:k])
-        ]
-    return out
 
 
 def _agreement(records: Sequence[dict[str, Any]], config: EvalConfig) -> dict[str, Any] | None:

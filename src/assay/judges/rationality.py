@@ -33,7 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.stats import summarize
+from assay.results import RationalityAggregateV1
+from assay.results.summarize import summarize_variants
 from assay.traces import AXES, EvalSummary, Trace, TraceError, axis_inputs, load_summary, load_trace, resolve_trace_path
 
 __all__ = [
@@ -53,7 +54,6 @@ BACKENDS: tuple[str, ...] = ("stub", "heuristic", "openai_compatible")
 REPORT_DIMS: tuple[str, ...] = (*AXES, "composite")
 #: Model name recorded for the stub (there is no model: it is a hash).
 STUB_MODEL = "sha256"
-_HIST_EDGES = [round(i / 10, 1) for i in range(11)]
 _STUB_NOTE = (
     "backend stub: each axis is SHA-256 of its input subset and the case id mapped to [0, 1] — "
     "a deterministic floor, not a quality proxy"
@@ -117,7 +117,7 @@ def judge_rationality(
         model = STUB_MODEL
         verdicts = [
             _scored(stub_scores(t, row.id), {}) if t is not None else None
-            for row, (t, _, _) in zip(summary.case_results, loaded)
+            for row, (t, _, _) in zip(summary.case_results, loaded, strict=True)
         ]
         notes.append(_STUB_NOTE)
     elif backend == "heuristic":
@@ -135,7 +135,7 @@ def judge_rationality(
         model, verdicts, usage, llm_notes = result.model, result.verdicts, result.usage, result.notes
         notes += llm_notes
     records = []
-    for i, (row, (trace, path, problem)) in enumerate(zip(summary.case_results, loaded)):
+    for i, (row, (trace, path, problem)) in enumerate(zip(summary.case_results, loaded, strict=True)):
         records.append(_record(row, trace, path, problem, verdicts[i]))
         if on_case:
             on_case(i)
@@ -209,12 +209,14 @@ def aggregate_rationality(
     Per dimension (the three axes and ``composite``): mean, std, 95% bootstrap CI and
     ``effective_n`` (:func:`assay.stats.summarize`; ``None`` dropped from the denominator, an axis
     with no samples has ``mean: null`` and no CI), a 10-bin histogram, and the ``bottom_k`` rows as
-    rank + slice + score. Counts: ``n``, ``n_missing_trace``, ``n_rejected``, ``n_skipped``,
-    ``cases_with_synthesis_llm_call``.
+    rank + slice + score (:func:`assay.results.summarize.summarize_variants`). Counts: ``n``,
+    ``n_missing_trace``, ``n_rejected``, ``n_skipped``, ``cases_with_synthesis_llm_call``. Returns
+    the aggregate file's JSON object (:class:`assay.results.RationalityAggregateV1`).
     """
     n_resamples = resamples_for(len(records)) if n_resamples is None else n_resamples
-    stat = dict(n_resamples=n_resamples, seed=seed)
-    dims = {d: summarize([r["scores"].get(d) for r in records], **stat).to_dict() for d in REPORT_DIMS}
+    summary = summarize_variants(
+        records, REPORT_DIMS, variants=("all",), n_resamples=n_resamples, seed=seed, bottom_k=bottom_k
+    )
     notes = list(notes)
     missing = sum(r["status"] == "missing_trace" for r in records)
     rejected = sum(r["status"] == "rejected" for r in records)
@@ -229,7 +231,7 @@ def aggregate_rationality(
         f"synthesis_llm_call in {with_call} of {len(records)} trace(s); "
         f"missing trace {missing}, rejected {rejected}, skipped {skipped}"
     )
-    if records and dims["answer_reasoning"]["effective_n"] == 0:
+    if records and summary.variants["all"].dims["answer_reasoning"].effective_n == 0:
         notes.append(
             "answer_reasoning not measured on any case: "
             + (
@@ -238,33 +240,27 @@ def aggregate_rationality(
                 else f"{with_call} trace(s) hold a synthesis_llm_call but none was scored (rejected or skipped)"
             )
         )
-    return {
-        "schema": 1,
-        "kind": "rationality",
-        "name": name,
-        "backend": backend,
-        "model": model,
-        "n": len(records),
-        "dims": list(REPORT_DIMS),
-        "axes": list(AXES),
-        "cases_with_synthesis_llm_call": with_call,
-        "n_missing_trace": missing,
-        "n_rejected": rejected,
-        "n_skipped": skipped,
-        "usage": dict(usage or {}),
-        "n_resamples": n_resamples,
-        "baseline": None,
-        "notes": notes,
-        "variants": {
-            "all": {
-                "n": len(records),
-                "dims": dims,
-                "hist": {d: _hist(r["scores"].get(d) for r in records) for d in REPORT_DIMS},
-            }
-        },
-        "lift": {},
-        "bottom": _bottom(records, bottom_k),
-    }
+    return RationalityAggregateV1(
+        schema=1,
+        kind="rationality",
+        name=name,
+        backend=backend,
+        model=model,
+        n=len(records),
+        dims=list(REPORT_DIMS),
+        axes=list(AXES),
+        cases_with_synthesis_llm_call=with_call,
+        n_missing_trace=missing,
+        n_rejected=rejected,
+        n_skipped=skipped,
+        usage=dict(usage or {}),
+        n_resamples=n_resamples,
+        baseline=None,
+        notes=notes,
+        variants=summary.variants,
+        lift={},
+        bottom=summary.bottom,
+    ).to_json()
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -327,23 +323,3 @@ def _record(
         if key in verdict:
             rec[key] = verdict[key]
     return rec
-
-
-def _hist(values: Any) -> dict[str, Any]:
-    counts = [0] * (len(_HIST_EDGES) - 1)
-    for v in values:
-        if v is not None:
-            counts[min(int(v * 10), 9)] += 1
-    return {"edges": _HIST_EDGES, "counts": counts}
-
-
-def _bottom(records: Sequence[Mapping[str, Any]], k: int) -> dict[str, list[dict[str, Any]]]:
-    """Lowest ``k`` per dimension as rank + variant + slice + score (ties broken by input order)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for d in REPORT_DIMS:
-        scored = sorted((r for r in records if r["scores"].get(d) is not None), key=lambda r: r["scores"][d])
-        out[d] = [
-            {"rank": i + 1, "variant": "all", "slice": r.get("slice"), "score": r["scores"][d]}
-            for i, r in enumerate(scored[:k])
-        ]
-    return out

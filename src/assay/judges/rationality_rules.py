@@ -31,12 +31,13 @@ confirmation rule):
     successful state-changing call of that kind before it (only in traces with tool calls).
 
 User, human and system turns and tool outputs are evidence; every other actor's message is a
-claim to check. Thresholds and weights were fitted on tau-bench airline tasks 0–19 only
-(:class:`RuleParams`) and are reported on tasks 20–39 (``benchmarks/bench_rationality_validity.py``):
-composite AUC against ``reward`` 0.818 [0.650, 0.944] there, against 0.741 for trajectory length
-alone (paired difference +0.077, 95% CI [−0.074, +0.238] over 20 tasks: the margin is not
-significant at this size). On the fit split 0.659 vs length 0.599. Rule names and counts are in
-each case's ``details``.
+claim to check (the values compared are found by :mod:`assay.judges.rationality_values`).
+Thresholds and weights were fitted on tau-bench airline tasks 0–19 only (:class:`RuleParams`)
+and are reported on tasks 20–39 (``benchmarks/bench_rationality_validity.py``): composite AUC
+against ``reward`` 0.818 [0.650, 0.944] there, against 0.741 for trajectory length alone (paired
+difference +0.077, 95% CI [−0.074, +0.238] over 20 tasks: the margin is not significant at this
+size). On the fit split 0.659 vs length 0.599. Rule names and counts are in each case's
+``details``.
 
 The scores rank runs; they are not absolute grades. ``state_change`` is a prior for caution, not
 a flaw: a correct run that changes state once scores ``exp(-state_change)`` (0.37 with the
@@ -53,6 +54,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from assay.judges.rationality_values import evidence_values, extract_values, memo_evidence_values
 from assay.traces import Step, Trace, has_axis_input, is_state_changing, stage_verb
 
 __all__ = [
@@ -66,8 +68,6 @@ __all__ = [
     "heuristic_scores",
     "findings",
     "axis_scores",
-    "extract_values",
-    "evidence_values",
 ]
 
 RULES_VERSION = "rationality-rules-2"
@@ -130,11 +130,13 @@ STAGE_GRID: tuple[int, ...] = (6, 8, 10, 12, 16, 20, 30)
 DEFAULT_PARAMS = RuleParams()
 
 _AFFIRM = re.compile(
-    r"\b(yes|yeah|yep|confirm\w*|proceed|go ahead|sure|please do|correct|sounds good|ok|okay|do it|that works|perfect|great)\b",
+    r"\b(yes|yeah|yep|confirm\w*|proceed|go ahead|sure|please do|correct|sounds good|ok|okay|do it"
+    r"|that works|perfect|great)\b",
     re.I,
 )
 _ACK = re.compile(
-    r"\b(error|fail\w*|unable|unfortunately|cannot|can't|could not|couldn't|issue|problem|not (available|enough|found|possible)|sorry|apolog\w*)\b",
+    r"\b(error|fail\w*|unable|unfortunately|cannot|can't|could not|couldn't|issue|problem"
+    r"|not (available|enough|found|possible)|sorry|apolog\w*)\b",
     re.I,
 )
 _CLAIM = re.compile(r"\b(?:has|have) been (?:successfully )?(\w+ed)\b|\bsuccessfully (\w+ed)\b", re.I)
@@ -167,11 +169,6 @@ _CLAIM_FAMILY = {
     "create": {"create", "book"},
     "delete": {"delete", "remove", "cancel"},
 }
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_TIME = re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?(?:\s?([AaPp])\.?[Mm]\b\.?)?")
-_CODE = re.compile(r"\b[A-Z0-9]{5,}\b")  # kept when it mixes letters and digits: HAT136, M05KNL
-_NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?")
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 #: Actors whose messages are evidence (the person, the system policy), never claims to check.
 _HUMAN = {"user", "human", "system"}
 #: Actors who can agree to an action.
@@ -205,7 +202,7 @@ def findings(
     trace: Trace, params: RuleParams = DEFAULT_PARAMS, *, memo: dict[str, frozenset[str]] | None = None
 ) -> dict[str, dict[str, float] | None]:
     """Finding counts per axis (``None`` for an axis without input); see the module docstring."""
-    evidence = [_evidence(s.content, memo) for s in trace.steps]  # once per step
+    evidence = [memo_evidence_values(s.content, memo) for s in trace.steps]  # once per step
     return {  # the axes measured are those with an input (assay.traces.has_axis_input)
         "planner_decomposition": _planner(trace, params) if has_axis_input(trace, "planner_decomposition") else None,
         "retrieval_recalls": _recalls(trace, evidence) if has_axis_input(trace, "retrieval_recalls") else None,
@@ -222,74 +219,6 @@ def axis_scores(
         axis: None if counts is None else round(math.exp(-math.fsum(weights[k] * n for k, n in counts.items())), 4)
         for axis, counts in found.items()
     }
-
-
-def extract_values(text: str) -> set[str]:
-    """Checkable values in ``text``: ISO dates, times (``HH:MM``), codes (``HAT136``), numbers ≥ 10
-    or with a decimal point, amounts and percentages — normalised (``$1,200.00`` → ``1200``,
-    ``7:00 PM`` and ``19:00:00`` → ``19:00``). Integers below 10 are left out: they are list
-    numbering and counts far more often than retrieved values."""
-    text = text or ""
-    out = set(_DATE.findall(text)) | {_time(*t) for t in set(_TIME.findall(text))} | _codes(text)
-    rest = _TIME.sub(" ", _DATE.sub(" ", text)) if ("-" in text or ":" in text) else text
-    for tok in set(_NUMBER.findall(rest)):
-        num = _number(tok)
-        if num is not None:
-            out.add(num)
-    return out
-
-
-def evidence_values(text: str) -> set[str]:
-    """What ``text`` makes known: its dates, times and codes plus every number inside it, small ones
-    and the parts of dates and times included (``2024-05-24`` also makes ``2024`` and ``24``
-    known), so a value restated in another format is not counted as unseen."""
-    text = text or ""
-    out = set(_DATE.findall(text)) | {_time(*t) for t in set(_TIME.findall(text))} | _codes(text)
-    for tok in set(_DIGITS.findall(text)):
-        num = _number(tok, keep_small=True)
-        if num is not None:
-            out.add(num)
-    return out
-
-
-#: Texts at least this long are memoised (when the caller passes a memo): system prompts, policies.
-_MEMO_MIN_CHARS = 2000
-
-
-def _evidence(text: str, memo: dict[str, frozenset[str]] | None) -> frozenset[str] | set[str]:
-    if not text:
-        return frozenset()
-    if memo is None or len(text) < _MEMO_MIN_CHARS:
-        return evidence_values(text)
-    hit = memo.get(text)
-    if hit is None:
-        hit = memo[text] = frozenset(evidence_values(text))
-    return hit
-
-
-def _codes(text: str) -> set[str]:
-    return {c for c in set(_CODE.findall(text)) if not c.isdigit() and not c.isalpha()}
-
-
-def _time(hour: str, minute: str, half: str) -> str:
-    """``7:00 PM`` / ``19:00:00`` → ``19:00`` (from the groups of ``_TIME``)."""
-    h, mm, half = int(hour), int(minute), half.lower()
-    if half == "p" and h < 12:
-        h += 12
-    elif half == "a" and h == 12:
-        h = 0
-    return f"{h:02d}:{mm:02d}"
-
-
-def _number(tok: str, keep_small: bool = False) -> str | None:
-    raw = tok.lstrip("$").rstrip("%").replace(",", "")
-    try:
-        v = float(raw)
-    except ValueError:
-        return None
-    if v < 10 and "." not in raw and not keep_small:
-        return None
-    return f"{v:.10g}"
 
 
 # --- rules ---------------------------------------------------------------------------------
@@ -367,7 +296,7 @@ def _ungrounded_arguments(steps: tuple[Step, ...], step_evidence: list[Any]) -> 
     output contained (acting on a value nobody retrieved or gave)."""
     known: set[str] = set()
     n = 0
-    for s, ev in zip(steps, step_evidence):
+    for s, ev in zip(steps, step_evidence, strict=True):
         if s.kind == "tool_call" and s.name and is_state_changing(s.name):
             n += len(extract_values(" ".join(_leaves(s.arguments))) - known)
         elif s.kind == "tool_result" or s.actor in _HUMAN:
@@ -406,7 +335,7 @@ def _answer(trace: Trace, step_evidence: list[Any]) -> dict[str, float]:
     has_tools = any(s.kind == "tool_call" for s in steps)
     unseen = unbacked = 0
     done: set[str] = set()
-    for k, (s, ev) in enumerate(zip(steps, step_evidence)):
+    for k, (s, ev) in enumerate(zip(steps, step_evidence, strict=True)):
         if s.kind == "message" and s.actor not in _HUMAN:
             unseen += len(extract_values(s.content) - known)
             if has_tools:

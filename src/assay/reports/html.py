@@ -29,15 +29,23 @@ from assay.reports.tables import (
     title_line,
     variant_table,
 )
+from assay.results import Aggregate, load_aggregate
 
 __all__ = ["render_html"]
 
 TEMPLATE = "report.html.j2"
 
 
-def render_html(aggregate: Mapping[str, Any]) -> str:
-    """Render the aggregate as one self-contained html page (ends with a newline)."""
+def render_html(aggregate: Aggregate | Mapping[str, Any]) -> str:
+    """Render the aggregate as one self-contained html page (ends with a newline).
+
+    ``aggregate``: the model, or an aggregate file's JSON object (loaded with
+    :func:`assay.results.load_aggregate`; ``pydantic.ValidationError``, a ``ValueError``, when it
+    is not a known aggregate).
+    """
     from assay.reports import plots  # matplotlib loads on first render, not on import of assay.reports
+
+    aggregate = load_aggregate(aggregate)
 
     primary = primary_dim(aggregate)
     lift_dim = primary if primary in lift_dims(aggregate) else (lift_dims(aggregate) or [primary])[0]
@@ -63,7 +71,7 @@ def render_html(aggregate: Mapping[str, Any]) -> str:
             agreement_caption=agreement_caption(aggregate) if agreement else None,
             agreement=agreement,
             bottom=bottom_table(aggregate),
-            notes=[str(n) for n in aggregate.get("notes") or []],
+            notes=[str(n) for n in aggregate.notes],
         )
     )
     return html.rstrip("\n") + "\n"

@@ -25,12 +25,19 @@ from assay.reports.tables import (
     title_line,
     variant_table,
 )
+from assay.results import Aggregate, load_aggregate
 
 __all__ = ["render_markdown"]
 
 
-def render_markdown(aggregate: Mapping[str, Any]) -> str:
-    """Render the aggregate as a short GitHub-flavoured markdown report (ends with a newline)."""
+def render_markdown(aggregate: Aggregate | Mapping[str, Any]) -> str:
+    """Render the aggregate as a short GitHub-flavoured markdown report (ends with a newline).
+
+    ``aggregate``: the model, or an aggregate file's JSON object (loaded with
+    :func:`assay.results.load_aggregate`; ``pydantic.ValidationError``, a ``ValueError``, when it
+    is not a known aggregate).
+    """
+    aggregate = load_aggregate(aggregate)
     out = [f"# {_esc(title_line(aggregate))}", "", _esc(meta_line(aggregate)), ""]
     out += ["## Variants", "", *_table(variant_table(aggregate)), ""]
     dims = dimension_table(aggregate)
@@ -60,7 +67,7 @@ def render_markdown(aggregate: Mapping[str, Any]) -> str:
     if bottom:
         out += ["## Bottom 3 per dimension", "", *_table(bottom), ""]
 
-    notes = [str(n) for n in aggregate.get("notes") or []]
+    notes = [str(n) for n in aggregate.notes]
     if notes:
         out += ["## Notes", "", *(f"- {_esc(n)}" for n in notes), ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from assay.reports.tables import lift_order, report_dims, variant_order, variant_stat
+from assay.reports.tables import lift_order, lift_row, report_dims, variant_order, variant_stat
+from assay.results import Aggregate
 
 __all__ = ["Plot", "composite_plot", "distributions_plot", "lift_plot"]
 
@@ -50,15 +52,15 @@ class Plot:
     caption: str
 
 
-def composite_plot(aggregate: Mapping[str, Any], dim: str | None) -> Plot:
+def composite_plot(aggregate: Aggregate, dim: str | None) -> Plot:
     """Mean of ``dim`` (composite) per variant with its 95% CI, best variant on top."""
     title = f"{dim or 'score'} mean per variant, 95% CI"
     rows = [(n, variant_stat(aggregate, n, dim)) for n in variant_order(aggregate)]
-    shown = [(n, s) for n, s in rows if _finite(s.get("mean"))]
-    missing = [n for n, s in rows if not _finite(s.get("mean"))]
+    shown = [(n, s) for n, s in rows if _finite(s.mean)]
+    missing = [n for n, s in rows if not _finite(s.mean)]
     if not shown:
         return Plot(title, None, f"No variant has a {dim} mean to plot.")
-    points = [(n, s["mean"], _ci(s.get("ci"))) for n, s in shown]
+    points = [(n, float(s.mean or 0.0), _ci(s.ci)) for n, s in shown]
     svg = _interval_svg(points, xlabel=f"{dim} mean", zero_line=False, bounded=True, prefix="composite")
     caption = "Filled dot: mean with 95% bootstrap CI; hollow dot: no CI (fewer than 2 measured cases)."
     if missing:
@@ -66,17 +68,16 @@ def composite_plot(aggregate: Mapping[str, Any], dim: str | None) -> Plot:
     return Plot(title, svg, caption)
 
 
-def lift_plot(aggregate: Mapping[str, Any], dim: str = "composite") -> Plot:
+def lift_plot(aggregate: Aggregate, dim: str = "composite") -> Plot:
     """Forest plot of each variant's paired ``dim`` lift over the baseline, with a line at 0."""
-    baseline = aggregate.get("baseline")
+    baseline = aggregate.baseline
     title = f"{dim} lift vs {baseline} (paired diff, 95% CI)" if baseline else f"{dim} lift"
     if not baseline:
         return Plot(title, None, "No baseline variant, so there is no lift plot.")
-    lift = aggregate.get("lift") or {}
     names = [n for n in lift_order(aggregate) if n != baseline]
-    rows = [(n, (lift.get(n) or {}).get(dim) or {}) for n in names]
-    points = [(n, r["diff"], _ci(r.get("ci"))) for n, r in rows if _finite(r.get("diff"))]
-    missing = [n for n, r in rows if not _finite(r.get("diff"))]
+    rows = [(n, lift_row(aggregate, n, dim)) for n in names]
+    points = [(n, float(r.diff or 0.0), _ci(r.ci)) for n, r in rows if _finite(r.diff)]
+    missing = [n for n, r in rows if not _finite(r.diff)]
     if not points:
         return Plot(title, None, f"No variant has a paired {dim} lift over {baseline} to plot.")
     svg = _interval_svg(points, xlabel=f"{dim} − {baseline}", zero_line=True, bounded=False, prefix="lift")
@@ -86,7 +87,7 @@ def lift_plot(aggregate: Mapping[str, Any], dim: str = "composite") -> Plot:
     return Plot(title, svg, caption)
 
 
-def distributions_plot(aggregate: Mapping[str, Any]) -> Plot:
+def distributions_plot(aggregate: Aggregate) -> Plot:
     """Small multiples: one histogram per variant (row) and dimension (column), as shares of cases."""
     title = "Score distributions per dimension"
     names, dims = variant_order(aggregate), report_dims(aggregate)
@@ -111,16 +112,17 @@ def distributions_plot(aggregate: Mapping[str, Any]) -> Plot:
     return Plot(title, svg, "Bars: share of the variant's measured cases in each score bin; n = cases measured.")
 
 
-def _hist_cell(ax: Any, aggregate: Mapping[str, Any], name: str, dim: str) -> None:
-    hist = (((aggregate.get("variants") or {}).get(name) or {}).get("hist") or {}).get(dim) or {}
-    edges, counts = list(hist.get("edges") or []), list(hist.get("counts") or [])
+def _hist_cell(ax: Any, aggregate: Aggregate, name: str, dim: str) -> None:
+    variant = aggregate.variants.get(name)
+    hist = variant.hist.get(dim) if variant is not None else None
+    edges, counts = (list(hist.edges), list(hist.counts)) if hist is not None else ([], [])
     total = sum(c for c in counts if _finite(c))
     ax.tick_params(labelsize=7, length=2)
     ax.set_yticks([0, 0.5, 1])
     if len(edges) != len(counts) + 1 or total <= 0:
         ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", va="center", fontsize=7, color=MUTED)
         return
-    widths = [b - a for a, b in zip(edges, edges[1:])]
+    widths = [b - a for a, b in pairwise(edges)]
     ax.bar(
         edges[:-1],
         [c / total for c in counts],
@@ -151,7 +153,7 @@ def _interval_svg(
         )
         ax = fig.add_subplot()
         ys = list(range(len(points)))[::-1]
-        for y, (_, value, ci) in zip(ys, points):
+        for y, (_, value, ci) in zip(ys, points, strict=True):
             if ci:  # drawn as a segment, not errorbar(): a bootstrap CI need not contain the mean
                 ax.plot(ci, [y, y], "-", color=ACCENT, linewidth=1.6)
                 ax.plot(ci, [y, y], "|", color=ACCENT, markersize=7, markeredgewidth=1.3)

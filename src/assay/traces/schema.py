@@ -1,36 +1,16 @@
-"""Agent traces: assay's native trace schema, the eval summary that lists them, and loading.
-
-A **trace** (one JSON object per file) records how an agent reached its answer. The three axes of
-the rationality judge (:mod:`assay.judges.rationality`) read these fields:
-
-- ``planner_decomposition`` ← ``planner.{query_type, pipeline, stage_sequence, selected_top_k,
-  retrieval_budget.reason}``: what the question was classified as and which stages ran, in order;
-- ``retrieval_recalls`` ← ``planner.attempts[*].verification_reasons``: one attempt per retry
-  (a repeated lookup, a call after a tool error), with the reasons for it;
-- ``answer_reasoning`` ← ``synthesis_llm_call.{user_prompt_text, completion_text}``: the prompt
-  the final answer was written from and the answer. Present only when the full trace was
-  captured; absent → that axis is ``None`` (not measured) for the case.
-
-``steps`` (optional) is the ordered event log (messages, tool calls, tool results) the planner
-fields were derived from; the ``heuristic`` backend reads it where a rule needs the sequence (a
-tool error followed by nothing that reacts to it) and :func:`window_trace` cuts it into windows.
-Unknown fields are ignored, so traces written by other tools load.
-
-An **eval summary** lists the cases: ``{"case_results": [{"id", "slice", "trace_path",
-"labels"?}, …]}`` (unknown fields ignored). ``labels`` (e.g. a task's ``reward``) are copied to the
-per-case local records for validity analysis only; no judge backend reads them. A relative
-``trace_path`` resolves against the summary's folder, or against ``traces_dir`` when given.
+"""The native trace schema and the eval summary that lists traces (pydantic models), and what the
+rationality axes read from a trace: :func:`axis_inputs` / :func:`has_axis_input`, stage verbs
+(:data:`STATE_VERBS`, :func:`is_state_changing`) and :func:`window_trace`. The format is
+described in :mod:`assay.traces`; reading and writing files is :mod:`assay.traces.files`.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "AXES",
@@ -40,20 +20,16 @@ __all__ = [
     "LLMCall",
     "Planner",
     "RetrievalBudget",
-    "Step",
-    "Trace",
-    "TraceError",
     "STATE_VERBS",
+    "Step",
+    "TRACE_SCHEMA",
+    "Trace",
+    "TraceHead",
     "axis_inputs",
     "has_axis_input",
     "is_state_changing",
-    "load_summary",
-    "load_trace",
-    "read_json",
-    "resolve_trace_path",
     "stage_verb",
     "window_trace",
-    "write_trace_set",
 ]
 
 #: The rationality axes, in report order.
@@ -87,10 +63,6 @@ STATE_VERBS = frozenset(
         "submit",
     }
 )
-
-
-class TraceError(ValueError):
-    """A summary or trace file that cannot be used; the message is ``file[:line]: field: problem``."""
 
 
 class _Lenient(BaseModel):
@@ -168,7 +140,7 @@ class Trace(_Lenient):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-class _TraceHead(_Lenient):
+class TraceHead(_Lenient):
     """The fields the stub and LLM backends read; parsing skips ``steps`` (no Step objects built)."""
 
     schema_version: int = Field(TRACE_SCHEMA, alias="schema")
@@ -251,97 +223,6 @@ def stage_verb(stage: str) -> str:
     return re.split(r"[_\-\s.]", stage.strip().lower(), maxsplit=1)[0]
 
 
-def load_summary(path: str | os.PathLike[str]) -> EvalSummary:
-    """Read an eval summary JSON file.
-
-    Raises :class:`TraceError` (``file[:line]: field: problem``) for unreadable files, invalid
-    JSON, a missing/ill-typed ``case_results``, a row without ``id``, or a duplicate id.
-    """
-    path = Path(path)
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise TraceError(f"{path}: <root>: expected a JSON object with case_results, got {type(data).__name__}")
-    if "case_results" not in data:
-        raise TraceError(f"{path}: case_results: missing")
-    try:
-        summary = EvalSummary.model_validate({"case_results": data["case_results"]})
-    except ValidationError as e:
-        raise TraceError(f"{path}: {_first_error(e)}") from None
-    seen: set[str] = set()
-    for i, row in enumerate(summary.case_results):
-        if row.id in seen:
-            raise TraceError(f"{path}: case_results[{i}].id: duplicate id {row.id!r}")
-        seen.add(row.id)
-    return summary.model_copy(update={"path": path})
-
-
-def load_trace(path: str | os.PathLike[str], *, steps: bool = True) -> Trace:
-    """Read one trace file; raises :class:`TraceError` naming the file and the bad field.
-
-    A trace without a ``planner`` block is an error (``planner: missing``). With
-    ``steps=False`` the ``steps`` list is neither validated nor kept (the returned trace has
-    none): about 4× faster, for backends that read only the axis inputs (stub, LLM).
-    """
-    path = Path(path)
-    text = _read_text(path)
-    try:  # fast path: parse and validate in one go
-        if steps:
-            return Trace.model_validate_json(text)
-        head = _TraceHead.model_validate_json(text)
-        return Trace.model_construct(**dict(head), steps=())
-    except ValidationError:
-        pass  # the slow path below names the line or field
-    data = _parse_json(path, text)
-    if not isinstance(data, dict):
-        raise TraceError(f"{path}: <root>: expected a JSON object, got {type(data).__name__}")
-    if not isinstance(data.get("planner"), dict):
-        raise TraceError(
-            f"{path}: planner: missing" if data.get("planner") is None else f"{path}: planner: not an object"
-        )
-    try:
-        if steps:
-            return Trace.model_validate(data)
-        return Trace.model_construct(**dict(_TraceHead.model_validate(data)), steps=())
-    except ValidationError as e:
-        raise TraceError(f"{path}: {_first_error(e)}") from None
-
-
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """The parsed content of a JSON file (a leading UTF-8 BOM is accepted); raises
-    :class:`TraceError` ``file: no such file`` / ``file: cannot read: …`` / ``file:line: <json>: …``.
-    Shared by the summary loader and the trace importers."""
-    path = Path(path)
-    return _parse_json(path, _read_text(path))
-
-
-def resolve_trace_path(
-    summary_path: Path | None, trace_path: str, traces_dir: str | os.PathLike[str] | None = None
-) -> Path:
-    """Where a summary row's trace file is.
-
-    Without ``traces_dir``: an absolute path as is; a relative one against the summary's folder.
-    With ``traces_dir`` (which overrides the lookup): ``traces_dir/trace_path`` when relative and
-    present, else ``traces_dir/<file name>`` when present, else the path as resolved without
-    ``traces_dir`` (so a missing file is reported under its own name).
-    """
-    own = (
-        trace_path
-        if os.path.isabs(trace_path)
-        else os.path.join(os.path.dirname(summary_path) if summary_path else os.getcwd(), trace_path)
-    )
-    if traces_dir is None:
-        return Path(own)
-    base = os.fspath(traces_dir)
-    name = os.path.basename(trace_path)
-    candidates = ([os.path.join(base, trace_path)] if not os.path.isabs(trace_path) else []) + [
-        os.path.join(base, name)
-    ]
-    for c in candidates:
-        if os.path.isfile(c):
-            return Path(c)
-    return Path(own) if os.path.isfile(own) else Path(candidates[-1])
-
-
 def window_trace(trace: Trace, start: int, stop: int) -> Trace:
     """The sub-trace of ``steps[start:stop]``: stages, attempts and synthesis of that window only.
 
@@ -366,56 +247,8 @@ def window_trace(trace: Trace, start: int, stop: int) -> Trace:
     return trace.model_copy(update={"planner": planner, "steps": steps, "synthesis_llm_call": synthesis})
 
 
-def write_trace_set(
-    out_dir: str | os.PathLike[str],
-    traces: list[tuple[CaseResult, Trace]],
-    *,
-    summary_name: str = "summary.json",
-    extra: dict[str, Any] | None = None,
-) -> Path:
-    """Write each trace to ``out_dir/traces/<file>`` and the eval summary to ``out_dir/summary_name``.
-
-    ``CaseResult.trace_path`` must be relative to ``out_dir``. Every file is written atomically;
-    returns the summary path. ``extra`` adds top-level summary fields (e.g. the source's name).
-    """
-    from assay.atomic import atomic_write_json, check_writable_dir
-
-    out = check_writable_dir(Path(out_dir))
-    (out / "traces").mkdir(exist_ok=True)
-    rows = []
-    for row, trace in traces:
-        if row.trace_path is None or Path(row.trace_path).is_absolute():
-            raise ValueError(f"case {row.id!r}: trace_path must be relative to the output folder")
-        atomic_write_json(out / row.trace_path, trace.to_json())
-        rows.append(row.model_dump(mode="json", exclude_none=True))
-    summary = {"schema": 1, **(extra or {}), "case_results": rows}
-    return atomic_write_json(out / summary_name, summary)
-
-
 # --- helpers -------------------------------------------------------------------------------
 
 
 def _stage_name(step: Step) -> str:
     return step.name if step.kind == "tool_call" and step.name else step.actor
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")  # a leading BOM (Windows editors) is not content
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-
-
-def _parse_json(path: Path, text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceError(f"{path}:{e.lineno}: <json>: {e.msg}") from None
-
-
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "<root>"
-    return f"{loc}: {err['msg'].lower()}" + (f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else "")
