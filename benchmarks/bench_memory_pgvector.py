@@ -65,7 +65,7 @@ def queries(n: int, n_memories: int, seed: int = 21) -> np.ndarray:
 
 def timed(store, qv: np.ndarray, k: int, ranker: str) -> tuple[list[float], list[list[str]]]:
     """Per-query milliseconds of ``rank_hits`` and the ids it returned."""
-    from assay.memory.search import rank_hits
+    from assay.memory.retrieval.search import rank_hits
 
     ms, ids = [], []
     for i, v in enumerate(qv):

@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy import create_engine
 
     from assay.memory import MemorySettings, MemoryStore
-    from assay.memory.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
     from assay.memory.tables import memories as memories_table
 
     try:

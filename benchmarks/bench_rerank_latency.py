@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from assay.memory.embeddings import minilm_model_dir
-    from assay.memory.rerankers import CrossEncoderReranker, RerankerSettings, Resolution, student_ready
+    from assay.memory.learning.rerankers import CrossEncoderReranker, RerankerSettings, Resolution, student_ready
+    from assay.memory.retrieval.embeddings import minilm_model_dir
 
     torch.set_num_threads(args.threads)
     if args.student is not None and not student_ready(args.student):

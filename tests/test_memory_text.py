@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.memory.prefilter import is_meta_memory, passes_prefilter
+from assay.memory.retrieval.prefilter import is_meta_memory, passes_prefilter
 from assay.memory.text import (
     clean_context,
     dedupe_key,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.rerank import load_reranker
-from assay.memory.rerankers import (
+from assay.memory.learning.rerank import load_reranker
+from assay.memory.learning.rerankers import (
     CARD_NAME,
     DeviceFacts,
     RerankerSettings,
@@ -167,7 +167,7 @@ def test_blend_weights_and_errors():
 
 
 class Scripted:
-    """A reranker returning given scores (or failing), with the pool step of assay.memory.rerankers."""
+    """A reranker returning given scores (or failing), with the pool step of assay.memory.learning.rerankers."""
 
     model = "scripted-v1"
 

@@ -143,7 +143,7 @@ def grade_cmd(
 ) -> None:
     """Write the agent's grades to a search's deliveries; malformed entries and unknown ids are skipped and listed."""
     from assay.cli import _errors, err, out
-    from assay.memory.grades import apply_grades
+    from assay.memory.feedback.grades import apply_grades
 
     with _errors(ctx), _db_errors():
         rep = apply_grades(_open(ctx, None), search_id, grades)
@@ -179,7 +179,7 @@ def engage_cmd(
 ) -> None:
     """Label each delivered memory engaged or not from the agent's response (lexical, then semantic)."""
     from assay.cli import UsageError, _errors, out
-    from assay.memory.engagement import engage
+    from assay.memory.feedback.engagement import engage
 
     with _errors(ctx), _db_errors():
         if (response is None) == (response_file is None):
@@ -215,7 +215,7 @@ def backfill_cmd(
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.cli import _errors, out
-    from assay.memory.backfill import backfill
+    from assay.memory.feedback.backfill import backfill
 
     with _errors(ctx), _db_errors():
         rep = backfill(_open(ctx, embedder), dry_run=dry_run, limit=limit)
@@ -236,7 +236,7 @@ def stats_cmd(
 ) -> None:
     """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and reranker, with 95% CIs."""
     from assay.cli import _errors, out
-    from assay.memory.stats import memory_stats
+    from assay.memory.feedback.stats import memory_stats
 
     with _errors(ctx), _db_errors():
         s = memory_stats(_open(ctx, None), seed=seed)
@@ -271,7 +271,7 @@ def export_cmd(
 ) -> None:
     """Export graded or engagement-labelled deliveries for reranker training."""
     from assay.cli import UsageError, _errors, out
-    from assay.memory.export import export_labels
+    from assay.memory.feedback.export import export_labels
 
     with _errors(ctx), _db_errors():
         if out_file.is_dir():
@@ -298,7 +298,7 @@ def evaluate_cmd(
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.cli import UsageError, _errors, out
-    from assay.memory.evaluate import evaluate_retrieval, load_queries
+    from assay.memory.retrieval.evaluate import evaluate_retrieval, load_queries
 
     with _errors(ctx), _db_errors():
         if ranker is RankerName.reranker and not reranker:

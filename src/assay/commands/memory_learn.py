@@ -1,6 +1,6 @@
 """``assay memory train`` and ``assay memory calibrate``: a student reranker behind a gate, and floors.
 
-Thin: parses options, calls :mod:`assay.memory.deploy` / :mod:`assay.memory.calibrate`, prints.
+Thin: parses options, calls :mod:`assay.memory.learning.deploy` / :mod:`assay.memory.learning.calibrate`, prints.
 Registers onto the ``memory`` group of :mod:`assay.commands.memory` (created if missing), so
 the two modules share ``assay memory`` whatever their order in ``_COMMAND_MODULES``.
 
@@ -90,9 +90,9 @@ def train_cmd(
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
     from assay.cli import UsageError, _errors, err, out
-    from assay.memory.deploy import train_and_deploy
-    from assay.memory.rerankers import RerankerSettings
-    from assay.memory.train import TrainConfig, TrainingError
+    from assay.memory.learning.deploy import train_and_deploy
+    from assay.memory.learning.rerankers import RerankerSettings
+    from assay.memory.learning.train import TrainConfig, TrainingError
 
     with _errors(ctx):
         target = out_dir or (
@@ -187,7 +187,7 @@ def calibrate_cmd(
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
     from assay.cli import _errors, out
     from assay.commands.memory import _db_errors, _open
-    from assay.memory.calibrate import calibrate_store
+    from assay.memory.learning.calibrate import calibrate_store
 
     with _errors(ctx), _db_errors():
         res = calibrate_store(_open(ctx, None), model=model, max_grade3_drop=max_drop, proposed=floor)

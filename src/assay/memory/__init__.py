@@ -17,10 +17,10 @@ loads them on first use (``ml`` extra).
 """
 
 from assay.memory.config import WEIGHTS, MemorySettings, Weights, default_settings
-from assay.memory.embeddings import HashingEmbedder, MiniLMEmbedder, make_embedder
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
-from assay.memory.search import SearchResult
-from assay.memory.store import AddResult, MemoryStore
+from assay.memory.retrieval.embeddings import HashingEmbedder, MiniLMEmbedder, make_embedder
+from assay.memory.retrieval.search import SearchResult
+from assay.memory.retrieval.store import AddResult, MemoryStore
 
 __all__ = [
     "MemoryStore",

@@ -14,7 +14,7 @@ from typing import Literal
 
 __all__ = ["Weights", "WEIGHTS", "RANKER_VERSION", "MemorySettings", "default_settings", "EMBEDDERS"]
 
-#: Names of the embedders :func:`assay.memory.embeddings.make_embedder` builds.
+#: Names of the embedders :func:`assay.memory.retrieval.embeddings.make_embedder` builds.
 EMBEDDERS = ("minilm", "hashing")
 
 #: Names the composite scorer's rules; recorded in every delivery (``version``). Bump it when a
@@ -71,7 +71,7 @@ WEIGHTS = Weights()
 
 @dataclass(frozen=True)
 class MemorySettings:
-    """How a :class:`~assay.memory.store.MemoryStore` embeds, ranks, filters and labels.
+    """How a :class:`~assay.memory.retrieval.store.MemoryStore` embeds, ranks, filters and labels.
 
     - ``embedder``: ``"minilm"`` (the packaged all-MiniLM-L6-v2, needs the ``ml`` extra) or
       ``"hashing"`` (dependency-free feature hashing — for fast tests; its cosine is lexical,
@@ -90,12 +90,12 @@ class MemorySettings:
       using a long memory: two content terms of the memory that the prompt did not contain are
       rarely a coincidence). On LoCoMo QA (answer as the response; relevant vs. random
       same-conversation memories) 2 terms raised recall from 0.40 to 0.44 at equal precision
-      (0.92) compared with 3; see :mod:`assay.memory.engagement`.
+      (0.92) compared with 3; see :mod:`assay.memory.feedback.engagement`.
     - ``recency_half_life_days``: 30 days — a month-old note counts half as recent; reported
       only (weight 0).
     - ``confidence_prior_strength``: 2 pseudo-observations behind the writer's confidence
       (a Beta prior; Laplace's rule of succession when the prior is 0.5).
-    - ``reranker``: name of a registered reranker (:mod:`assay.memory.rerank`) applied to the
+    - ``reranker``: name of a registered reranker (:mod:`assay.memory.learning.rerank`) applied to the
       composite top ``rerank_depth``; ``None`` (default) = no reranking.
     - ``arm``: the A/B arm label recorded with every delivery (default ``"default"``).
     - ``context_max_chars``: the cleaned recent-context window keeps its last 2,000
@@ -107,7 +107,7 @@ class MemorySettings:
       core. On a shared, oversubscribed host, 1 is much faster for one-query embeddings
       (measured on 2 cores at load average ≈ 8: p50 28 ms with 1 thread vs 132 ms with 2).
     - ``vector_path``: ``"auto"`` (default) takes the dense candidates from PostgreSQL when the
-      pgvector extension is present (:mod:`assay.memory.vectors`), else scores in process;
+      pgvector extension is present (:mod:`assay.memory.retrieval.vectors`), else scores in process;
       ``"numpy"`` always scores in process (the pgvector mirror is still kept in sync, so
       stores of both kinds can share a database). Same rankings either way, up to the
       approximate index's recall.

@@ -109,7 +109,7 @@ class Memory(BaseModel):
     """A stored memory.
 
     ``confidence`` is the current value, moved by corroboration and contradiction
-    (:func:`assay.memory.scoring.reliability` of ``confidence_prior`` and the counts) and
+    (:func:`assay.memory.retrieval.scoring.reliability` of ``confidence_prior`` and the counts) and
     surfaced as :attr:`reliability`. ``keywords_source`` is ``"writer"`` or ``"derived"``.
     ``superseded_by`` names the correction that replaced it (excluded from search).
     """

@@ -8,7 +8,7 @@ A queries file is JSON Lines, one query a line::
 Each query is ranked over the memories in the store — within its scope when it has one (the
 search is restricted to that scope) — by one of the rankers:
 
-- ``composite``: the composite score (:mod:`assay.memory.scoring`), as :func:`search` ranks;
+- ``composite``: the composite score (:mod:`assay.memory.retrieval.scoring`), as :func:`search` ranks;
 - ``dense``: cosine similarity of the embeddings alone;
 - ``bm25``: Okapi BM25 by ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75,
   ``bm25s.tokenize``: lowercase, English stopwords, no stemming) over the candidate memories'
@@ -161,8 +161,8 @@ def _ranker(store: Any, ranker: str, queries: Sequence[Query]) -> Any:
             h.memory.id
             for h in store.rank(q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None, ranker="reranker")
         ]
-    from assay.memory.search import rank_hits
-    from assay.memory.store import embed_texts
+    from assay.memory.retrieval.search import rank_hits
+    from assay.memory.retrieval.store import embed_texts
 
     vecs = (
         embed_texts(store.embedder, [q.query for q in queries], store.settings.encode_batch_size) if queries else None

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from assay.memory.deliveries import write_with_retry
-from assay.memory.engagement import _memory_rows
+from assay.memory.feedback.deliveries import write_with_retry
+from assay.memory.feedback.engagement import _memory_rows
 from assay.memory.tables import memory_deliveries, memory_responses
 
 __all__ = ["BackfillReport", "backfill", "BACKFILL_METHOD", "BACKFILL_PROCEDURE"]
@@ -109,7 +109,7 @@ def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> 
     model = store.embedder.model
 
     def write(conn: Any) -> None:
-        from assay.memory.store import now_utc
+        from assay.memory.retrieval.store import now_utc
 
         now = now_utc()
         for did, engaged, cos in updates:

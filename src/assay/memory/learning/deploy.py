@@ -1,10 +1,10 @@
 """The beat-the-incumbent gate: a trained student is deployed only when it orders held-out pairs better.
 
-:func:`train_and_deploy` loads exported labels, builds pairs (:mod:`assay.memory.pairs`),
-trains a candidate (:mod:`assay.memory.train`), then scores the incumbent and the candidate on
+:func:`train_and_deploy` loads exported labels, builds pairs (:mod:`assay.memory.learning.pairs`),
+trains a candidate (:mod:`assay.memory.learning.train`), then scores the incumbent and the candidate on
 the SAME held-out pairs — pure agent grades, from groups never trained on:
 
-- the incumbent is what :func:`~assay.memory.rerankers.resolve_reranker` returns now (a
+- the incumbent is what :func:`~assay.memory.learning.rerankers.resolve_reranker` returns now (a
   deployed student, a configured large or small cross-encoder), as it serves — blended with
   the composite — or, when nothing is deployed, the composite score itself (recorded with each
   delivery);
@@ -16,7 +16,7 @@ worse)`` a system scores in that order, ties counted 0.5. The candidate is insta
 student folder only if ``candidate − incumbent >= deploy_margin`` (default 0.02: two points of
 agreement, above the noise of a few hundred pairs), atomically (staged next to it, renamed);
 ``auto_promote_safe`` is true when the candidate's agreement is ≥ 0.90. A model card
-(:data:`~assay.memory.rerankers.CARD_NAME`) inside the folder records data size, split, seed,
+(:data:`~assay.memory.learning.rerankers.CARD_NAME`) inside the folder records data size, split, seed,
 agreements, date and base model. Blend normalisation here runs over a query's held-out
 memories (in search: over its 50-candidate pool).
 """
@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.atomic import atomic_write_json
-from assay.memory.pairs import Pair, build_dataset, load_labels
-from assay.memory.rerankers import (
+from assay.memory.learning.pairs import Pair, build_dataset, load_labels
+from assay.memory.learning.rerankers import (
     CARD_NAME,
     CrossEncoderReranker,
     DeviceFacts,
@@ -48,7 +48,7 @@ from assay.memory.rerankers import (
     resolve_reranker,
     student_ready,
 )
-from assay.memory.train import TrainConfig, train_pairwise
+from assay.memory.learning.train import TrainConfig, train_pairwise
 
 __all__ = [
     "DEFAULT_DEPLOY_MARGIN",
@@ -137,7 +137,7 @@ def system_scores(
     """``(served, raw)`` scores of a model over the items of ``pairs``.
 
     ``raw``: ``score_pairs([(query, text), …])`` once per distinct item. ``served``: per query,
-    :func:`~assay.memory.rerankers.blend_scores` of raw and composite over that query's items;
+    :func:`~assay.memory.learning.rerankers.blend_scores` of raw and composite over that query's items;
     a query with an item of unknown composite score is served by the model alone.
     """
     items: dict[str, dict[str, tuple[str, Any]]] = defaultdict(dict)

@@ -69,8 +69,8 @@ def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[
 def vector_path(store: Any) -> dict[str, Any]:
     """``{"path": "pgvector" | "numpy", "detail": str, "pgvector": version | None, "index": "hnsw" | "none" | None}``.
 
-    The path ``store`` (a :class:`~assay.memory.store.MemoryStore`) chose at start-up
-    (:mod:`assay.memory.vectors`): ``pgvector`` when its dense top-k runs in PostgreSQL, with
+    The path ``store`` (a :class:`~assay.memory.retrieval.store.MemoryStore`) chose at start-up
+    (:mod:`assay.memory.retrieval.vectors`): ``pgvector`` when its dense top-k runs in PostgreSQL, with
     the extension's version and the mirror's index kind (``hnsw``; ``none`` for pgvector < 0.5);
     ``numpy`` otherwise (SQLite, PostgreSQL without pgvector — ``detail`` says why — or
     ``MemorySettings.vector_path="numpy"``, where ``pgvector``/``index`` still name the mirror

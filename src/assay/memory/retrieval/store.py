@@ -7,13 +7,13 @@ keywords are unioned into the stored row, and — when it arrives under another 
 independent observation — it corroborates the stored memory (re-sending the same id is
 idempotent). A memory with ``supersedes`` marks those memories superseded (excluded from
 search) and counts a contradiction against each. Confidence is the posterior
-:func:`~assay.memory.scoring.reliability` of the writer's prior and these counts. Vectors are
+:func:`~assay.memory.retrieval.scoring.reliability` of the writer's prior and these counts. Vectors are
 encoded in batches on insert (precomputed ones accepted) and stored with the row.
 
-Reading: the in-process :class:`~assay.memory.index.MemoryIndex` follows the store revision
+Reading: the in-process :class:`~assay.memory.retrieval.index.MemoryIndex` follows the store revision
 (``memory_state``), reloading only rows written since. Searching and delivery logging live in
-:mod:`assay.memory.search`. The vector path (numpy, or pgvector on PostgreSQL where the
-extension is present) is chosen at start-up (:mod:`assay.memory.vectors`); every write of
+:mod:`assay.memory.retrieval.search`. The vector path (numpy, or pgvector on PostgreSQL where the
+extension is present) is chosen at start-up (:mod:`assay.memory.retrieval.vectors`); every write of
 vectors updates pgvector's mirror in the same transaction. Only portable SQLAlchemy Core is
 used here.
 """
@@ -35,16 +35,16 @@ from sqlalchemy.exc import IntegrityError
 from assay.cases import InputProblem
 from assay.jsonl import as_utc, validation_problems
 from assay.memory.config import MemorySettings, default_settings
-from assay.memory.embeddings import Embedder, make_embedder
-from assay.memory.index import IndexRow, MemoryIndex
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
-from assay.memory.scoring import reliability
+from assay.memory.retrieval.embeddings import Embedder, make_embedder
+from assay.memory.retrieval.index import IndexRow, MemoryIndex
+from assay.memory.retrieval.scoring import reliability
+from assay.memory.retrieval.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.memory.tables import memories, memory_state
-from assay.memory.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
 if TYPE_CHECKING:
-    from assay.memory.search import SearchResult
+    from assay.memory.retrieval.search import SearchResult
 
 __all__ = ["MemoryStore", "AddResult"]
 
@@ -77,7 +77,7 @@ class MemoryStore:
     :func:`~assay.memory.config.default_settings`). ``embedder``: an object with ``model``,
     ``dim`` and ``embed(texts)``; default: built from ``settings.embedder`` on first use.
     ``reranker``: an object with ``model`` and ``rerank(query, memories) -> scores`` (see
-    :mod:`assay.memory.rerank`); default: ``settings.reranker`` resolved by name, or none.
+    :mod:`assay.memory.learning.rerank`); default: ``settings.reranker`` resolved by name, or none.
     One store per thread; several processes may share one database.
     """
 
@@ -115,13 +115,13 @@ class MemoryStore:
     def reranker(self) -> Any:
         """The reranker object, or ``None`` (resolved from ``settings.reranker`` on first access;
         without a name, the cross-encoder configured by ``ASSAY_RERANKER_*`` — a deployed student
-        first — or none: see :func:`assay.memory.rerankers.configured_reranker`, torch-free when none)."""
+        first — or none: see :func:`assay.memory.learning.rerankers.configured_reranker`, torch-free when none)."""
         if self._reranker is None and self.settings.reranker:
-            from assay.memory.rerank import load_reranker
+            from assay.memory.learning.rerank import load_reranker
 
             self._reranker = load_reranker(self.settings.reranker)
         elif self._reranker is None:
-            from assay.memory.rerankers import configured_reranker
+            from assay.memory.learning.rerankers import configured_reranker
 
             self._reranker = configured_reranker()
         return self._reranker
@@ -243,10 +243,10 @@ class MemoryStore:
         """Rank without logging (evaluation, previews): the top ``k`` hits with components.
 
         ``ranker``: ``"composite"`` or ``"dense"`` here (BM25 and reranker rankings are in
-        :mod:`assay.memory.evaluate` and :mod:`assay.memory.search`). ``query`` is used as given
+        :mod:`assay.memory.retrieval.evaluate` and :mod:`assay.memory.retrieval.search`). ``query`` is used as given
         (no cleaning); blank → ``ValueError`` before any embedding.
         """
-        from assay.memory.search import rank_hits
+        from assay.memory.retrieval.search import rank_hits
 
         return rank_hits(self, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker=ranker, now=now)
 
@@ -260,8 +260,8 @@ class MemoryStore:
         restrict_to_scope: bool = False,
         explain: bool = False,
     ) -> SearchResult:
-        """Search and log the deliveries; see :func:`assay.memory.search.search`."""
-        from assay.memory.search import search
+        """Search and log the deliveries; see :func:`assay.memory.retrieval.search.search`."""
+        from assay.memory.retrieval.search import search
 
         return search(
             self,
@@ -296,7 +296,7 @@ class MemoryStore:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _add_once(self, numbered, *, where, embeddings, embedding_model) -> AddResult:
-        from assay.memory.ingest import plan_add
+        from assay.memory.retrieval.ingest import plan_add
 
         plan = plan_add(self, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
         result = AddResult(

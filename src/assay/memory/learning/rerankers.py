@@ -1,6 +1,6 @@
 """Cross-encoder rerankers: loading once per process, floors, blend, fallback.
 
-Which reranker serves is decided in :mod:`assay.memory.resolution` (a student, else a large
+Which reranker serves is decided in :mod:`assay.memory.learning.resolution` (a student, else a large
 model on a big enough GPU, else a small model on CPU, else none; its names are re-exported here).
 Models are local folders (assay works offline; nothing is downloaded); paths are settings.
 Each model has its own floor (``small_floor``, ``large_floor``, ``student_floor``); the
@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.memory.resolution import (
+from assay.memory.learning.resolution import (
     CARD_NAME,
     DeviceFacts,
     RerankerSettings,
@@ -82,7 +82,7 @@ def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None
 
 
 def auto_reranker() -> CrossEncoderReranker:
-    """Factory of the built-in reranker name ``auto`` (:data:`assay.memory.rerank.BUILTIN_RERANKERS`):
+    """Factory of the built-in reranker name ``auto`` (:data:`assay.memory.learning.rerank.BUILTIN_RERANKERS`):
     the resolution of :meth:`RerankerSettings.from_env`. ``ValueError`` when it resolves to none."""
     r = configured_reranker()
     if r is None:
@@ -94,7 +94,7 @@ def auto_reranker() -> CrossEncoderReranker:
 
 
 class CrossEncoderReranker:
-    """A sentence-transformers ``CrossEncoder`` behind the reranker seam (:mod:`assay.memory.rerank`).
+    """A sentence-transformers ``CrossEncoder`` behind the reranker seam (:mod:`assay.memory.learning.rerank`).
 
     ``rerank(query, memories)`` → raw scores (the model's logit, higher is better);
     ``rerank_pool(query, hits, k)`` → the delivered hits after floor and blend (used by search).

@@ -6,11 +6,11 @@ reranker), and logs every returned memory to ``memory_deliveries`` under one new
 ``search_id``: delivery id, memory id, the cleaned window, rank, score, ``score_components``,
 ``reranker_model``, the memory's layer, scope and generation version, the search's scope,
 session id, arm and ranker version, timestamp. :func:`rank_hits` ranks without logging. The
-dense candidates come from the store's vector path (:mod:`assay.memory.vectors`: numpy in
+dense candidates come from the store's vector path (:mod:`assay.memory.retrieval.vectors`: numpy in
 process, or a top-k in PostgreSQL with pgvector); everything after them is this one code path.
 
 Reranker seam: a reranker is any object with ``model: str`` and ``rerank(query, memories) ->
-scores`` (one finite float per memory, higher is better); see :mod:`assay.memory.rerank`.
+scores`` (one finite float per memory, higher is better); see :mod:`assay.memory.learning.rerank`.
 With one configured, the final order is the reranker's (ties by composite rank), the delivery's
 ``score`` is the reranker's score, ``score_components`` keeps the composite's components plus
 ``"composite"`` (its score), and ``reranker_model`` names the model. Without one (the
@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from assay.memory.config import RANKER_VERSION
-from assay.memory.deliveries import log_deliveries
+from assay.memory.feedback.deliveries import log_deliveries
 from assay.memory.models import SearchHit
 from assay.memory.text import clean_context
 
@@ -189,7 +189,7 @@ def _reranked(
     if reranker is None:
         raise ValueError(
             "ranker 'reranker' needs a reranker: set MemorySettings.reranker to a registered name "
-            "(see assay.memory.rerank) or pass MemoryStore(..., reranker=...)"
+            "(see assay.memory.learning.rerank) or pass MemoryStore(..., reranker=...)"
         )
     pool = rank_hits(
         store,
@@ -203,7 +203,7 @@ def _reranked(
     )
     if not pool:
         return []
-    if hasattr(reranker, "rerank_pool"):  # floors, blend with the composite, fallback: assay.memory.rerankers
+    if hasattr(reranker, "rerank_pool"):  # floors, blend with the composite, fallback: assay.memory.learning.rerankers
         return list(reranker.rerank_pool(query, pool, k))
     scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
     if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
@@ -224,6 +224,6 @@ def _reranked(
 
 
 def _now() -> datetime:
-    from assay.memory.store import now_utc
+    from assay.memory.retrieval.store import now_utc
 
     return now_utc()

@@ -2,7 +2,7 @@
 
 :func:`plan_add` reads the store (no write) and returns what one transaction must do, or raises
 :class:`~assay.memory.models.MemoryFileError` with every problem. Rules (see
-:mod:`assay.memory.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
+:mod:`assay.memory.retrieval.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
 with the same text is the same memory (keywords unioned, no corroboration); a new id with a
 stored or earlier text is merged into the first (keywords unioned, one corroboration); a
 repeated id with another text is an error.
@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from assay.cases import InputProblem
 from assay.memory.models import MemoryFileError, MemoryIn
-from assay.memory.scoring import reliability
+from assay.memory.retrieval.scoring import reliability
 from assay.memory.tables import memories
 from assay.memory.text import dedupe_key, derive_keywords
 
@@ -63,7 +63,7 @@ def plan_add(
     embedding_model: str | None,
 ) -> AddPlan:
     """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring)."""
-    from assay.memory.store import embed_texts, now_utc, unit_rows
+    from assay.memory.retrieval.store import embed_texts, now_utc, unit_rows
 
     problems: list[InputProblem] = []
     plan = AddPlan()

@@ -8,16 +8,16 @@ A reranker is any object with
   per memory, higher is better (a cross-encoder's logit, a student model's probability).
 
 Search hands it the composite top ``MemorySettings.rerank_depth`` (50) and delivers its top k
-(:mod:`assay.memory.search`); ``assay memory evaluate --ranker reranker --reranker NAME``
+(:mod:`assay.memory.retrieval.search`); ``assay memory evaluate --ranker reranker --reranker NAME``
 measures it against the same relevance labels as the other rankers. Training data for a
 reranker comes from the delivery log through ``assay memory export-labels``.
 
 Optional: ``rerank_pool(query, hits, k) -> hits`` — when present, search hands it the composite
 hits themselves and delivers what it returns (floors, a blend with the composite, a fallback
-to composite order on failure: :mod:`assay.memory.rerankers`).
+to composite order on failure: :mod:`assay.memory.learning.rerankers`).
 
 Rerankers are found by name: :data:`BUILTIN_RERANKERS` (``name → "module:factory"``: ``auto``
-= the cross-encoder that :mod:`assay.memory.rerankers` resolves from ``ASSAY_RERANKER_*``) and then the ``assay.memory.rerankers`` entry-point group of installed packages;
+= the cross-encoder that :mod:`assay.memory.learning.rerankers` resolves from ``ASSAY_RERANKER_*``) and then the ``assay.memory.rerankers`` entry-point group of installed packages;
 the factory is called with no arguments. Or pass an object: ``MemoryStore(url, reranker=obj)``.
 """
 
@@ -32,7 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = ["Reranker", "BUILTIN_RERANKERS", "ENTRY_POINT_GROUP", "load_reranker", "available_rerankers"]
 
 #: Rerankers shipped with assay: name → ``"module:factory"`` (read-only).
-BUILTIN_RERANKERS: Mapping[str, str] = MappingProxyType({"auto": "assay.memory.rerankers:auto_reranker"})
+BUILTIN_RERANKERS: Mapping[str, str] = MappingProxyType({"auto": "assay.memory.learning.rerankers:auto_reranker"})
 
 #: Entry-point group through which other packages register rerankers.
 ENTRY_POINT_GROUP = "assay.memory.rerankers"

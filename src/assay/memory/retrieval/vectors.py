@@ -3,7 +3,7 @@
 Chosen once, at a store's start-up (:func:`open_vector_path`):
 
 - ``numpy`` (SQLite; PostgreSQL without pgvector; or ``MemorySettings.vector_path="numpy"``):
-  the in-process :class:`~assay.memory.index.MemoryIndex` scores every candidate's cosine with
+  the in-process :class:`~assay.memory.retrieval.index.MemoryIndex` scores every candidate's cosine with
   one matrix–vector product.
 - ``pgvector`` (PostgreSQL where :func:`assay.storage.vector_support` finds or creates the
   extension): the store keeps ``memory_vectors(seq → memories.seq, embedding vector(dim))``
@@ -11,7 +11,7 @@ Chosen once, at a store's start-up (:func:`open_vector_path`):
   HNSW/``vector_cosine_ops`` index or none for pgvector < 0.5) and each search asks PostgreSQL
   for the top ``max(depth, settings.pgvector_candidates)`` memories by cosine similarity
   (``1 − cosine distance``). The index turns them into the composite ranking exactly as on the
-  numpy path (:meth:`~assay.memory.index.MemoryIndex.rank`, ``dense_pool``), so composite
+  numpy path (:meth:`~assay.memory.retrieval.index.MemoryIndex.rank`, ``dense_pool``), so composite
   scoring, reranking and the delivery log are one code path.
 
 Which memories are mirrored: those whose stored vector belongs to the store's embedder
@@ -42,7 +42,7 @@ from typing import Any, Literal
 import numpy as np
 
 from assay.memory.config import MemorySettings
-from assay.memory.index import DensePool
+from assay.memory.retrieval.index import DensePool
 from assay.memory.tables import memories
 from assay.storage import vector_support
 
@@ -78,7 +78,7 @@ class VectorPath:
     def dense_source(
         self, engine: Any, settings: MemorySettings
     ) -> Callable[[np.ndarray, int], DensePool | None] | None:
-        """The callable :meth:`~assay.memory.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the numpy path."""
+        """The callable :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the numpy path."""
         if self.path != "pgvector" or self.mirror is None:
             return None
         return partial(_pool, self, engine, settings.pgvector_exact)

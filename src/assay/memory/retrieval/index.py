@@ -1,6 +1,6 @@
 """MemoryIndex: the in-memory columns of a store, scored for one query at once with numpy.
 
-Scores are those of :mod:`assay.memory.scoring` (same IEEE operations in the same order, in
+Scores are those of :mod:`assay.memory.retrieval.scoring` (same IEEE operations in the same order, in
 float64; the cosine is a float32 dot product of unit vectors): similarity from one
 matrix–vector product, keywords from an inverted index (term → rows) with BM25 IDF over the
 indexed memories, scope by integer codes, confidence and recency from columns. Candidates
@@ -12,7 +12,7 @@ Rows are upserted by the store's row key (``seq``): new rows append, changed row
 union, supersession, confidence) are updated in place. Memory: ``n × dim`` float32 plus the
 texts and keyword postings.
 
-Dense candidates from elsewhere (pgvector, :mod:`assay.memory.vectors`): given ``dense_pool``,
+Dense candidates from elsewhere (pgvector, :mod:`assay.memory.retrieval.vectors`): given ``dense_pool``,
 :meth:`MemoryIndex.rank` asks it for the ``N`` memories most similar to the query (keys and
 cosine similarities, best first) instead of scoring every candidate. A candidate outside that
 pool has similarity ≤ the pool's lowest, so its composite score is at most its other
@@ -33,8 +33,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from assay.memory.config import Weights
-from assay.memory.prefilter import is_meta_memory
-from assay.memory.scoring import bm25_idf
+from assay.memory.retrieval.prefilter import is_meta_memory
+from assay.memory.retrieval.scoring import bm25_idf
 from assay.memory.text import keyword_terms, terms
 
 __all__ = ["MemoryIndex", "IndexRow", "Ranked", "DensePool"]

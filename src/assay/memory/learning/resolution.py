@@ -11,7 +11,7 @@
 4. else none: search ranks by the composite score alone, and the composite is the incumbent.
 
 Nothing here imports torch except :func:`probe_device`, and it only when the answer can change
-the resolution. Loading and scoring are in :mod:`assay.memory.rerankers`.
+the resolution. Loading and scoring are in :mod:`assay.memory.learning.rerankers`.
 """
 
 from __future__ import annotations

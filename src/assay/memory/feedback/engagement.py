@@ -17,7 +17,7 @@ Per delivered memory, given the response to the turn and the prompt it answered:
 
 Each labelled delivery also records its ``engagement_procedure``: ``"lexical"`` (no semantic
 chance), ``"lexical+semantic"``, or ``"lexical+semantic-backfill"`` (lexical live, semantic
-later by :mod:`assay.memory.backfill`). Rates are computed per procedure, never pooled
+later by :mod:`assay.memory.feedback.backfill`). Rates are computed per procedure, never pooled
 (:func:`engagement_rate` refuses a mix).
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from assay.memory.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
 from assay.memory.tables import memories, memory_deliveries, memory_responses
 from assay.memory.text import distinctive_terms, terms
 
@@ -182,7 +182,7 @@ def engage(
     model = store.embedder.model if semantic else None
 
     def write(conn: Any) -> None:
-        from assay.memory.store import now_utc
+        from assay.memory.retrieval.store import now_utc
         from assay.storage import upsert
 
         now = now_utc()

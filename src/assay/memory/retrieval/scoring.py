@@ -1,6 +1,6 @@
 """The composite score: pure scalar rules, one per component, and their weighted sum.
 
-These functions are the reference definitions; :class:`assay.memory.index.MemoryIndex`
+These functions are the reference definitions; :class:`assay.memory.retrieval.index.MemoryIndex`
 computes the same numbers for every memory at once with numpy (and is tested to agree).
 Every component is in [0, 1]; the weights (:class:`assay.memory.config.Weights`) multiply them
 and the products are summed in :data:`COMPONENTS` order.

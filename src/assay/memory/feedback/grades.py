@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import update
 
-from assay.memory.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
 from assay.memory.tables import memory_deliveries
 
 __all__ = ["Grade", "GradeParse", "GradeReport", "parse_grades", "apply_grades"]
@@ -107,7 +107,7 @@ def apply_grades(store: Any, search_id: str, text: str) -> GradeReport:
     """Parse ``text`` and write its grades to the deliveries of ``search_id`` (one transaction).
 
     Raises ``ValueError`` for a blank grade field, or a ``search_id`` with no deliveries (a
-    ``LookupError`` subclass: :class:`~assay.memory.deliveries.UnknownSearchError`). Malformed entries and ids the
+    ``LookupError`` subclass: :class:`~assay.memory.feedback.deliveries.UnknownSearchError`). Malformed entries and ids the
     search did not deliver are skipped and counted in the report.
     """
     if not text.strip():
@@ -127,7 +127,7 @@ def apply_grades(store: Any, search_id: str, text: str) -> GradeReport:
         todo.append(g)
         report.regraded += r.grade is not None
     if todo:
-        from assay.memory.store import now_utc
+        from assay.memory.retrieval.store import now_utc
 
         now = now_utc()
 
