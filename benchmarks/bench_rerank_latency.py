@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from assay.memory.learning.rerankers import CrossEncoderReranker, RerankerSettings, Resolution, student_ready
+    from assay.memory.config import RerankerSettings
+    from assay.memory.learning.rerankers import CrossEncoderReranker, Resolution
+    from assay.memory.learning.resolution import student_ready
     from assay.memory.retrieval.embeddings import minilm_model_dir
 
     torch.set_num_threads(args.threads)

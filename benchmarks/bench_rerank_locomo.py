@@ -87,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
 def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict) -> Path:
     from assay.importers.locomo import import_locomo
     from assay.memory import MemorySettings, MemoryStore
+    from assay.memory.config import RerankerSettings
     from assay.memory.feedback.engagement import engage
     from assay.memory.feedback.export import export_labels
     from assay.memory.feedback.grades import apply_grades
     from assay.memory.learning.deploy import train_and_deploy
     from assay.memory.learning.pairs import build_dataset, load_labels
-    from assay.memory.learning.rerankers import RerankerSettings, configured_reranker
+    from assay.memory.learning.resolution import configured_reranker
     from assay.memory.learning.train import TrainConfig
     from assay.memory.retrieval.embeddings import MiniLMEmbedder
     from assay.memory.retrieval.evaluate import Query, evaluate_retrieval
@@ -203,7 +204,9 @@ def cranfield_figures(cran: Path, student: Path, args, out: dict) -> None:
     import bm25s
     import numpy as np
 
-    from assay.memory.learning.rerankers import RerankerSettings, blend_scores, configured_reranker
+    from assay.memory.config import RerankerSettings
+    from assay.memory.learning.rerankers import blend_scores
+    from assay.memory.learning.resolution import configured_reranker
 
     docs = [json.loads(x) for x in (cran / "corpus.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     queries = [json.loads(x) for x in (cran / "queries.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]

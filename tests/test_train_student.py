@@ -17,17 +17,11 @@ if os.environ.get("CI") != "true":  # under CI the 'ml' extra is installed and i
     pytest.importorskip("sentence_transformers")
 
 from assay.memory import MemorySettings, MemoryStore  # noqa: E402
+from assay.memory.config import RerankerSettings  # noqa: E402
 from assay.memory.learning import deploy as deploy_mod  # noqa: E402
 from assay.memory.learning.deploy import train_and_deploy  # noqa: E402
-from assay.memory.learning.rerankers import (
-    CARD_NAME,
-    CrossEncoderReranker,
-    DeviceFacts,
-    RerankerSettings,
-    configured_reranker,  # noqa: E402
-    load_cross_encoder,
-    student_ready,
-)
+from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, load_cross_encoder  # noqa: E402
+from assay.memory.learning.resolution import DeviceFacts, configured_reranker, student_ready  # noqa: E402
 from assay.memory.learning.train import TrainConfig, train_device  # noqa: E402
 
 TINY = TrainConfig(max_length=32, lr=1e-4, batch_size=8, epochs=1, threads=1)

@@ -4,7 +4,7 @@
 trains a candidate (:mod:`assay.memory.learning.train`), then scores the incumbent and the candidate on
 the SAME held-out pairs — pure agent grades, from groups never trained on:
 
-- the incumbent is what :func:`~assay.memory.learning.rerankers.resolve_reranker` returns now (a
+- the incumbent is what :func:`~assay.memory.learning.resolution.resolve_reranker` returns now (a
   deployed student, a configured large or small cross-encoder), as it serves — blended with
   the composite — or, when nothing is deployed, the composite score itself (recorded with each
   delivery);
@@ -36,18 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.atomic import atomic_write_json
+from assay.memory.config import RerankerSettings
 from assay.memory.learning.pairs import Pair, build_dataset, load_labels
-from assay.memory.learning.rerankers import (
-    CARD_NAME,
-    CrossEncoderReranker,
-    DeviceFacts,
-    RerankerSettings,
-    Resolution,
-    blend_scores,
-    probe_device,
-    resolve_reranker,
-    student_ready,
-)
+from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, Resolution, blend_scores
+from assay.memory.learning.resolution import DeviceFacts, probe_device, resolve_reranker, student_ready
 from assay.memory.learning.train import TrainConfig, train_pairwise
 
 __all__ = [
@@ -172,7 +164,7 @@ def gate(
     """Decide on ONE pair list scored by both systems: deploy iff ``candidate − incumbent >=
     deploy_margin`` (and the candidate is strictly better). ``margin_ci``: 95% paired
     bootstrap CI of the per-query agreement difference (queries resampled; :mod:`assay.stats`)."""
-    from assay.stats import paired_bootstrap
+    from assay.stats import paired_bootstrap  # scipy underneath: loaded when a gate runs, not on import
 
     if deploy_margin < 0:
         raise ValueError(f"deploy_margin must be >= 0, got {deploy_margin}")

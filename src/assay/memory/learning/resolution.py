@@ -1,7 +1,20 @@
-"""Which cross-encoder serves memory search: settings, device facts and the pure resolution.
+"""Which reranker serves memory search: by name, or the cross-encoder the settings configure.
 
-:func:`resolve_reranker` is a pure function of the :class:`RerankerSettings` and the
-:class:`DeviceFacts` (plus whether a trained student sits in its directory):
+A store serves :func:`store_reranker` of its settings (the package's
+:class:`assay.memory.MemoryStore` asks it; retrieval never chooses):
+
+- ``MemorySettings.reranker`` set: the reranker registered under that name (:func:`load_reranker`:
+  :data:`BUILTIN_RERANKERS` — ``auto`` is the resolution below, refusing to be none — then the
+  :data:`ENTRY_POINT_GROUP` entry points of installed packages; a factory is called with no
+  arguments and must return a :class:`~assay.memory.models.Reranker`);
+- else :func:`configured_reranker` of :meth:`RerankerSettings.from_env
+  <assay.memory.config.RerankerSettings.from_env>`: with nothing configured (no model folder, no
+  deployed student) ``None`` — decided from settings and file checks alone, without importing
+  torch, so memory search stays torch-free — else the cross-encoder :func:`resolve_reranker`
+  picks. Or pass an object: ``MemoryStore(url, reranker=obj)``.
+
+:func:`resolve_reranker` is a pure function of the :class:`~assay.memory.config.RerankerSettings`
+and the :class:`DeviceFacts` (plus whether a trained student sits in its directory):
 
 1. a trained student (``student_dir`` holding a model and its ``model_card.json``) overrides
    everything — it was deployed because it beat what served before (:mod:`.deploy`);
@@ -16,130 +29,39 @@ the resolution. Loading and scoring are in :mod:`assay.memory.learning.rerankers
 
 from __future__ import annotations
 
-import math
+import importlib
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Literal
+from types import MappingProxyType
+
+from assay.memory.config import MemorySettings, RerankerSettings
+from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, Resolution
+from assay.memory.models import Reranker
 
 __all__ = [
-    "RerankerSettings",
+    "store_reranker",
+    "load_reranker",
+    "available_rerankers",
+    "BUILTIN_RERANKERS",
+    "ENTRY_POINT_GROUP",
+    "configured_reranker",
+    "build_reranker",
+    "auto_reranker",
     "DeviceFacts",
-    "Resolution",
     "resolve_reranker",
     "probe_device",
     "student_ready",
-    "CARD_NAME",
 ]
 
-#: The model card written next to (inside) a deployed student's folder.
-CARD_NAME = "model_card.json"
+#: Rerankers shipped with assay: name → ``"module:factory"`` (read-only).
+BUILTIN_RERANKERS: Mapping[str, str] = MappingProxyType({"auto": "assay.memory.learning.resolution:auto_reranker"})
 
-Kind = Literal["student", "large", "small", "none"]
-
-
-@dataclass(frozen=True)
-class RerankerSettings:
-    """Reranker settings in one place, each default with its rationale.
-
-    - ``student_dir``: folder of the trained student (``assay memory train --out``); used when
-      it holds a model and its card. ``None``: no student.
-    - ``small_model`` / ``large_model``: local folders of off-the-shelf cross-encoders (e.g. an
-      MS MARCO MiniLM on CPU, a bge-reranker-large on GPU); ``None``: not configured.
-    - ``gpu``: allow CUDA (default on: the large model is only worth it on a GPU).
-    - ``min_vram_gb``: 6 GB (decimal) of GPU memory for the large model — a 560M-parameter
-      cross-encoder in fp16 needs ≈ 1.1 GB of weights plus activations for a 50-candidate pool at
-      512 tokens; 6 GB leaves room for the agent's own model on consumer cards.
-    - ``small_floor`` / ``large_floor`` / ``student_floor``: suppression floors on each model's
-      raw score (a candidate scoring below is not delivered); ``None`` = off. Off by default:
-      a floor must be calibrated on graded deliveries (``assay memory calibrate``) — a guessed
-      floor can drop the memories the agent finds most useful.
-    - ``blend_weight``: weight of the model in the blend with the composite, in [0, 1]; 0.5
-      trusts both equally (1 = model order alone, 0 = composite order).
-    - ``max_length``: tokens per (query, memory) pair, 128 (a memory is a note, not a document;
-      longer inputs cost time quadratically in attention).
-    - ``batch_size``: pairs per forward pass, 10: pairs are sorted by length first, and small
-      batches of similar lengths waste less on padding than one padded batch (on 1 CPU thread,
-      20 LoCoMo candidates: p95 89 ms at 10 vs 121 ms at 20; ``bench_rerank_latency.py``).
-    - ``threads``: torch intra-op threads set at load (process-wide); ``None`` keeps torch's.
-    - ``int8``: dynamic int8 quantisation of the linear layers on CPU (ignored on CUDA). On by
-      default: it is what meets the latency target (20 candidates p95 ≤ 120 ms on CPU; fp32 is
-      ≈ 2.4× slower) — ``benchmarks/bench_rerank_latency.py`` measures both and how many
-      candidate orders int8 keeps; ``bench_rerank_locomo.py`` the held-out agreement change.
-      The deploy gate scores a candidate under the same setting, so it judges what will serve.
-    """
-
-    student_dir: str | None = None
-    small_model: str | None = None
-    large_model: str | None = None
-    gpu: bool = True
-    min_vram_gb: float = 6.0
-    small_floor: float | None = None
-    large_floor: float | None = None
-    student_floor: float | None = None
-    blend_weight: float = 0.5
-    max_length: int = 128
-    batch_size: int = 10
-    threads: int | None = None
-    int8: bool = True
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.blend_weight <= 1.0:
-            raise ValueError(f"blend_weight must be in [0, 1], got {self.blend_weight}")
-        if not self.min_vram_gb >= 0:
-            raise ValueError(f"min_vram_gb must be >= 0, got {self.min_vram_gb}")
-        if self.max_length < 8 or self.batch_size < 1 or (self.threads is not None and self.threads < 1):
-            raise ValueError("max_length must be >= 8, batch_size >= 1, threads >= 1 or None")
-        for name in ("small_floor", "large_floor", "student_floor"):
-            v = getattr(self, name)
-            if v is not None and not math.isfinite(v):
-                raise ValueError(f"{name} must be a finite number or None, got {v}")
-
-    def with_(self, **changes: Any) -> RerankerSettings:
-        """A copy with ``changes`` applied (validated again)."""
-        return replace(self, **changes)
-
-    @classmethod
-    def from_env(cls, environ: Any = None) -> RerankerSettings:
-        """Settings from ``ASSAY_RERANKER_*`` variables: ``STUDENT``, ``SMALL``, ``LARGE`` (folders),
-        ``GPU`` (0/1), ``MIN_VRAM_GB``, ``BLEND``, ``FLOOR_SMALL``, ``FLOOR_LARGE``,
-        ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1). Unset → the default.
-        ``ValueError`` naming the variable for a value that does not parse."""
-        env = os.environ if environ is None else environ
-        kw: dict[str, Any] = {}
-        for key, field, conv in _ENV:
-            raw = env.get(f"ASSAY_RERANKER_{key}")
-            if raw is None or not raw.strip():
-                continue
-            try:
-                kw[field] = conv(raw.strip())
-            except ValueError:
-                raise ValueError(f"ASSAY_RERANKER_{key}={raw!r}: not a valid {conv.__name__.lstrip('_')}") from None
-        return cls(**kw)
-
-
-def _bool(v: str) -> bool:
-    if v.lower() in ("1", "true", "yes", "on"):
-        return True
-    if v.lower() in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(v)
-
-
-_ENV = [
-    ("STUDENT", "student_dir", str),
-    ("SMALL", "small_model", str),
-    ("LARGE", "large_model", str),
-    ("GPU", "gpu", _bool),
-    ("MIN_VRAM_GB", "min_vram_gb", float),
-    ("BLEND", "blend_weight", float),
-    ("FLOOR_SMALL", "small_floor", float),
-    ("FLOOR_LARGE", "large_floor", float),
-    ("FLOOR_STUDENT", "student_floor", float),
-    ("MAX_LENGTH", "max_length", int),
-    ("THREADS", "threads", int),
-    ("INT8", "int8", _bool),
-]
+#: Entry-point group through which other packages register rerankers (its name predates the
+#: ``learning`` folder and is kept: installed packages register under it).
+ENTRY_POINT_GROUP = "assay.memory.rerankers"
 
 
 @dataclass(frozen=True)
@@ -152,18 +74,71 @@ class DeviceFacts:
     name: str | None = None
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """The reranker to serve: ``kind`` (student | large | small | none), its folder ``path``,
-    ``device`` (cpu | cuda), ``floor`` on its raw score (``None`` = off), ``blend_weight``, and
-    ``reason`` — one line saying why this one."""
+def store_reranker(settings: MemorySettings) -> Reranker | None:
+    """The reranker a store with ``settings`` serves: ``settings.reranker`` by name
+    (:func:`load_reranker`; ``ValueError`` when unknown), else :func:`configured_reranker` (``None``
+    when nothing is configured). See the module docstring."""
+    if settings.reranker:
+        return load_reranker(settings.reranker)
+    return configured_reranker()
 
-    kind: Kind
-    path: str | None
-    device: str
-    floor: float | None
-    blend_weight: float
-    reason: str
+
+def load_reranker(name: str) -> Reranker:
+    """Build the reranker registered as ``name``. ``ValueError`` naming the known ones when unknown,
+    or when the factory's object lacks ``model``/``rerank``."""
+    target = BUILTIN_RERANKERS.get(name)
+    if target is not None:
+        mod, _, attr = target.partition(":")
+        factory = getattr(importlib.import_module(mod), attr)
+    else:
+        eps = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+        if not eps:
+            known = ", ".join(available_rerankers()) or "none is installed"
+            raise ValueError(f"unknown reranker {name!r} (known: {known})")
+        factory = eps[0].load()
+    obj = factory()
+    if not isinstance(obj, Reranker):
+        raise ValueError(f"reranker {name!r}: the factory returned {type(obj).__name__}, which lacks model / rerank()")
+    return obj
+
+
+def available_rerankers() -> list[str]:
+    """Names of the rerankers that :func:`load_reranker` can build, sorted."""
+    return sorted(set(BUILTIN_RERANKERS) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def configured_reranker(settings: RerankerSettings | None = None) -> CrossEncoderReranker | None:
+    """The resolved reranker for ``settings`` (default :meth:`RerankerSettings.from_env
+    <assay.memory.config.RerankerSettings.from_env>`), or ``None``. With nothing configured (no
+    model path, no deployed student) that is decided from settings and file checks alone, without
+    importing torch. The model loads on first use."""
+    s = settings if settings is not None else RerankerSettings.from_env()
+    if not (s.small_model or s.large_model or student_ready(s.student_dir)):
+        return None
+    return build_reranker(s)
+
+
+def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> CrossEncoderReranker | None:
+    """:func:`resolve_reranker` with the probed (or given) device facts → the reranker, ``None`` for kind none."""
+    res = resolve_reranker(
+        settings,
+        device if device is not None else probe_device(settings),
+        student_present=student_ready(settings.student_dir),
+    )
+    return None if res.kind == "none" else CrossEncoderReranker(res, settings)
+
+
+def auto_reranker() -> CrossEncoderReranker:
+    """Factory of the built-in reranker name ``auto`` (:data:`BUILTIN_RERANKERS`): the resolution of
+    :meth:`RerankerSettings.from_env <assay.memory.config.RerankerSettings.from_env>`.
+    ``ValueError`` when it resolves to none."""
+    r = configured_reranker()
+    if r is None:
+        raise ValueError(
+            "reranker 'auto': nothing configured — set ASSAY_RERANKER_STUDENT (a trained student's folder), "
+            "ASSAY_RERANKER_SMALL or ASSAY_RERANKER_LARGE (a local cross-encoder folder)"
+        )
+    return r
 
 
 def resolve_reranker(settings: RerankerSettings, device: DeviceFacts, *, student_present: bool) -> Resolution:

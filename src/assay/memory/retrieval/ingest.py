@@ -1,8 +1,8 @@
 """Planning an insert: resolve ids, duplicates, supersessions and vectors before the write.
 
 :func:`plan_add` reads the store (no write) and returns what one transaction must do, or raises
-:class:`~assay.memory.models.MemoryFileError` with every problem. Rules (see
-:mod:`assay.memory.retrieval.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
+:class:`~assay.memory.models.MemoryFileError` with every problem; :mod:`.writes` runs that
+transaction. Rules (see :mod:`assay.memory.retrieval.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
 with the same text is the same memory (keywords unioned, no corroboration); a new id with a
 stored or earlier text is merged into the first (keywords unioned, one corroboration); a
 repeated id with another text is an error.
@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from assay.cases import InputProblem
-from assay.memory.models import MemoryFileError, MemoryIn
+from assay.memory.models import MemoryFileError, MemoryIn, StoreView, now_utc
+from assay.memory.retrieval.embeddings import embed_texts, unit_rows
 from assay.memory.retrieval.scoring import reliability
 from assay.memory.tables import memories
 from assay.memory.text import dedupe_key, derive_keywords
@@ -55,16 +56,19 @@ class _Item:
 
 
 def plan_add(
-    store: Any,
+    store: StoreView,
     numbered: list[tuple[int, MemoryIn]],
     *,
     where: str,
     embeddings: np.ndarray | None,
     embedding_model: str | None,
 ) -> AddPlan:
-    """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring)."""
-    from assay.memory.retrieval.store import embed_texts, now_utc, unit_rows
+    """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring).
 
+    ``embeddings``: precomputed vectors, one row per item (float32, any norm), or ``None``: each
+    item's own ``embedding``, else encoded here with the store's embedder; ``embedding_model``
+    names the precomputed vectors' model (default: the store's embedder). Reads only.
+    """
     problems: list[InputProblem] = []
     plan = AddPlan()
     primaries: dict[tuple[str, str], _Item] = {}
@@ -98,7 +102,7 @@ def plan_add(
             prim.plus += 1
             followers.append((it, prim))
 
-    stored_ids, stored_keys = _stored(store, list(by_id), list({k[1] for k in primaries}))
+    stored_ids, stored_keys = _stored(store.engine, list(by_id), list({k[1] for k in primaries}))
     final: dict[str, str] = {}  # primary id → the id the memory ends up under
     for key, it in primaries.items():
         if it.id in stored_ids:
@@ -151,7 +155,7 @@ def plan_add(
                         problem=f"a memory cannot supersede itself ({old!r})",
                     )
                 )
-            elif old not in known and not _exists(store, old):
+            elif old not in known and not _exists(store.engine, old):
                 problems.append(
                     InputProblem(file=where, line=it.line, field="supersedes", problem=f"unknown memory id {old!r}")
                 )
@@ -234,13 +238,13 @@ def plan_add(
 
 
 def _stored(
-    store: Any, ids: list[str], keys: list[str]
+    engine: Engine, ids: list[str], keys: list[str]
 ) -> tuple[dict[str, tuple[tuple[str, str], list[str]]], dict[tuple[str, str], str]]:
     """Stored ``{id: ((scope, key), keywords)}`` among ``ids`` and ``{(scope, key): id}`` among ``keys``."""
     c = memories.c
     by_id: dict[str, tuple[tuple[str, str], list[str]]] = {}
     by_key: dict[tuple[str, str], str] = {}
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         for i in range(0, len(ids), _CHUNK):
             for r in conn.execute(select(c.id, c.scope, c.dedupe_key, c.keywords).where(c.id.in_(ids[i : i + _CHUNK]))):
                 by_id[r.id] = ((r.scope, r.dedupe_key), list(r.keywords or ()))
@@ -250,6 +254,6 @@ def _stored(
     return by_id, by_key
 
 
-def _exists(store: Any, memory_id: str) -> bool:
-    with store.engine.connect() as conn:
+def _exists(engine: Engine, memory_id: str) -> bool:
+    with engine.connect() as conn:
         return conn.execute(select(memories.c.seq).where(memories.c.id == memory_id)).first() is not None

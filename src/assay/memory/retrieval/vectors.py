@@ -40,11 +40,13 @@ from functools import partial
 from typing import Any, Literal
 
 import numpy as np
+from sqlalchemy.exc import DBAPIError
 
 from assay.memory.config import MemorySettings
 from assay.memory.retrieval.index import DensePool
 from assay.memory.tables import memories
-from assay.storage import vector_support
+from assay.storage import describe_db_error, vector_support
+from assay.storage_vector import VectorMirror
 
 __all__ = ["VectorPath", "open_vector_path", "sync_vectors", "MIRROR_TABLE"]
 
@@ -103,11 +105,6 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
     and says why in ``detail``. Raises :class:`assay.storage.DatabaseUnavailableError` when the
     server cannot be reached.
     """
-    from sqlalchemy.exc import DBAPIError
-
-    from assay.storage import describe_db_error
-    from assay.storage_vector import VectorMirror
-
     vs = vector_support(engine)
     if vs.path != "pgvector" and "refused" in vs.detail:  # another store may have created it at the same moment
         again = vector_support(engine, create=False)
@@ -166,8 +163,6 @@ def sync_vectors(vp: VectorPath, conn: Any, where: Any) -> None:
     disables the pgvector path instead of failing the write; any other error propagates."""
     if vp.mirror is None:
         return
-    from sqlalchemy.exc import DBAPIError
-
     try:
         with conn.begin_nested():
             vp.mirror.sync(conn, where)
@@ -179,8 +174,6 @@ def sync_vectors(vp: VectorPath, conn: Any, where: Any) -> None:
 
 def _pool(vp: VectorPath, engine: Any, exact: bool, q: np.ndarray, n: int) -> DensePool | None:
     """The SQL top-``n``; ``None`` (the index scores in process) once the mirror or extension is gone."""
-    from sqlalchemy.exc import DBAPIError
-
     if vp.mirror is None:
         return None
     try:
