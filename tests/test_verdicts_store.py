@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from assay.verdicts import DuplicateVerdictError, SimilaritySpec, SpecError, VerdictFileError, VerdictStore, load_spec
 from assay.verdicts.spec import FieldSpec
-from assay.verdicts.store import verdicts_table
+from assay.verdicts.tables import verdicts_table
 from test_verdicts import FIXTURE, QUERY, TRUE_MATCH
 
 
