@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 "searches": len(searches),
             }
         print(
-            f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, composite top-{k} delivered, answer as response)"
+            f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, "
+            f"composite top-{k} delivered, answer as response)"
         )
         for procedure, e in out["engagement"].items():
             print(
@@ -153,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     best = max(r14["bm25"][f"recall@{k}"], r14["dense"][f"recall@{k}"])
     ok = r14["composite"][f"recall@{k}"] >= best
     print(
-        f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: {'OK' if ok else 'MISSED'}"
+        f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: "
+        f"{'OK' if ok else 'MISSED'}"
         f"  (total {time.perf_counter() - t_start:.0f} s)"
     )
     if args.json:

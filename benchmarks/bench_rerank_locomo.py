@@ -106,7 +106,8 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     t0 = time.perf_counter()
     store.add(imp.memories)
     print(
-        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} questions (categories 1-4); "
+        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, "
+        f"{len(queries)} questions (categories 1-4); "
         f"embedded in {time.perf_counter() - t0:.0f} s"
     )
     t0 = time.perf_counter()
@@ -141,12 +142,14 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     )
     d, ds, tr = rep.decision, rep.dataset, rep.training
     print(
-        f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + {ds['weak_pairs']} weak pairs from "
+        f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + "
+        f"{ds['weak_pairs']} weak pairs from "
         f"{ds['train_groups']} conversations; {d.n_pairs} held-out pairs from {ds['heldout_groups']} conversations "
         f"({ds['heldout_queries']} questions)"
     )
     print(
-        f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, loss {tr['epoch_mean_loss']}"
+        f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, "
+        f"loss {tr['epoch_mean_loss']}"
     )
     ci = d.margin_ci or [float("nan")] * 2
     print(
@@ -177,7 +180,8 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     a32, a32_raw = pairwise_agreement(ds2.heldout, s32), pairwise_agreement(ds2.heldout, raw32)
     print(
         f"agreement change of int8 (served, the default on CPU) vs fp32 on the same held-out pairs: blended "
-        f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})"
+        f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), "
+        f"alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})"
     )
     out["locomo"]["fp32_agreement"] = {"served": round(a32, 6), "alone": round(a32_raw, 6)}
     k = args.k

@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     pairs = make_pairs(args.pairs)
     print(
-        f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; load average {os.getloadavg()[0]:.2f} "
+        f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; "
+        f"load average {os.getloadavg()[0]:.2f} "
         f"on {os.cpu_count()} cores"
     )
     # baseline: forward-only scoring of the same pairs with the same base model
@@ -111,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     pps = res.pairs_per_s
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
     print(
-        f"trained {res.pairs} pairs in {res.seconds:.1f} s ({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
+        f"trained {res.pairs} pairs in {res.seconds:.1f} s "
+        f"({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
         f"load average at end {os.getloadavg()[0]:.2f}"
     )
     ok = report(

@@ -119,7 +119,8 @@ def test_corroborate_contradict_and_supersede_api(store):
 def test_add_file_reports_every_bad_line(store, tmp_path):
     f = tmp_path / "m.jsonl"
     f.write_text(
-        '{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n',
+        '{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n'
+        '{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n',
         encoding="utf-8",
     )
     with pytest.raises(MemoryFileError) as e:

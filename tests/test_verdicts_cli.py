@@ -63,8 +63,8 @@ def test_bad_line_exits_2_naming_file_and_line_and_inserts_nothing(files, tmp_pa
     r = _run("--db", db, "verdicts", "add", bad)
     assert r.exit_code == 2
     assert (
-        r.stderr.strip()
-        == f"error: {bad}:5: fields.claimed_saving: must not be negative, got -120000 (the spec sets allow_negative: false)"
+        r.stderr.strip() == f"error: {bad}:5: fields.claimed_saving: must not be negative, got -120000 "
+        "(the spec sets allow_negative: false)"
     )
     r = _run("--db", db, "verdicts", "stats", "--json")
     assert json.loads(r.stdout)["n"] == 0

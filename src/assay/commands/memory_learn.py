@@ -90,8 +90,8 @@ def train_cmd(
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
     from assay.cli import UsageError, _errors, err, out
-    from assay.memory.learning.deploy import train_and_deploy
     from assay.memory.config import RerankerSettings
+    from assay.memory.learning.deploy import train_and_deploy
     from assay.memory.learning.train import TrainConfig, TrainingError
 
     with _errors(ctx):

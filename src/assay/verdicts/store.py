@@ -248,7 +248,8 @@ class VerdictStore:
             batch = np.asarray(self.embedder.embed(texts[i : i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
             if batch.ndim != 2 or batch.shape[0] != len(texts[i : i + _CHUNK]):
                 raise ValueError(
-                    f"embedder {self.embedder.model!r} returned shape {batch.shape} for {len(texts[i : i + _CHUNK])} texts"
+                    f"embedder {self.embedder.model!r} returned shape {batch.shape} "
+                    f"for {len(texts[i : i + _CHUNK])} texts"
                 )  # type: ignore[union-attr]
             out.extend(batch)
         return out
@@ -290,7 +291,7 @@ class VerdictStore:
         if stale:
             fresh = self._embed([rows[i].description for i in stale])
             with self.engine.begin() as conn:
-                for i, v in zip(stale, fresh):
+                for i, v in zip(stale, fresh, strict=True):
                     vecs[i] = v
                     conn.execute(
                         update(verdicts_table)

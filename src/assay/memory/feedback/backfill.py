@@ -96,7 +96,7 @@ def backfill(store: StoreView, *, dry_run: bool = False, limit: int | None = Non
     s = store.settings
     negatives = [r for sid in chosen for r in by_search[sid] if not r.engaged]
     mems = memory_rows(store, list({r.memory_id for r in negatives}), vectors=True)
-    resp_vecs = dict(zip(chosen, store.embedder.embed([responses[sid] for sid in chosen])))
+    resp_vecs = dict(zip(chosen, store.embedder.embed([responses[sid] for sid in chosen]), strict=True))
     updates: list[tuple[str, bool, float]] = []
     for r in negatives:
         m = mems.get(r.memory_id)

@@ -91,7 +91,8 @@ def label_records(store: StoreView) -> list[dict[str, Any]]:
 
 
 def export_labels(store: StoreView, out: str | os.PathLike[str]) -> int:
-    """Write :func:`label_records` to ``out`` as JSONL, atomically (parent folder must exist); returns the line count."""
+    """Write :func:`label_records` to ``out`` as JSONL, atomically (parent folder must exist);
+    returns the line count."""
     recs = label_records(store)
     text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in recs)
     atomic_write_text(Path(out), text)

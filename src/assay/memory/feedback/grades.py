@@ -108,8 +108,8 @@ def apply_grades(store: StoreView, search_id: str, text: str) -> GradeReport:
     """Parse ``text`` and write its grades to the deliveries of ``search_id`` (one transaction).
 
     Raises ``ValueError`` for a blank grade field, or a ``search_id`` with no deliveries (a
-    ``LookupError`` subclass: :class:`~assay.memory.feedback.deliveries.UnknownSearchError`). Malformed entries and ids the
-    search did not deliver are skipped and counted in the report.
+    ``LookupError`` subclass: :class:`~assay.memory.feedback.deliveries.UnknownSearchError`).
+    Malformed entries and ids the search did not deliver are skipped and counted in the report.
     """
     if not text.strip():
         raise ValueError("empty grade field: expected entries like 'm12:3, m7:0!'")

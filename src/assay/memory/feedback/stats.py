@@ -43,7 +43,8 @@ class _DescribesPath(Protocol):
 
 
 def memory_stats(store: StatsSource, *, seed: int = 0, n_resamples: int = 2000) -> dict[str, Any]:
-    """``{"schema": 1, "kind": "memory_stats", "vector_path", "n_deliveries", "n_searches", "overall": G, "groups": [G]}``.
+    """``{"schema": 1, "kind": "memory_stats", "vector_path", "n_deliveries", "n_searches",
+    "overall": G, "groups": [G]}``.
 
     Each ``G``: ``{"generation_version", "reranker_model", "n_deliveries", "n_searches",
     "n_graded", "grade": summary, "hard_negative_share": summary, "engagement": {procedure:

@@ -59,6 +59,8 @@ __all__ = [
 DEFAULT_DEPLOY_MARGIN = 0.02
 #: Held-out agreement at or above which a candidate is flagged ``auto_promote_safe``.
 AUTO_PROMOTE_AGREEMENT = 0.90
+#: :func:`train_and_deploy`'s training configuration unless one is given (frozen: safe to share).
+DEFAULT_TRAIN_CONFIG = TrainConfig()
 
 ItemKey = tuple[str, str]  # (query_id, memory_id)
 
@@ -140,7 +142,7 @@ def system_scores(
     raw_list = [float(x) for x in score_pairs([(items[q][m][0], items[q][m][1].text) for q, m in keys])]
     if len(raw_list) != len(keys):
         raise ValueError(f"the model returned {len(raw_list)} scores for {len(keys)} pairs")
-    raw: dict[ItemKey, float | None] = dict(zip(keys, raw_list))
+    raw: dict[ItemKey, float | None] = dict(zip(keys, raw_list, strict=True))
     served: dict[ItemKey, float | None] = {}
     for q in sorted(items):
         mids = sorted(items[q])
@@ -148,7 +150,7 @@ def system_scores(
         r = [raw[(q, m)] for m in mids]
         w = blend_weight if all(c is not None for c in comp) else 1.0
         blended = blend_scores(r, [c if c is not None else 0.0 for c in comp], w)  # type: ignore[arg-type]
-        served.update({(q, m): b for m, b in zip(mids, blended)})
+        served.update({(q, m): b for m, b in zip(mids, blended, strict=True)})
     return served, raw
 
 
@@ -200,7 +202,7 @@ def train_and_deploy(
     labels: str | Path,
     student_dir: str | Path,
     *,
-    config: TrainConfig = TrainConfig(),
+    config: TrainConfig = DEFAULT_TRAIN_CONFIG,
     settings: RerankerSettings | None = None,
     min_gap: int = 2,
     split_by: str = "query",

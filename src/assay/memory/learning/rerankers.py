@@ -2,14 +2,15 @@
 
 Which reranker serves is decided in :mod:`assay.memory.learning.resolution` (a student, else a
 large model on a big enough GPU, else a small model on CPU, else none): it hands the chosen
-model's :class:`Resolution` to :class:`CrossEncoderReranker`. Models are local folders (assay works offline; nothing is downloaded); paths are settings.
-Each model has its own floor (``small_floor``, ``large_floor``, ``student_floor``); the
-student's is off by default because pairwise training fixes the order of scores, not their
-scale. A served model re-ranks the composite's over-fetched candidate pool
-(``MemorySettings.rerank_depth``, 50 — not a truncated top-k) through :func:`blend_scores`:
-``w · minmax(model) + (1 − w) · minmax(composite)`` with ``w = blend_weight`` (default 0.5).
-A failure of the model (an exception, a wrong number of scores, a non-finite score) leaves the
-caller's candidates untouched and returns them in composite order (:func:`rerank_hits`).
+model's :class:`Resolution` to :class:`CrossEncoderReranker`. Models are local folders (assay
+works offline; nothing is downloaded); paths are settings. Each model has its own floor
+(``small_floor``, ``large_floor``, ``student_floor``); the student's is off by default because
+pairwise training fixes the order of scores, not their scale. A served model re-ranks the
+composite's over-fetched candidate pool (``MemorySettings.rerank_depth``, 50 — not a truncated
+top-k) through :func:`blend_scores`: ``w · minmax(model) + (1 − w) · minmax(composite)`` with
+``w = blend_weight`` (default 0.5). A failure of the model (an exception, a wrong number of
+scores, a non-finite score) leaves the caller's candidates untouched and returns them in
+composite order (:func:`rerank_hits`).
 
 Nothing here imports torch until a model is scored or loaded. A model loads once per process
 (:func:`load_cross_encoder` caches by folder, device, length and quantisation, and by the
@@ -228,7 +229,7 @@ def blend_scores(model_scores: Sequence[float], composite_scores: Sequence[float
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"weight must be in [0, 1], got {weight}")
     m, c = minmax(model_scores), minmax(composite_scores)
-    return [weight * a + (1.0 - weight) * b for a, b in zip(m, c)]
+    return [weight * a + (1.0 - weight) * b for a, b in zip(m, c, strict=True)]
 
 
 def minmax(values: Sequence[float]) -> list[float]:

@@ -254,7 +254,7 @@ class MemoryIndex:
         rows = cand[order]
         rec = self._recency(rows, now, half_life_days)
         out = []
-        for j, (o, r) in enumerate(zip(order, rows)):
+        for j, (o, r) in enumerate(zip(order, rows, strict=True)):
             comps = {"similarity": float(sim[o])}
             if kw is not None and scope_c is not None:
                 comps.update(

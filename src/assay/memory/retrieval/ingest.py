@@ -2,10 +2,10 @@
 
 :func:`plan_add` reads the store (no write) and returns what one transaction must do, or raises
 :class:`~assay.memory.models.MemoryFileError` with every problem; :mod:`.writes` runs that
-transaction. Rules (see :mod:`assay.memory.retrieval.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
-with the same text is the same memory (keywords unioned, no corroboration); a new id with a
-stored or earlier text is merged into the first (keywords unioned, one corroboration); a
-repeated id with another text is an error.
+transaction. Rules (see :mod:`assay.memory.retrieval.store`): the duplicate key is
+``(scope, dedupe_key(text))``; a repeated id with the same text is the same memory (keywords
+unioned, no corroboration); a new id with a stored or earlier text is merged into the first
+(keywords unioned, one corroboration); a repeated id with another text is an error.
 """
 
 from __future__ import annotations
@@ -198,13 +198,12 @@ def plan_add(
                 ]
             )
         pos = list(vectors)
-        for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos]))):
+        for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos])), strict=True):
             vectors[p] = v
     todo = [it for it in inserts if it.pos not in vectors]
     if todo:
-        for it, v in zip(
-            todo, embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)
-        ):
+        fresh = embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)
+        for it, v in zip(todo, fresh, strict=True):
             vectors[it.pos] = v
         plan.embedded = len(todo)
     now = now_utc()

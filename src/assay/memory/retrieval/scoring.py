@@ -78,7 +78,8 @@ def reliability(prior: float, n_corroborations: int, n_contradictions: int, stre
     ``strength`` 2 this is Laplace's rule of succession."""
     if not 0.0 <= prior <= 1.0 or n_corroborations < 0 or n_contradictions < 0 or strength <= 0:
         raise ValueError(
-            f"need prior in [0, 1], counts >= 0, strength > 0; got {prior}, {n_corroborations}, {n_contradictions}, {strength}"
+            "need prior in [0, 1], counts >= 0, strength > 0; "
+            f"got {prior}, {n_corroborations}, {n_contradictions}, {strength}"
         )
     return (strength * prior + n_corroborations) / (strength + n_corroborations + n_contradictions)
 

@@ -236,7 +236,8 @@ def _reranked(
     scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
     if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
         raise ValueError(
-            f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)"
+            f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories "
+            "(need one finite score each)"
         )
     order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:k]
     return [

@@ -207,7 +207,7 @@ class MemoryStore:
                         bool(r.is_correction),
                         v,
                     )
-                    for r, kw, v in zip(rows, keywords, vectors)
+                    for r, kw, v in zip(rows, keywords, vectors, strict=True)
                 ]
             )
         self._index, self._revision = index, rev
@@ -297,7 +297,7 @@ class MemoryStore:
         if stale:
             fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
             with self.engine.begin() as conn:
-                for i, v in zip(stale, fresh):
+                for i, v in zip(stale, fresh, strict=True):
                     out[i] = v
                     conn.execute(
                         update(memories).where(memories.c.seq == rows[i].seq).values(embedding=v, embedding_model=model)
