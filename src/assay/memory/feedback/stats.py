@@ -13,6 +13,7 @@ vectors are scored on its database (:func:`vector_path`: numpy in process, or pg
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import Engine, select
@@ -97,7 +98,7 @@ def vector_path(store: StatsSource) -> dict[str, Any]:
 
 
 def _group(
-    rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int
+    rows: Sequence[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int
 ) -> dict[str, Any]:
     graded = [r for r in rows if r.grade is not None]
     clusters = [r.search_id for r in graded]

@@ -248,8 +248,8 @@ def _stored(
             for r in conn.execute(select(c.id, c.scope, c.dedupe_key, c.keywords).where(c.id.in_(ids[i : i + _CHUNK]))):
                 by_id[r.id] = ((r.scope, r.dedupe_key), list(r.keywords or ()))
         for i in range(0, len(keys), _CHUNK):
-            for r in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i : i + _CHUNK]))):
-                by_key[(r.scope, r.dedupe_key)] = r.id
+            for k in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i : i + _CHUNK]))):
+                by_key[(k.scope, k.dedupe_key)] = k.id
     return by_id, by_key
 
 
