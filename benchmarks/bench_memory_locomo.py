@@ -18,7 +18,7 @@ one run measures:
   logged), the QA answer is the response and the question the prompt; each delivery's
   ``engaged`` is compared with "the memory is relevant to the QA": precision and recall for
   lexical alone and for lexical + semantic (MiniLM cosine ≥ 0.55), through
-  :func:`assay.memory.engagement.engage`.
+  :func:`assay.memory.feedback.engagement.engage`.
 
 Needs the ``ml`` extra and ``../shared/data/locomo``.
 """
@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from assay.importers.locomo import import_locomo
     from assay.memory import MemorySettings, MemoryStore
-    from assay.memory.embeddings import MiniLMEmbedder
-    from assay.memory.engagement import engage
-    from assay.memory.evaluate import Query, evaluate_retrieval
+    from assay.memory.feedback.engagement import engage
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.evaluate import Query, evaluate_retrieval
     from assay.memory.tables import memory_deliveries
 
     try:
@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 "searches": len(searches),
             }
         print(
-            f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, composite top-{k} delivered, answer as response)"
+            f"\nengagement vs. relevance ({len(searches)} questions of categories 1-4, "
+            f"composite top-{k} delivered, answer as response)"
         )
         for procedure, e in out["engagement"].items():
             print(
@@ -153,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     best = max(r14["bm25"][f"recall@{k}"], r14["dense"][f"recall@{k}"])
     ok = r14["composite"][f"recall@{k}"] >= best
     print(
-        f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: {'OK' if ok else 'MISSED'}"
+        f"\ngoal composite recall@{k} {r14['composite'][f'recall@{k}']:.3f} ≥ best of BM25/dense {best:.3f}: "
+        f"{'OK' if ok else 'MISSED'}"
         f"  (total {time.perf_counter() - t_start:.0f} s)"
     )
     if args.json:

@@ -65,7 +65,7 @@ def queries(n: int, n_memories: int, seed: int = 21) -> np.ndarray:
 
 def timed(store, qv: np.ndarray, k: int, ranker: str) -> tuple[list[float], list[list[str]]]:
     """Per-query milliseconds of ``rank_hits`` and the ids it returned."""
-    from assay.memory.search import rank_hits
+    from assay.memory.retrieval.search import rank_hits
 
     ms, ids = [], []
     for i, v in enumerate(qv):
@@ -77,7 +77,7 @@ def timed(store, qv: np.ndarray, k: int, ranker: str) -> tuple[list[float], list
 
 
 def recall(got: list[list], exact: list[list], k: int) -> float:
-    return float(np.mean([len(set(g[:k]) & set(e[:k])) / k for g, e in zip(got, exact)]))
+    return float(np.mean([len(set(g[:k]) & set(e[:k])) / k for g, e in zip(got, exact, strict=True)]))
 
 
 def p(ms: list[float], q: float) -> float:
@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{ranker} top-{args.k} [{name}]: p50 {statistics.median(ms):.2f} ms, p95 {p(ms, 95):.2f} ms; "
                     f"same-run baseline [numpy path] p50 {statistics.median(ms_np):.2f} ms, p95 {p(ms_np, 95):.2f} ms; "
-                    f"ratio p50 {statistics.median(ms) / statistics.median(ms_np):.2f}, p95 {p(ms, 95) / p(ms_np, 95):.2f}; "
+                    f"ratio p50 {statistics.median(ms) / statistics.median(ms_np):.2f}, "
+                    f"p95 {p(ms, 95) / p(ms_np, 95):.2f}; "
                     f"recall@{args.k} vs numpy {recall(ids, ids_np, args.k):.4f}"
                 )
 

@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy import create_engine
 
     from assay.memory import MemorySettings, MemoryStore
-    from assay.memory.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
     from assay.memory.tables import memories as memories_table
 
     try:
@@ -126,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         qvecs = {}
         if minilm is not None:
             qv = minilm.embed(queries)
-            qvecs = dict(zip(queries, qv))
+            qvecs = dict(zip(queries, qv, strict=True))
         else:
-            qvecs = dict(zip(queries, vecs[picks]))
+            qvecs = dict(zip(queries, vecs[picks], strict=True))
         fast = MemoryStore(url, settings=settings, embedder=PrecomputedQueries(model_name, qvecs))
 
         t0 = time.perf_counter()
@@ -215,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
             baseline_name="numpy matvec + argpartition floor",
         )
         print(
-            f"search top-10 incl. delivery logging, no embedding: p50 {p50_search:.2f} ms, p95 {np.percentile(search_ms, 95):.2f} ms"
+            f"search top-10 incl. delivery logging, no embedding: p50 {p50_search:.2f} ms, "
+            f"p95 {np.percentile(search_ms, 95):.2f} ms"
         )
 
         if minilm is not None:
@@ -248,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             minilm.embed(sample)
             tput = len(sample) / (time.perf_counter() - t0)
             print(
-                f"MiniLM encoding throughput: {tput:,.0f} sentences/s (512 memories, batch {minilm.batch_size}, {cores} core(s))"
+                f"MiniLM encoding throughput: {tput:,.0f} sentences/s "
+                f"(512 memories, batch {minilm.batch_size}, {cores} core(s))"
             )
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(

@@ -63,8 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from assay.memory.embeddings import minilm_model_dir
-    from assay.memory.rerankers import CrossEncoderReranker, RerankerSettings, Resolution, student_ready
+    from assay.memory.config import RerankerSettings
+    from assay.memory.learning.rerankers import CrossEncoderReranker, Resolution
+    from assay.memory.learning.resolution import student_ready
+    from assay.memory.retrieval.embeddings import minilm_model_dir
 
     torch.set_num_threads(args.threads)
     if args.student is not None and not student_ready(args.student):
@@ -95,12 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         lat[int8], scores[int8] = np.asarray(ts), sc
         print(f"  {'int8' if int8 else 'fp32'}: p50 {np.percentile(ts, 50):.1f} ms, p95 {np.percentile(ts, 95):.1f} ms")
     kept = []
-    for a, b in zip(scores[False], scores[True]):
+    for a, b in zip(scores[False], scores[True], strict=True):
         a, b = np.asarray(a), np.asarray(b)
         i, j = np.triu_indices(len(a), 1)
         kept.append(np.mean(np.sign(a[i] - a[j]) == np.sign(b[i] - b[j])))
     print(
-        f"  int8 keeps {np.mean(kept):.3f} of fp32's pairwise candidate orders; load average at end {os.getloadavg()[0]:.2f}"
+        f"  int8 keeps {np.mean(kept):.3f} of fp32's pairwise candidate orders; "
+        f"load average at end {os.getloadavg()[0]:.2f}"
     )
     served = not args.fp32
     ok = report(

@@ -12,7 +12,7 @@ LoCoMo (``../shared/data/locomo``, 8 shared conversations), in one run:
    (composite top 10, deliveries logged); the deliveries are graded through the delivery log
    (``apply_grades``): the question's relevant memories grade 3, the other delivered ones
    grade 0; engagement is labelled from the QA answer as the response (lexical + semantic).
-2. ``export_labels`` → labels.jsonl; :func:`assay.memory.deploy.train_and_deploy` with
+2. ``export_labels`` → labels.jsonl; :func:`assay.memory.learning.deploy.train_and_deploy` with
    ``split_by="scope"``, ``holdout=0.25`` (2 of 8 conversations held out, seeded), min gap 2,
    engagement weak labels on the train side: the incumbent is the composite (nothing deployed).
 3. Held-out pairwise agreement of the incumbent and the student (as served: int8 on CPU,
@@ -87,15 +87,16 @@ def main(argv: list[str] | None = None) -> int:
 def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict) -> Path:
     from assay.importers.locomo import import_locomo
     from assay.memory import MemorySettings, MemoryStore
-    from assay.memory.deploy import train_and_deploy
-    from assay.memory.embeddings import MiniLMEmbedder
-    from assay.memory.engagement import engage
-    from assay.memory.evaluate import Query, evaluate_retrieval
-    from assay.memory.export import export_labels
-    from assay.memory.grades import apply_grades
-    from assay.memory.pairs import build_dataset, load_labels
-    from assay.memory.rerankers import RerankerSettings, configured_reranker
-    from assay.memory.train import TrainConfig
+    from assay.memory.config import RerankerSettings
+    from assay.memory.feedback.engagement import engage
+    from assay.memory.feedback.export import export_labels
+    from assay.memory.feedback.grades import apply_grades
+    from assay.memory.learning.deploy import train_and_deploy
+    from assay.memory.learning.pairs import build_dataset, load_labels
+    from assay.memory.learning.resolution import configured_reranker
+    from assay.memory.learning.train import TrainConfig
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.evaluate import Query, evaluate_retrieval
 
     minilm = MiniLMEmbedder(threads=args.threads).load()
     imp = import_locomo(locomo)
@@ -105,7 +106,8 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     t0 = time.perf_counter()
     store.add(imp.memories)
     print(
-        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, {len(queries)} questions (categories 1-4); "
+        f"LoCoMo: {imp.conversations} conversations, {len(imp.memories)} memories, "
+        f"{len(queries)} questions (categories 1-4); "
         f"embedded in {time.perf_counter() - t0:.0f} s"
     )
     t0 = time.perf_counter()
@@ -140,12 +142,14 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     )
     d, ds, tr = rep.decision, rep.dataset, rep.training
     print(
-        f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + {ds['weak_pairs']} weak pairs from "
+        f"\ntrain+gate in {time.perf_counter() - t0:.0f} s: {ds['train_pairs']} grade pairs + "
+        f"{ds['weak_pairs']} weak pairs from "
         f"{ds['train_groups']} conversations; {d.n_pairs} held-out pairs from {ds['heldout_groups']} conversations "
         f"({ds['heldout_queries']} questions)"
     )
     print(
-        f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, loss {tr['epoch_mean_loss']}"
+        f"training: {tr['steps']} steps, {tr['seconds']:.0f} s, {tr['pairs_per_s']:.1f} pairs/s, "
+        f"loss {tr['epoch_mean_loss']}"
     )
     ci = d.margin_ci or [float("nan")] * 2
     print(
@@ -169,14 +173,15 @@ def locomo_figures(locomo: Path, tmpd: Path, student_dir: Path, args, out: dict)
     held_scopes = {scope_of[p.query_id] for p in ds2.heldout}
     hq = [q for q in queries if q.scope in held_scopes]
     served = student_dir if d.deployed else cand_dir
-    from assay.memory.deploy import pairwise_agreement, system_scores
+    from assay.memory.learning.deploy import pairwise_agreement, system_scores
 
     r32 = configured_reranker(RerankerSettings(student_dir=str(served), gpu=False, int8=False, threads=args.threads))
     s32, raw32 = system_scores(ds2.heldout, r32.score_pairs, 0.5)
     a32, a32_raw = pairwise_agreement(ds2.heldout, s32), pairwise_agreement(ds2.heldout, raw32)
     print(
         f"agreement change of int8 (served, the default on CPU) vs fp32 on the same held-out pairs: blended "
-        f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})"
+        f"{d.candidate_agreement - a32:+.3f} (fp32 {a32:.3f}), "
+        f"alone {rep.candidate_raw_agreement - a32_raw:+.3f} (fp32 {a32_raw:.3f})"
     )
     out["locomo"]["fp32_agreement"] = {"served": round(a32, 6), "alone": round(a32_raw, 6)}
     k = args.k
@@ -203,7 +208,9 @@ def cranfield_figures(cran: Path, student: Path, args, out: dict) -> None:
     import bm25s
     import numpy as np
 
-    from assay.memory.rerankers import RerankerSettings, blend_scores, configured_reranker
+    from assay.memory.config import RerankerSettings
+    from assay.memory.learning.rerankers import blend_scores
+    from assay.memory.learning.resolution import configured_reranker
 
     docs = [json.loads(x) for x in (cran / "corpus.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     queries = [json.loads(x) for x in (cran / "queries.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]

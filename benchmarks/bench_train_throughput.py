@@ -6,7 +6,7 @@ Run as a script::
 
 Pairs are LoCoMo questions with a relevant memory (positive) and another memory of the same
 conversation (negative) — real lengths (synthetic notes without ../shared/data). The process is
-pinned to 2 cores with 2 torch threads; :func:`assay.memory.train.train_pairwise` runs one
+pinned to 2 cores with 2 torch threads; :func:`assay.memory.learning.train.train_pairwise` runs one
 epoch over ``--pairs`` pairs (default 2,000 to keep the run bounded; ``--pairs 10000`` runs a
 full target epoch) at the defaults (batch 16, ``max_length`` 128). Reported: pairs/s, the time
 a 10,000-pair epoch takes at that rate (target ≤ 480 s), and the process's peak RSS (target
@@ -32,8 +32,8 @@ EPOCH_PAIRS = 10_000
 
 
 def make_pairs(n: int, seed: int = 0):
-    """``n`` :class:`~assay.memory.pairs.Pair` objects (see the module docstring)."""
-    from assay.memory.pairs import Item, Pair
+    """``n`` :class:`~assay.memory.learning.pairs.Pair` objects (see the module docstring)."""
+    from assay.memory.learning.pairs import Item, Pair
 
     rng = random.Random(seed)
     loc = SHARED_DATA / "locomo"
@@ -84,13 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         pass
     import torch
 
-    from assay.memory.rerankers import quiet_loading
-    from assay.memory.train import TrainConfig, base_model_path, train_pairwise
+    from assay.memory.learning.rerankers import quiet_loading
+    from assay.memory.learning.train import TrainConfig, base_model_path, train_pairwise
 
     torch.set_num_threads(args.threads)
     pairs = make_pairs(args.pairs)
     print(
-        f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; load average {os.getloadavg()[0]:.2f} "
+        f"{len(pairs)} pairs, {args.threads} cores/threads, max_length {args.max_length}; "
+        f"load average {os.getloadavg()[0]:.2f} "
         f"on {os.cpu_count()} cores"
     )
     # baseline: forward-only scoring of the same pairs with the same base model
@@ -111,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     pps = res.pairs_per_s
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
     print(
-        f"trained {res.pairs} pairs in {res.seconds:.1f} s ({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
+        f"trained {res.pairs} pairs in {res.seconds:.1f} s "
+        f"({res.steps} steps; loss {res.loss_first:.3f} → {res.loss_last:.3f}); "
         f"load average at end {os.getloadavg()[0]:.2f}"
     )
     ok = report(

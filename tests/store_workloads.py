@@ -10,7 +10,7 @@ per write, and has a check that the database holds exactly what the writers comm
   process (inserts racing on one key), the second half its own; expected:
   ``n/2 + procs × n/2`` rows, every key once, every reply readable.
 
-- ``deliveries``: :func:`assay.memory.deliveries.log_deliveries` of one delivery per write, ids
+- ``deliveries``: :func:`assay.memory.feedback.deliveries.log_deliveries` of one delivery per write, ids
   own to each process; expected: every ``procs × n`` delivery once, under its search id.
 
 A new store adds its workload to :data:`WORKLOADS`; the concurrency, lost-connection and
@@ -184,7 +184,7 @@ def _delivery(proc: int, i: int) -> dict:
 
 
 def _deliveries_write(url: str, proc: int, n: int, skip: set[int]) -> None:
-    from assay.memory.deliveries import log_deliveries
+    from assay.memory.feedback.deliveries import log_deliveries
     from assay.storage import init_db, make_engine
 
     engine = make_engine(url)

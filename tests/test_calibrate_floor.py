@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.calibrate import calibrate_floor, calibrate_store, floor_point
-from assay.memory.grades import apply_grades
-from assay.memory.rerankers import rerank_hits
+from assay.memory.feedback.grades import apply_grades
+from assay.memory.learning.calibrate import calibrate_floor, calibrate_store, floor_point
+from assay.memory.learning.rerankers import rerank_hits
 
 
 def test_separable_scores_get_a_floor_that_drops_no_grade3_and_keeps_no_grade0():

@@ -185,7 +185,8 @@ def test_import_locomo_out_must_be_a_folder(tmp_path):
 
 def test_core_import_does_not_load_torch():
     code = (
-        "import sys, assay.memory, assay.cli.memory, assay.memory.evaluate, assay.memory.engagement; "
+        "import sys, assay.memory, assay.cli.memory, "
+        "assay.memory.retrieval.evaluate, assay.memory.feedback.engagement; "
         "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.memory import MemoryFileError, MemorySettings, MemoryStore
-from assay.memory.evaluate import Query, evaluate_retrieval, load_queries, ndcg_at, recall_at, reciprocal_rank
+from assay.memory.retrieval.evaluate import Query, evaluate_retrieval, load_queries, ndcg_at, recall_at, reciprocal_rank
 
 HASHING = MemorySettings(embedder="hashing")
 

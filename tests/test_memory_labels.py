@@ -8,12 +8,12 @@ import pytest
 from sqlalchemy import select, update
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.backfill import backfill
-from assay.memory.deliveries import UnknownSearchError
-from assay.memory.engagement import engage, engagement_rate, label_engagement, lexical_engagement
-from assay.memory.export import export_labels
-from assay.memory.grades import apply_grades, parse_grades
-from assay.memory.stats import memory_stats
+from assay.memory.feedback.backfill import backfill
+from assay.memory.feedback.deliveries import UnknownSearchError
+from assay.memory.feedback.engagement import engage, engagement_rate, label_engagement, lexical_engagement
+from assay.memory.feedback.export import export_labels
+from assay.memory.feedback.grades import apply_grades, parse_grades
+from assay.memory.feedback.stats import memory_stats
 from assay.memory.tables import memory_deliveries
 
 HASHING = MemorySettings(embedder="hashing")
@@ -296,7 +296,7 @@ def test_export_keeps_deliveries_of_deleted_memories(store, tmp_path):
 def test_write_with_retry_retries_a_locked_database(store):
     from sqlalchemy.exc import OperationalError
 
-    from assay.memory.deliveries import write_with_retry
+    from assay.memory.feedback.deliveries import write_with_retry
 
     calls = []
 

@@ -13,7 +13,7 @@ import pytest
 
 from assay.importers.locomo import import_locomo
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.evaluate import Query, evaluate_retrieval
+from assay.memory.retrieval.evaluate import Query, evaluate_retrieval
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_hashing_store_evaluates_one_conversation(locomo, tmp_path):
 
 @pytest.mark.slow
 def test_minilm_composite_matches_or_beats_bm25_and_dense_on_two_conversations(locomo, tmp_path):
-    from assay.memory.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
 
     try:
         emb = MiniLMEmbedder().load()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.embeddings import MiniLMEmbedder, minilm_model_dir
-from assay.memory.engagement import engage
+from assay.memory.feedback.engagement import engage
+from assay.memory.retrieval.embeddings import MiniLMEmbedder, minilm_model_dir
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import text
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.search import rank_hits
-from assay.memory.stats import memory_stats
+from assay.memory.feedback.stats import memory_stats
+from assay.memory.retrieval.search import rank_hits
 from assay.storage_vector import VectorMirror, pgvector_index_kind
 
 HASHING = MemorySettings(embedder="hashing")
@@ -305,7 +305,7 @@ def test_pgvector_before_hnsw_gets_no_index_and_an_exact_scan(loaded):
 def _index_and_pool(seed: int):
     from datetime import datetime, timedelta
 
-    from assay.memory.index import DensePool, IndexRow, MemoryIndex
+    from assay.memory.retrieval.index import DensePool, IndexRow, MemoryIndex
 
     rng = np.random.default_rng(seed)
     n, dim = 300, 16

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.memory.config import WEIGHTS, MemorySettings, Weights
-from assay.memory.embeddings import HashingEmbedder
-from assay.memory.index import IndexRow, MemoryIndex
-from assay.memory.scoring import (
+from assay.memory.retrieval.embeddings import HashingEmbedder
+from assay.memory.retrieval.index import IndexRow, MemoryIndex
+from assay.memory.retrieval.scoring import (
     bm25_idf,
     composite,
     keyword_component,

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from assay.memory import MemoryFileError, MemorySettings, MemoryStore
-from assay.memory.embeddings import HashingEmbedder
+from assay.memory.retrieval.embeddings import HashingEmbedder
 from assay.memory.tables import memory_deliveries
 
 HASHING = MemorySettings(embedder="hashing")
@@ -119,7 +119,8 @@ def test_corroborate_contradict_and_supersede_api(store):
 def test_add_file_reports_every_bad_line(store, tmp_path):
     f = tmp_path / "m.jsonl"
     f.write_text(
-        '{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n',
+        '{"id": "ok", "text": "fine"}\n{"text": ""}\nnot json\n'
+        '{"text": "x", "confidence": 2}\n{"text": "y", "colour": 1}\n',
         encoding="utf-8",
     )
     with pytest.raises(MemoryFileError) as e:
@@ -336,10 +337,10 @@ def test_searching_with_another_embedder_warns_before_replacing_vectors(url, cap
         [{"id": "a", "text": "flights to Denver"}, {"id": "b", "text": "hotel in Paris"}]
     )
     other = MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256))
-    with caplog.at_level(logging.WARNING, logger="assay.memory.store"):
+    with caplog.at_level(logging.WARNING, logger="assay.memory.retrieval.store"):
         other.search("Denver flights", 1)
     assert "re-embedding 2 memories stored with another embedding model as hashing-256-v1" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="assay.memory.store"):
+    with caplog.at_level(logging.WARNING, logger="assay.memory.retrieval.store"):
         MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256)).search("Paris", 1)
     assert "re-embedding" not in caplog.text  # done once: the vectors are now this model's

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.memory.prefilter import is_meta_memory, passes_prefilter
+from assay.memory.retrieval.prefilter import is_meta_memory, passes_prefilter
 from assay.memory.text import (
     clean_context,
     dedupe_key,
@@ -66,7 +66,10 @@ def test_dedupe_key_ignores_case_and_spacing_only():
 
 
 def test_clean_context_drops_injected_memories_secrets_and_controls():
-    raw = "User: hi\n<memories>\nm1: old note\n</memories>\nAssistant: my api_key=abc123 and sk-ABCDEFGHIJKLMNOPQRST\x07 ok"
+    raw = (
+        "User: hi\n<memories>\nm1: old note\n</memories>\n"
+        "Assistant: my api_key=abc123 and sk-ABCDEFGHIJKLMNOPQRST\x07 ok"
+    )
     got = clean_context(raw)
     assert "old note" not in got and "abc123" not in got and "sk-ABC" not in got and "\x07" not in got
     assert got == "User: hi Assistant: my [redacted] and [redacted] ok"

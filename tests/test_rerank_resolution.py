@@ -13,15 +13,12 @@ from pathlib import Path
 import pytest
 
 from assay.memory import MemorySettings, MemoryStore
-from assay.memory.rerank import load_reranker
-from assay.memory.rerankers import (
-    CARD_NAME,
+from assay.memory.config import RerankerSettings
+from assay.memory.learning.rerankers import CARD_NAME, blend_scores, minmax, rerank_hits
+from assay.memory.learning.resolution import (
     DeviceFacts,
-    RerankerSettings,
-    blend_scores,
     configured_reranker,
-    minmax,
-    rerank_hits,
+    load_reranker,
     resolve_reranker,
     student_ready,
 )
@@ -167,7 +164,7 @@ def test_blend_weights_and_errors():
 
 
 class Scripted:
-    """A reranker returning given scores (or failing), with the pool step of assay.memory.rerankers."""
+    """A reranker returning given scores (or failing), with the pool step of assay.memory.learning.rerankers."""
 
     model = "scripted-v1"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.memory.deploy import composite_scores, gate, pairwise_agreement, system_scores
-from assay.memory.pairs import Item, Pair
+from assay.memory.learning.deploy import composite_scores, gate, pairwise_agreement, system_scores
+from assay.memory.learning.pairs import Item, Pair
 
 
 def _pairs(n_queries=10, per_query=3):
@@ -78,7 +78,7 @@ def test_auto_promote_needs_ninety_percent():
 
 
 def test_no_pairs_never_reach_the_loss():
-    from assay.memory.train import TrainConfig, train_pairwise
+    from assay.memory.learning.train import TrainConfig, train_pairwise
 
     with pytest.raises(ValueError, match="no training pairs"):
         train_pairwise([], TrainConfig())

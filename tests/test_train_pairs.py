@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.memory.models import MemoryFileError
-from assay.memory.pairs import (
+from assay.memory.learning.pairs import (
     Item,
     LabelRecord,
     build_dataset,
@@ -20,6 +19,7 @@ from assay.memory.pairs import (
     load_labels,
     split_groups,
 )
+from assay.memory.models import MemoryFileError
 from rerank_labels import label_records, write_labels
 
 
@@ -179,8 +179,8 @@ def test_length_batches_cover_every_pair_once(n, bs, seed):
 
     import numpy as np
 
-    from assay.memory.pairs import Pair
-    from assay.memory.train import length_batches
+    from assay.memory.learning.pairs import Pair
+    from assay.memory.learning.train import length_batches
 
     pairs = [Pair(f"q{i}", "g", "q" * (i % 17), _item(f"p{i}"), _item(f"n{i}")) for i in range(n)]
     batches = length_batches(pairs, bs, np.random.default_rng(seed))

@@ -17,18 +17,12 @@ if os.environ.get("CI") != "true":  # under CI the 'ml' extra is installed and i
     pytest.importorskip("sentence_transformers")
 
 from assay.memory import MemorySettings, MemoryStore  # noqa: E402
-from assay.memory import deploy as deploy_mod  # noqa: E402
-from assay.memory.deploy import train_and_deploy  # noqa: E402
-from assay.memory.rerankers import (
-    CARD_NAME,
-    CrossEncoderReranker,
-    DeviceFacts,
-    RerankerSettings,
-    configured_reranker,  # noqa: E402
-    load_cross_encoder,
-    student_ready,
-)
-from assay.memory.train import TrainConfig, train_device  # noqa: E402
+from assay.memory.config import RerankerSettings  # noqa: E402
+from assay.memory.learning import deploy as deploy_mod  # noqa: E402
+from assay.memory.learning.deploy import train_and_deploy  # noqa: E402
+from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, load_cross_encoder  # noqa: E402
+from assay.memory.learning.resolution import DeviceFacts, configured_reranker, student_ready  # noqa: E402
+from assay.memory.learning.train import TrainConfig, train_device  # noqa: E402
 
 TINY = TrainConfig(max_length=32, lr=1e-4, batch_size=8, epochs=1, threads=1)
 CPU = DeviceFacts()
@@ -85,7 +79,7 @@ def test_student_beats_the_composite_and_is_installed_with_a_card(deployed):
 def test_embeddings_stay_frozen_and_the_encoder_moves(deployed):
     from safetensors.torch import load_file
 
-    from assay.memory.embeddings import minilm_model_dir
+    from assay.memory.retrieval.embeddings import minilm_model_dir
 
     root, _rep, _ = deployed
     base = load_file(str(minilm_model_dir() / "model.safetensors"))
@@ -267,7 +261,7 @@ def test_train_device_is_a_pure_choice():
 
 
 def test_loading_prints_nothing(tmp_path, capfd):
-    from assay.memory.embeddings import minilm_model_dir
+    from assay.memory.retrieval.embeddings import minilm_model_dir
 
     load_cross_encoder.cache_clear()
     ce = load_cross_encoder(str(minilm_model_dir()), "cpu", 32, False, 1, "")

@@ -273,7 +273,8 @@ def test_spec_validation_errors_name_the_field(obj, where, problem):
 def test_spec_file_round_trip_and_bad_json(tmp_path):
     p = tmp_path / "spec.json"
     p.write_text(
-        '{"fields": {"codes": {"kind": "set", "weight": 0.5}, "amount": {"kind": "bucket", "weight": 0.3, "edges": [100, 1000]}},'
+        '{"fields": {"codes": {"kind": "set", "weight": 0.5}, '
+        '"amount": {"kind": "bucket", "weight": 0.3, "edges": [100, 1000]}},'
         ' "embedding": {"weight": 0.2}}'
     )
     spec = load_spec(p)
@@ -359,7 +360,7 @@ def test_index_matches_scalar_similarity_and_brute_force_order(rows, query, k):
     index = SimilarityIndex(spec)
     canon = [spec.validate_fields(r) for r in rows]
     ids = [f"id{(i * 7) % 13}-{i}" for i in range(len(rows))]
-    for i, (vid, f) in enumerate(zip(ids, canon)):
+    for i, (vid, f) in enumerate(zip(ids, canon, strict=True)):
         index.add(i, vid, f)
     q = spec.validate_fields(query, partial=True)
     scores, comps = index.score(q)

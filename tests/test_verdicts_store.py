@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from assay.verdicts import DuplicateVerdictError, SimilaritySpec, SpecError, VerdictFileError, VerdictStore, load_spec
 from assay.verdicts.spec import FieldSpec
-from assay.verdicts.store import verdicts_table
+from assay.verdicts.tables import verdicts_table
 from test_verdicts import FIXTURE, QUERY, TRUE_MATCH
 
 
@@ -192,7 +192,8 @@ from assay.verdicts import VerdictStore
 url, tag = sys.argv[1], sys.argv[2]
 s = VerdictStore(url)
 for batch in range(10):
-    s.add([{"id": f"{tag}-{batch}-{i}", "fields": {"cost_codes": [f"C{i % 7}"], "measure_type": tag, "claimed_saving": 10.0 ** (i % 5)},
+    s.add([{"id": f"{tag}-{batch}-{i}",
+            "fields": {"cost_codes": [f"C{i % 7}"], "measure_type": tag, "claimed_saving": 10.0 ** (i % 5)},
             "decision": "approve", "rationale": "r", "description": "d"} for i in range(20)])
     s.retrieve({"fields": {"cost_codes": ["C1"]}}, k=3)
 """

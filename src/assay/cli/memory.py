@@ -143,7 +143,7 @@ def grade_cmd(
     as_json: bool = _JSON_OPT,
 ) -> None:
     """Write the agent's grades to a search's deliveries; malformed entries and unknown ids are skipped and listed."""
-    from assay.memory.grades import apply_grades
+    from assay.memory.feedback.grades import apply_grades
 
     with user_errors(ctx), db_errors():
         rep = apply_grades(_open(ctx, None), search_id, grades)
@@ -178,7 +178,7 @@ def engage_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Label each delivered memory engaged or not from the agent's response (lexical, then semantic)."""
-    from assay.memory.engagement import engage
+    from assay.memory.feedback.engagement import engage
 
     with user_errors(ctx), db_errors():
         if (response is None) == (response_file is None):
@@ -214,7 +214,7 @@ def backfill_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
-    from assay.memory.backfill import backfill
+    from assay.memory.feedback.backfill import backfill
 
     with user_errors(ctx), db_errors():
         rep = backfill(_open(ctx, embedder), dry_run=dry_run, limit=limit)
@@ -240,7 +240,7 @@ def stats_cmd(
 ) -> None:
     """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and
     reranker, with 95% CIs."""
-    from assay.memory.stats import memory_stats
+    from assay.memory.feedback.stats import memory_stats
 
     with user_errors(ctx), db_errors():
         s = memory_stats(_open(ctx, None), seed=seed)
@@ -276,7 +276,7 @@ def export_cmd(
     out_file: Path = typer.Option(..., "--out", help="Labels JSONL to write (one line per labelled delivery)."),
 ) -> None:
     """Export graded or engagement-labelled deliveries for reranker training."""
-    from assay.memory.export import export_labels
+    from assay.memory.feedback.export import export_labels
 
     with user_errors(ctx), db_errors():
         if out_file.is_dir():
@@ -302,7 +302,7 @@ def evaluate_cmd(
     embedder: EmbedderName | None = _EMBEDDER_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
-    from assay.memory.evaluate import evaluate_retrieval, load_queries
+    from assay.memory.retrieval.evaluate import evaluate_retrieval, load_queries
 
     with user_errors(ctx), db_errors():
         if ranker is RankerName.reranker and not reranker:

@@ -1,6 +1,6 @@
 """``assay memory train`` and ``assay memory calibrate``: a student reranker behind a gate, and floors.
 
-Thin: parses options, calls :mod:`assay.memory.deploy` / :mod:`assay.memory.calibrate`, prints.
+Thin: parses options, calls :mod:`assay.memory.learning.deploy` / :mod:`assay.memory.learning.calibrate`, prints.
 Both commands join the ``memory`` group of :mod:`assay.cli.app`, after :mod:`assay.cli.memory`'s.
 
 Exit codes — train: 0 deployed, 1 not deployed, 2 bad input; calibrate: 0 every floor
@@ -84,9 +84,9 @@ def train_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
-    from assay.memory.deploy import train_and_deploy
-    from assay.memory.rerankers import RerankerSettings
-    from assay.memory.train import TrainConfig, TrainingError
+    from assay.memory.learning.deploy import train_and_deploy
+    from assay.memory.config import RerankerSettings
+    from assay.memory.learning.train import TrainConfig, TrainingError
 
     with user_errors(ctx):
         target = out_dir or (
@@ -181,7 +181,7 @@ def calibrate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
-    from assay.memory.calibrate import calibrate_store
+    from assay.memory.learning.calibrate import calibrate_store
 
     with user_errors(ctx), db_errors():
         res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)

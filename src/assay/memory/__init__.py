@@ -1,26 +1,34 @@
-"""Agent memory: composite retrieval, the delivery log, grades, behavioural engagement, evaluation.
+"""Agent memory: composite retrieval, the delivery log, grades, behavioural engagement, a student reranker.
 
-Store memories, retrieve them for a new turn, log what was delivered, and label each delivery
-twice — by the agent's own grade and by whether its response used the memory:
+Store memories, retrieve them for a new turn, log what was delivered, label each delivery twice —
+by the agent's own grade and by whether its response used the memory — and learn a reranker
+from those labels. Three rooms, imported top to bottom: learning → retrieval → feedback → the
+top-level modules (:mod:`.models`, :mod:`.tables`, :mod:`.config`, :mod:`.text`):
 
-- :class:`MemoryStore` (:mod:`.store`): add (keywords derived when absent, duplicates merged,
-  corrections supersede), :meth:`~MemoryStore.search` (logs deliveries), :meth:`~MemoryStore.rank`.
-- :mod:`.scoring` / :mod:`.config`: the composite score and its weights with rationale.
-- :mod:`.grades`: ``"m12:3, m7:0!"`` grade fields → the deliveries of a search.
-- :mod:`.engagement`: lexical engagement with a semantic second chance; :mod:`.backfill`.
-- :mod:`.stats`, :mod:`.export`: grouped rates with bootstrap CIs; training labels (JSONL).
-- :mod:`.evaluate`: recall@k / nDCG@k / MRR of composite, dense, BM25 or a reranker.
-- :mod:`.rerank`: the seam for a second-stage reranker.
+- :mod:`.retrieval`: :class:`MemoryStore` (add — keywords derived when absent, duplicates
+  merged, corrections supersede —, :meth:`~MemoryStore.search` (logs deliveries),
+  :meth:`~MemoryStore.rank`), the index, the vector path, embeddings, the composite score,
+  the prefilter, and retrieval evaluation (recall@k / nDCG@k / MRR).
+- :mod:`.feedback`: the delivery log; grades (``"m12:3, m7:0!"``), lexical engagement with a
+  semantic second chance, backfill, grouped rates with bootstrap CIs, training labels (JSONL).
+- :mod:`.learning`: cross-encoder rerankers, which one serves (:mod:`.learning.resolution`),
+  training pairs, pairwise training, the deploy gate, floor calibration.
+
+This package is where the rooms are wired: :class:`MemoryStore` is the retrieval store
+(:class:`assay.memory.retrieval.store.MemoryStore`) serving, unless given one, the reranker
+that learning resolves from its settings (:func:`assay.memory.learning.resolution.store_reranker`).
 
 Importing this package needs neither torch nor sentence-transformers; the MiniLM embedder
-loads them on first use (``ml`` extra).
+loads them on first use (``ml`` extra), a cross-encoder on first scoring.
 """
 
 from assay.memory.config import WEIGHTS, MemorySettings, Weights, default_settings
-from assay.memory.embeddings import HashingEmbedder, MiniLMEmbedder, make_embedder
-from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
-from assay.memory.search import SearchResult
-from assay.memory.store import AddResult, MemoryStore
+from assay.memory.learning.resolution import store_reranker
+from assay.memory.models import Memory, MemoryFileError, MemoryIn, Reranker, SearchHit, load_memories
+from assay.memory.retrieval.embeddings import HashingEmbedder, MiniLMEmbedder, make_embedder
+from assay.memory.retrieval.search import SearchResult
+from assay.memory.retrieval.store import MemoryStore as RetrievalStore
+from assay.memory.retrieval.writes import AddResult
 
 __all__ = [
     "MemoryStore",
@@ -39,3 +47,18 @@ __all__ = [
     "MiniLMEmbedder",
     "make_embedder",
 ]
+
+
+class MemoryStore(RetrievalStore):
+    """A persistent agent memory with composite retrieval, a delivery log and a served reranker.
+
+    Everything of :class:`assay.memory.retrieval.store.MemoryStore` (``url``, ``settings``,
+    ``embedder``, ``reranker``); without a ``reranker`` it serves
+    :func:`~assay.memory.learning.resolution.store_reranker` of its settings —
+    ``settings.reranker`` by name, else the cross-encoder ``ASSAY_RERANKER_*`` configures (a
+    deployed student first), else none — resolved on first use, torch-free when none.
+    """
+
+    def resolve_reranker(self) -> Reranker | None:
+        """:func:`~assay.memory.learning.resolution.store_reranker` of this store's settings."""
+        return store_reranker(self.settings)

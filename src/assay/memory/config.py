@@ -2,19 +2,37 @@
 
 Everything tunable about assay's agent memory lives here: the composite weights, the embedder
 choice, the prefilter switch, the engagement thresholds, the recency half-life, the reranker
-seam. Library code takes a :class:`MemorySettings` (default: :func:`default_settings`), so two
-stores in one process can differ and nothing is global.
+seam (:class:`MemorySettings`), and the cross-encoder rerankers — model folders, floors, blend,
+device (:class:`RerankerSettings`). Library code takes a :class:`MemorySettings` (default:
+:func:`default_settings`), so two stores in one process can differ and nothing is global. The
+environment is read in this module only: ``ASSAY_MEMORY_*`` by :func:`default_settings`,
+``ASSAY_RERANKER_*`` by :meth:`RerankerSettings.from_env`.
+
+One reranker path: ``MemorySettings.reranker`` names a registered reranker, or is ``None``
+(default) for the cross-encoder that :class:`RerankerSettings` configures, if any; which one
+that is — a deployed student, a large model on a big enough GPU, a small one on CPU, or none —
+is resolved in :mod:`assay.memory.learning.resolution`.
 """
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["Weights", "WEIGHTS", "RANKER_VERSION", "MemorySettings", "default_settings", "EMBEDDERS"]
+__all__ = [
+    "Weights",
+    "WEIGHTS",
+    "RANKER_VERSION",
+    "MemorySettings",
+    "RerankerSettings",
+    "default_settings",
+    "EMBEDDERS",
+]
 
-#: Names of the embedders :func:`assay.memory.embeddings.make_embedder` builds.
+#: Names of the embedders :func:`assay.memory.retrieval.embeddings.make_embedder` builds.
 EMBEDDERS = ("minilm", "hashing")
 
 #: Names the composite scorer's rules; recorded in every delivery (``version``). Bump it when a
@@ -71,7 +89,7 @@ WEIGHTS = Weights()
 
 @dataclass(frozen=True)
 class MemorySettings:
-    """How a :class:`~assay.memory.store.MemoryStore` embeds, ranks, filters and labels.
+    """How a :class:`~assay.memory.retrieval.store.MemoryStore` embeds, ranks, filters and labels.
 
     - ``embedder``: ``"minilm"`` (the packaged all-MiniLM-L6-v2, needs the ``ml`` extra) or
       ``"hashing"`` (dependency-free feature hashing — for fast tests; its cosine is lexical,
@@ -90,13 +108,15 @@ class MemorySettings:
       using a long memory: two content terms of the memory that the prompt did not contain are
       rarely a coincidence). On LoCoMo QA (answer as the response; relevant vs. random
       same-conversation memories) 2 terms raised recall from 0.40 to 0.44 at equal precision
-      (0.92) compared with 3; see :mod:`assay.memory.engagement`.
+      (0.92) compared with 3; see :mod:`assay.memory.feedback.engagement`.
     - ``recency_half_life_days``: 30 days — a month-old note counts half as recent; reported
       only (weight 0).
     - ``confidence_prior_strength``: 2 pseudo-observations behind the writer's confidence
       (a Beta prior; Laplace's rule of succession when the prior is 0.5).
-    - ``reranker``: name of a registered reranker (:mod:`assay.memory.rerank`) applied to the
-      composite top ``rerank_depth``; ``None`` (default) = no reranking.
+    - ``reranker``: name of a registered reranker
+      (:func:`assay.memory.learning.resolution.load_reranker`) applied to the composite top
+      ``rerank_depth``; ``None`` (default): the cross-encoder :class:`RerankerSettings` configures
+      (``ASSAY_RERANKER_*``, a deployed student first), or no reranking when none is configured.
     - ``arm``: the A/B arm label recorded with every delivery (default ``"default"``).
     - ``context_max_chars``: the cleaned recent-context window keeps its last 2,000
       characters (≈ 400 words: the last turn or two, which is what the memory should match).
@@ -107,7 +127,7 @@ class MemorySettings:
       core. On a shared, oversubscribed host, 1 is much faster for one-query embeddings
       (measured on 2 cores at load average ≈ 8: p50 28 ms with 1 thread vs 132 ms with 2).
     - ``vector_path``: ``"auto"`` (default) takes the dense candidates from PostgreSQL when the
-      pgvector extension is present (:mod:`assay.memory.vectors`), else scores in process;
+      pgvector extension is present (:mod:`assay.memory.retrieval.vectors`), else scores in process;
       ``"numpy"`` always scores in process (the pgvector mirror is still kept in sync, so
       stores of both kinds can share a database). Same rankings either way, up to the
       approximate index's recall.
@@ -176,6 +196,87 @@ class MemorySettings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class RerankerSettings:
+    """Cross-encoder reranker settings, each default with its rationale; the environment is read
+    for them here only (:meth:`from_env`, ``ASSAY_RERANKER_*``).
+
+    - ``student_dir``: folder of the trained student (``assay memory train --out``); used when
+      it holds a model and its card. ``None``: no student.
+    - ``small_model`` / ``large_model``: local folders of off-the-shelf cross-encoders (e.g. an
+      MS MARCO MiniLM on CPU, a bge-reranker-large on GPU); ``None``: not configured.
+    - ``gpu``: allow CUDA (default on: the large model is only worth it on a GPU).
+    - ``min_vram_gb``: 6 GB (decimal) of GPU memory for the large model — a 560M-parameter
+      cross-encoder in fp16 needs ≈ 1.1 GB of weights plus activations for a 50-candidate pool at
+      512 tokens; 6 GB leaves room for the agent's own model on consumer cards.
+    - ``small_floor`` / ``large_floor`` / ``student_floor``: suppression floors on each model's
+      raw score (a candidate scoring below is not delivered); ``None`` = off. Off by default:
+      a floor must be calibrated on graded deliveries (``assay memory calibrate``) — a guessed
+      floor can drop the memories the agent finds most useful.
+    - ``blend_weight``: weight of the model in the blend with the composite, in [0, 1]; 0.5
+      trusts both equally (1 = model order alone, 0 = composite order).
+    - ``max_length``: tokens per (query, memory) pair, 128 (a memory is a note, not a document;
+      longer inputs cost time quadratically in attention).
+    - ``batch_size``: pairs per forward pass, 10: pairs are sorted by length first, and small
+      batches of similar lengths waste less on padding than one padded batch (on 1 CPU thread,
+      20 LoCoMo candidates: p95 89 ms at 10 vs 121 ms at 20; ``bench_rerank_latency.py``).
+    - ``threads``: torch intra-op threads set at load (process-wide); ``None`` keeps torch's.
+    - ``int8``: dynamic int8 quantisation of the linear layers on CPU (ignored on CUDA). On by
+      default: it is what meets the latency target (20 candidates p95 ≤ 120 ms on CPU; fp32 is
+      ≈ 2.4× slower) — ``benchmarks/bench_rerank_latency.py`` measures both and how many
+      candidate orders int8 keeps; ``bench_rerank_locomo.py`` the held-out agreement change.
+      The deploy gate scores a candidate under the same setting, so it judges what will serve.
+    """
+
+    student_dir: str | None = None
+    small_model: str | None = None
+    large_model: str | None = None
+    gpu: bool = True
+    min_vram_gb: float = 6.0
+    small_floor: float | None = None
+    large_floor: float | None = None
+    student_floor: float | None = None
+    blend_weight: float = 0.5
+    max_length: int = 128
+    batch_size: int = 10
+    threads: int | None = None
+    int8: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.blend_weight <= 1.0:
+            raise ValueError(f"blend_weight must be in [0, 1], got {self.blend_weight}")
+        if not self.min_vram_gb >= 0:
+            raise ValueError(f"min_vram_gb must be >= 0, got {self.min_vram_gb}")
+        if self.max_length < 8 or self.batch_size < 1 or (self.threads is not None and self.threads < 1):
+            raise ValueError("max_length must be >= 8, batch_size >= 1, threads >= 1 or None")
+        for name in ("small_floor", "large_floor", "student_floor"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                raise ValueError(f"{name} must be a finite number or None, got {v}")
+
+    def with_(self, **changes: Any) -> RerankerSettings:
+        """A copy with ``changes`` applied (validated again)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RerankerSettings:
+        """Settings from ``ASSAY_RERANKER_*`` variables: ``STUDENT``, ``SMALL``, ``LARGE`` (folders),
+        ``GPU`` (0/1), ``MIN_VRAM_GB``, ``BLEND``, ``FLOOR_SMALL``, ``FLOOR_LARGE``,
+        ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1). Unset → the default.
+        ``ValueError`` naming the variable for a value that does not parse."""
+        env = os.environ if environ is None else environ
+        kw: dict[str, Any] = {}
+        for key, attr, conv in _ENV:
+            raw = env.get(f"ASSAY_RERANKER_{key}")
+            if raw is None or not raw.strip():
+                continue
+            try:
+                kw[attr] = conv(raw.strip())
+            except ValueError:
+                raise ValueError(f"ASSAY_RERANKER_{key}={raw!r}: not a valid {conv.__name__.lstrip('_')}") from None
+        return cls(**kw)
+
+
 def default_settings(**changes: object) -> MemorySettings:
     """:class:`MemorySettings` defaults, then the environment — ``ASSAY_MEMORY_EMBEDDER``
     (``minilm`` | ``hashing``), ``ASSAY_MEMORY_PGVECTOR_EXACT`` (``1`` | ``0``) — then ``changes``.
@@ -188,3 +289,27 @@ def default_settings(**changes: object) -> MemorySettings:
             raise ValueError(f"ASSAY_MEMORY_PGVECTOR_EXACT={exact!r}: use 1 (exact search) or 0")
         env["pgvector_exact"] = exact == "1"
     return MemorySettings(**env).with_(**changes)  # type: ignore[arg-type]
+
+
+def _bool(v: str) -> bool:
+    if v.lower() in ("1", "true", "yes", "on"):
+        return True
+    if v.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(v)
+
+
+_ENV = [
+    ("STUDENT", "student_dir", str),
+    ("SMALL", "small_model", str),
+    ("LARGE", "large_model", str),
+    ("GPU", "gpu", _bool),
+    ("MIN_VRAM_GB", "min_vram_gb", float),
+    ("BLEND", "blend_weight", float),
+    ("FLOOR_SMALL", "small_floor", float),
+    ("FLOOR_LARGE", "large_floor", float),
+    ("FLOOR_STUDENT", "student_floor", float),
+    ("MAX_LENGTH", "max_length", int),
+    ("THREADS", "threads", int),
+    ("INT8", "int8", _bool),
+]

@@ -1,4 +1,5 @@
-"""Memory records: the JSONL input line, the stored memory, a search hit, and the file loader.
+"""Memory records and the contracts between memory's rooms: the JSONL input line, the stored memory,
+a search hit, the file loader, and the ``Reranker`` / ``Embedder`` / ``StoreView`` Protocols.
 
 A memories file is JSON Lines, one memory a line::
 
@@ -12,29 +13,44 @@ A memories file is JSON Lines, one memory a line::
 
 Every problem is reported as ``file:line: field: problem`` (:class:`MemoryFileError`); the
 loader reads the whole file before returning, so nothing is inserted from a file with a bad line.
+
+The Protocols are how the rooms talk without importing each other upwards: retrieval serves the
+:class:`Reranker` it is given (learning decides which one), feedback and learning read a store
+through :class:`StoreView`, and every embedder is an :class:`~assay.embedding.Embedder` (one
+contract for memory and verdicts, defined in :mod:`assay.embedding`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from datetime import datetime
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import Engine
 
+from assay.embedding import Embedder
 from assay.jsonl import InputFileError, InputProblem, as_utc, bad_string, parse_model_line
 from assay.jsonl import load_jsonl as _load_jsonl
+from assay.memory.config import MemorySettings
+from assay.memory.text import dedupe_key
 
 __all__ = [
     "MemoryIn",
     "Memory",
     "SearchHit",
     "MemoryFileError",
+    "Reranker",
+    "Embedder",
+    "StoreView",
     "load_memories",
     "parse_memory_line",
     "default_memory_id",
+    "now_utc",
 ]
 
 
@@ -109,7 +125,7 @@ class Memory(BaseModel):
     """A stored memory.
 
     ``confidence`` is the current value, moved by corroboration and contradiction
-    (:func:`assay.memory.scoring.reliability` of ``confidence_prior`` and the counts) and
+    (:func:`assay.memory.retrieval.scoring.reliability` of ``confidence_prior`` and the counts) and
     surfaced as :attr:`reliability`. ``keywords_source`` is ``"writer"`` or ``"derived"``.
     ``superseded_by`` names the correction that replaced it (excluded from search).
     """
@@ -162,12 +178,55 @@ class MemoryFileError(InputFileError):
     """A memories (or queries) file could not be loaded; ``problems`` lists every bad line (first 50 shown)."""
 
 
+@runtime_checkable
+class Reranker(Protocol):
+    """A second-stage ranker: how a reranker plugs into search and evaluation.
+
+    - ``model: str`` — recorded as ``reranker_model`` with every delivery it orders, so labels
+      and statistics are grouped by it;
+    - ``rerank(query, memories) -> scores`` — one finite score per memory, higher is better (a
+      cross-encoder's logit, a student model's probability).
+
+    Search hands it the composite top ``MemorySettings.rerank_depth`` (50) and delivers its top k
+    (:mod:`assay.memory.retrieval.search`); ``assay memory evaluate --ranker reranker --reranker
+    NAME`` measures it against the same relevance labels as the other rankers. Training data for
+    a reranker comes from the delivery log through ``assay memory export-labels``.
+
+    Optional: ``rerank_pool(query, hits, k) -> hits`` — when present, search hands it the
+    composite hits themselves and delivers what it returns (floors, a blend with the composite, a
+    fallback to composite order on failure: :mod:`assay.memory.learning.rerankers`). Which
+    reranker a store serves is decided in :mod:`assay.memory.learning.resolution`.
+    """
+
+    model: str
+
+    def rerank(self, query: str, memories: Sequence[Memory]) -> Sequence[float]: ...
+
+
+class StoreView(Protocol):
+    """What feedback and learning read of a memory store: its database ``engine``, its
+    ``settings`` and its ``embedder`` (a :class:`~assay.memory.MemoryStore` is one)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def settings(self) -> MemorySettings: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+
 def default_memory_id(text: str, scope: str | None) -> str:
     """``"m"`` + the first 16 hex digits of SHA-256 over ``scope`` and the text's duplicate key:
     re-adding the same text without an id is idempotent."""
-    from assay.memory.text import dedupe_key
-
     return "m" + hashlib.sha256(f"{scope or ''}\x1f{dedupe_key(text)}".encode()).hexdigest()[:16]
+
+
+def now_utc() -> datetime:
+    """The current time, timezone-aware UTC (every timestamp memory writes: ``created_at``,
+    deliveries, grades, engagement)."""
+    return datetime.fromtimestamp(time.time(), tz=UTC)
 
 
 def parse_memory_line(text: str, *, file: str, line: int) -> tuple[MemoryIn | None, list[InputProblem]]:

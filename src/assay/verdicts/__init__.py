@@ -3,11 +3,14 @@
 - :mod:`~assay.verdicts.models`: :class:`Verdict`, :class:`VerdictQuery`, :class:`ScoredVerdict`, JSONL loaders.
 - :mod:`~assay.verdicts.spec`: :class:`SimilaritySpec` (field kinds, weights), :data:`DEFAULT_SPEC`.
 - :mod:`~assay.verdicts.similarity`: the scalar rule and the vectorised :class:`SimilarityIndex`.
-- :mod:`~assay.verdicts.store`: :class:`VerdictStore` on assay's storage.
+- :mod:`~assay.verdicts.store`: :class:`VerdictStore` on assay's storage (tables in
+  :mod:`~assay.verdicts.tables`, statistics in :mod:`~assay.verdicts.stats`); its optional
+  embedding term takes an :class:`~assay.embedding.Embedder` (re-exported here).
 - :mod:`~assay.verdicts.fewshot`: :func:`few_shot_block` (ExpeL few-shot injection, framework-free).
 - :mod:`~assay.verdicts.agents`: Microsoft Agent Framework context provider (``agents`` extra; not imported here).
 """
 
+from assay.embedding import Embedder
 from assay.verdicts.fewshot import few_shot_block
 from assay.verdicts.models import (
     QueryError,
@@ -21,7 +24,7 @@ from assay.verdicts.models import (
 )
 from assay.verdicts.similarity import SimilarityIndex, similarity
 from assay.verdicts.spec import DEFAULT_SPEC, FieldSpec, FieldValueError, SimilaritySpec, SpecError, load_spec
-from assay.verdicts.store import DuplicateVerdictError, Embedder, VerdictStore
+from assay.verdicts.store import DuplicateVerdictError, VerdictStore
 
 __all__ = [
     "Verdict",

@@ -127,7 +127,7 @@ class SimilarityIndex:
         vectors: list[np.ndarray] = []
         if self.spec.embedding.weight > 0:
             embs = embeddings if embeddings is not None else [None] * len(keys)
-            vectors = [self._unit(e, f"verdict {i!r}") for i, e in zip(ids, embs)]
+            vectors = [self._unit(e, f"verdict {i!r}") for i, e in zip(ids, embs, strict=True)]
         row0 = len(self._keys)
         for name, fs in self.spec.fields.items():
             values = [f.get(name) for f in fields]

@@ -92,7 +92,7 @@ class FieldSpec(BaseModel):
             raise ValueError("must hold at least one edge (omit it for decade buckets)")
         if not all(math.isfinite(e) for e in v):
             raise ValueError("must be finite numbers")
-        if any(b <= a for a, b in zip(v, v[1:])):
+        if any(b <= a for a, b in zip(v, v[1:], strict=False)):  # consecutive pairs: one shorter by design
             raise ValueError("must be strictly ascending")
         return v
 

@@ -1,100 +1,39 @@
 """VerdictStore: verdicts persisted on assay's storage, retrieved by structural similarity.
 
-Tables (on :data:`assay.storage.metadata`, created idempotently on first use):
-
-- ``verdict_stores``: one row per named store — its similarity spec (fixed at creation), a
-  ``revision`` bumped by every insert transaction and the verdict count.
-- ``verdicts``: one row per verdict (``seq`` surrogate key, ``(store, id)`` unique), the
-  canonical fields as JSON, the texts, and the description embedding (float32 bytes) when the
-  spec has an embedding term.
+Tables: :mod:`assay.verdicts.tables` (on :data:`assay.storage.metadata`, created idempotently on
+first use); statistics: :mod:`assay.verdicts.stats`.
 
 Retrieval scores in process with :class:`~assay.verdicts.similarity.SimilarityIndex`, loaded
 once and kept current by the store's ``revision``: new rows (``seq`` above the last seen) are
 appended; a count mismatch (rows committed out of ``seq`` order, or deleted) triggers a full
-reload. Only portable SQLAlchemy Core is used here; dialect specifics live in
-:mod:`assay.storage`.
+reload. The optional embedding term takes an :class:`~assay.embedding.Embedder` (the one
+embedder contract of assay, shared with memory). Only portable SQLAlchemy Core is used here;
+dialect specifics live in :mod:`assay.storage`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-from sqlalchemy import (
-    JSON,
-    Column,
-    DateTime,
-    Engine,
-    ForeignKey,
-    Index,
-    Integer,
-    LargeBinary,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
-    func,
-    select,
-    type_coerce,
-    update,
-)
+from sqlalchemy import Engine, Text, func, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 
 from assay.cases import InputProblem
-from assay.jsonl import as_utc
-from assay.storage import decode_json_texts, init_db, make_engine, metadata, upsert
+from assay.embedding import Embedder
+from assay.storage import decode_json_texts, init_db, make_engine, upsert
 from assay.verdicts.models import ScoredVerdict, Verdict, VerdictFileError, VerdictQuery, load_verdicts, parse_query
 from assay.verdicts.similarity import SimilarityIndex
-from assay.verdicts.spec import DEFAULT_SPEC, SimilaritySpec, SpecError, bucket_label, bucket_of
+from assay.verdicts.spec import DEFAULT_SPEC, SimilaritySpec, SpecError
+from assay.verdicts.stats import store_stats
+from assay.verdicts.tables import verdict_stores, verdicts_table
 
-__all__ = ["VerdictStore", "Embedder", "DuplicateVerdictError", "verdict_stores", "verdicts_table"]
+__all__ = ["VerdictStore", "DuplicateVerdictError"]
 
 #: Rows per ``IN (...)`` list and per embedding batch: below SQLite's 999-parameter floor.
 _CHUNK = 500
-
-verdict_stores = Table(
-    "verdict_stores",
-    metadata,
-    Column("name", String(200), primary_key=True),
-    Column("spec", JSON, nullable=False),
-    Column("revision", Integer, nullable=False, default=0),
-    Column("n", Integer, nullable=False, default=0),
-    Column("created_at", DateTime(timezone=True), server_default=func.now()),
-)
-
-verdicts_table = Table(
-    "verdicts",
-    metadata,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
-    Column("store", String(200), ForeignKey("verdict_stores.name"), nullable=False),
-    Column("id", String(512), nullable=False),
-    Column("fields", JSON, nullable=False),
-    Column("decision", Text, nullable=False),
-    Column("rationale", Text, nullable=False),
-    Column("description", Text, nullable=False),
-    Column("created_at", DateTime(timezone=True)),
-    Column("source", Text),
-    Column("embedding", LargeBinary),
-    Column("embedding_model", String(200)),
-    Column("added_at", DateTime(timezone=True), server_default=func.now()),
-    UniqueConstraint("store", "id", name="uq_verdicts_store_id"),
-    Index("ix_verdicts_store_seq", "store", "seq"),
-)
-
-
-class Embedder(Protocol):
-    """Turns texts into vectors for the optional embedding term: ``embed(texts) -> (len(texts), d)``.
-
-    ``model`` names the model; stored embeddings of another model are recomputed.
-    """
-
-    model: str
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class DuplicateVerdictError(VerdictFileError):
@@ -107,8 +46,9 @@ class VerdictStore:
     ``url`` is a database URL or an :class:`~sqlalchemy.Engine` (``None``: resolved by
     :func:`assay.storage.resolve_db_url`). ``spec`` is used when the store is created (on first
     :meth:`add`; default :data:`DEFAULT_SPEC`); for an existing store it must equal the stored
-    spec, else :class:`SpecError`. A spec with an embedding term needs an ``embedder`` to add
-    and retrieve (``ValueError`` naming the store otherwise; :meth:`stats` works without).
+    spec, else :class:`SpecError`. A spec with an embedding term needs an ``embedder`` (an
+    :class:`~assay.embedding.Embedder`: ``model`` and ``embed(texts)`` are used here) to add and
+    retrieve (``ValueError`` naming the store otherwise; :meth:`stats` works without).
     Not thread-safe; one instance per thread or task.
     """
 
@@ -210,40 +150,8 @@ class VerdictStore:
         return self.count()
 
     def stats(self) -> dict[str, Any]:
-        """Aggregate description of the store (no verdict ids): ``{"store", "n", "spec",
-        "decisions": {decision: count}, "sources": {source: count}, "created_at": {"min", "max"},
-        "fields": {field: per-kind summary}}``. Set fields: distinct codes, mean/min/max items;
-        category: counts per value; bucket: counts per :func:`~assay.verdicts.spec.bucket_label`."""
-        c = verdicts_table.c
-        with self.engine.connect() as conn:
-            decisions = dict(
-                conn.execute(
-                    select(c.decision, func.count())
-                    .where(c.store == self.name)
-                    .group_by(c.decision)
-                    .order_by(c.decision)
-                ).all()
-            )
-            sources = dict(
-                conn.execute(
-                    select(c.source, func.count()).where(c.store == self.name).group_by(c.source).order_by(c.source)
-                ).all()
-            )
-            lo, hi = conn.execute(
-                select(func.min(c.created_at), func.max(c.created_at)).where(c.store == self.name)
-            ).one()
-            rows = decode_json_texts(
-                conn.execute(select(type_coerce(c.fields, Text)).where(c.store == self.name)).scalars().all()
-            )
-        return {
-            "store": self.name,
-            "n": len(rows),
-            "spec": self.spec.to_json(),
-            "decisions": decisions,
-            "sources": {("(none)" if k is None else k): v for k, v in sources.items()},
-            "created_at": {"min": _iso(lo), "max": _iso(hi)},
-            "fields": {name: _field_summary(name, fs, rows) for name, fs in self.spec.fields.items()},
-        }
+        """Aggregate description of the store (no verdict ids): see :func:`assay.verdicts.stats.store_stats`."""
+        return store_stats(self.engine, self.name, self.spec)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -340,7 +248,8 @@ class VerdictStore:
             batch = np.asarray(self.embedder.embed(texts[i : i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
             if batch.ndim != 2 or batch.shape[0] != len(texts[i : i + _CHUNK]):
                 raise ValueError(
-                    f"embedder {self.embedder.model!r} returned shape {batch.shape} for {len(texts[i : i + _CHUNK])} texts"
+                    f"embedder {self.embedder.model!r} returned shape {batch.shape} "
+                    f"for {len(texts[i : i + _CHUNK])} texts"
                 )  # type: ignore[union-attr]
             out.extend(batch)
         return out
@@ -382,7 +291,7 @@ class VerdictStore:
         if stale:
             fresh = self._embed([rows[i].description for i in stale])
             with self.engine.begin() as conn:
-                for i, v in zip(stale, fresh):
+                for i, v in zip(stale, fresh, strict=True):
                     vecs[i] = v
                     conn.execute(
                         update(verdicts_table)
@@ -411,28 +320,6 @@ def _to_verdict(row: Any) -> Verdict:
         created_at=row.created_at,
         source=row.source,
     )
-
-
-def _iso(v: datetime | None) -> str | None:
-    v = as_utc(v)
-    return None if v is None else v.isoformat()
-
-
-def _field_summary(name: str, fs: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    values = [r.get(name) for r in rows if r.get(name) is not None]
-    if fs.kind == "set":
-        sizes = [len(v) for v in values]
-        return {
-            "kind": "set",
-            "distinct": len({x for v in values for x in v}),
-            "mean_items": (sum(sizes) / len(sizes)) if sizes else None,
-            "min_items": min(sizes, default=None),
-            "max_items": max(sizes, default=None),
-        }
-    if fs.kind == "category":
-        return {"kind": "category", "counts": dict(sorted(Counter(values).items()))}
-    counts = Counter(bucket_of(v, fs) for v in values)
-    return {"kind": "bucket", "counts": {bucket_label(b, fs): counts[b] for b in sorted(counts)}}
 
 
 def _spec_diff(a: SimilaritySpec, b: SimilaritySpec) -> str:

@@ -19,7 +19,8 @@ from typing import Any
 
 from sqlalchemy import update
 
-from assay.memory.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.models import StoreView, now_utc
 from assay.memory.tables import memory_deliveries
 
 __all__ = ["Grade", "GradeParse", "GradeReport", "parse_grades", "apply_grades"]
@@ -103,12 +104,12 @@ def parse_grades(text: str) -> GradeParse:
     return out
 
 
-def apply_grades(store: Any, search_id: str, text: str) -> GradeReport:
+def apply_grades(store: StoreView, search_id: str, text: str) -> GradeReport:
     """Parse ``text`` and write its grades to the deliveries of ``search_id`` (one transaction).
 
     Raises ``ValueError`` for a blank grade field, or a ``search_id`` with no deliveries (a
-    ``LookupError`` subclass: :class:`~assay.memory.deliveries.UnknownSearchError`). Malformed entries and ids the
-    search did not deliver are skipped and counted in the report.
+    ``LookupError`` subclass: :class:`~assay.memory.feedback.deliveries.UnknownSearchError`).
+    Malformed entries and ids the search did not deliver are skipped and counted in the report.
     """
     if not text.strip():
         raise ValueError("empty grade field: expected entries like 'm12:3, m7:0!'")
@@ -127,8 +128,6 @@ def apply_grades(store: Any, search_id: str, text: str) -> GradeReport:
         todo.append(g)
         report.regraded += r.grade is not None
     if todo:
-        from assay.memory.store import now_utc
-
         now = now_utc()
 
         def write(conn: Any) -> None:

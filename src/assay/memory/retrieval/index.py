@@ -1,9 +1,9 @@
 """MemoryIndex: the in-memory columns of a store, scored for one query at once with numpy.
 
-Scores are those of :mod:`assay.memory.scoring` (same IEEE operations in the same order, in
-float64; the cosine is a float32 dot product of unit vectors): similarity from one
-matrix–vector product, keywords from an inverted index (term → rows) with BM25 IDF over the
-indexed memories, scope by integer codes, confidence and recency from columns. Candidates
+Scores are those of :mod:`assay.memory.retrieval.scoring` (same IEEE operations in the same
+order, in float64; the cosine is a float32 dot product of unit vectors): similarity from one
+matrix–vector product, keywords from an inverted index (term → rows, :mod:`.postings`) with
+BM25 IDF over the indexed memories, scope by integer codes, confidence and recency from columns. Candidates
 exclude superseded memories, and meta-memories when the prefilter is on (corrections exempt),
 and, for a restricted search, memories of other scopes. Order: score descending, ties by
 memory id ascending (code-point order); the top k is selected in O(n) with ``np.partition``.
@@ -12,7 +12,7 @@ Rows are upserted by the store's row key (``seq``): new rows append, changed row
 union, supersession, confidence) are updated in place. Memory: ``n × dim`` float32 plus the
 texts and keyword postings.
 
-Dense candidates from elsewhere (pgvector, :mod:`assay.memory.vectors`): given ``dense_pool``,
+Dense candidates from elsewhere (pgvector, :mod:`assay.memory.retrieval.vectors`): given ``dense_pool``,
 :meth:`MemoryIndex.rank` asks it for the ``N`` memories most similar to the query (keys and
 cosine similarities, best first) instead of scoring every candidate. A candidate outside that
 pool has similarity ≤ the pool's lowest, so its composite score is at most its other
@@ -33,8 +33,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from assay.memory.config import Weights
-from assay.memory.prefilter import is_meta_memory
-from assay.memory.scoring import bm25_idf
+from assay.memory.retrieval.postings import KeywordPostings
+from assay.memory.retrieval.prefilter import is_meta_memory
 from assay.memory.text import keyword_terms, terms
 
 __all__ = ["MemoryIndex", "IndexRow", "Ranked", "DensePool"]
@@ -102,9 +102,7 @@ class MemoryIndex:
         self._vec: np.ndarray | None = None
         self._has_vec = _Grow(np.bool_)
         self._nonzero = _Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
-        self._kw: list[frozenset[str]] = []
-        self._postings: dict[str, set[int]] = {}
-        self._posting_arrays: dict[str, np.ndarray] = {}
+        self._keywords = KeywordPostings()
         self._id_rank: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -140,7 +138,7 @@ class MemoryIndex:
                 self.texts.append(r.text)
                 self.seqs.append(r.seq)
                 self._scope_of.append(None)
-                self._kw.append(frozenset())
+                self._keywords.append()
                 for g in (
                     self._scope,
                     self._conf,
@@ -167,7 +165,7 @@ class MemoryIndex:
                 if t is None:
                     t = kw_cache[word] = frozenset(keyword_terms([word]))
                 kw |= t
-            self._set_keywords(i, kw)
+            self._keywords.set(i, kw)
             if r.vector is not None:
                 self._set_vector(i, r.vector)
 
@@ -222,7 +220,7 @@ class MemoryIndex:
         need_sim = ranker == "dense" or w["similarity"] > 0
         kw = scope_c = None
         if ranker == "composite":
-            kw = self._keyword_scores(cand, terms(query_text))
+            kw = self._keywords.scores(cand, terms(query_text))
             code = self._scope_codes.get(scope) if scope is not None else None
             scope_c = (self._scope.a[cand] == code).astype(np.float64) if code is not None else np.zeros(cand.size)
         sim = np.zeros(cand.size)
@@ -256,7 +254,7 @@ class MemoryIndex:
         rows = cand[order]
         rec = self._recency(rows, now, half_life_days)
         out = []
-        for j, (o, r) in enumerate(zip(order, rows)):
+        for j, (o, r) in enumerate(zip(order, rows, strict=True)):
             comps = {"similarity": float(sim[o])}
             if kw is not None and scope_c is not None:
                 comps.update(
@@ -339,19 +337,6 @@ class MemoryIndex:
         keep = in_pool | need
         return keep, sim[keep]
 
-    def _keyword_scores(self, cand: np.ndarray, q_terms: set[str]) -> np.ndarray:
-        n = len(self)
-        idf = {t: bm25_idf(len(self._postings.get(t, ())), n) for t in q_terms}
-        total = math.fsum(idf.values())
-        if total <= 0.0:
-            return np.zeros(cand.size)
-        acc = np.zeros(n)
-        for t in sorted(q_terms):  # fixed order: the sum is the same on every run
-            rows = self._posting_array(t)
-            if rows.size:
-                acc[rows] += idf[t]
-        return np.minimum(1.0, acc[cand] / total)
-
     def _recency(self, rows: np.ndarray, now: float, half_life_days: float) -> np.ndarray:
         age_days = np.maximum(0.0, (now - self._created.a[rows]) / 86400.0)
         out = np.power(0.5, age_days / half_life_days)
@@ -369,26 +354,6 @@ class MemoryIndex:
             sel = np.arange(cand.size)
         order = np.lexsort((idr[sel], -score[sel]))
         return sel[order[:k]]
-
-    def _set_keywords(self, i: int, new: frozenset[str] | set[str]) -> None:
-        new = frozenset(new)
-        old = self._kw[i]
-        if new == old:
-            return
-        for t in old - new:
-            self._postings[t].discard(i)
-            self._posting_arrays.pop(t, None)
-        for t in new - old:
-            self._postings.setdefault(t, set()).add(i)
-            self._posting_arrays.pop(t, None)
-        self._kw[i] = new
-
-    def _posting_array(self, t: str) -> np.ndarray:
-        arr = self._posting_arrays.get(t)
-        if arr is None:
-            arr = np.fromiter(self._postings.get(t, ()), dtype=np.int64)
-            self._posting_arrays[t] = arr
-        return arr
 
     def _set_vector(self, i: int, v: np.ndarray) -> None:
         v = np.asarray(v, dtype=np.float32).reshape(-1)

@@ -6,32 +6,57 @@ reranker), and logs every returned memory to ``memory_deliveries`` under one new
 ``search_id``: delivery id, memory id, the cleaned window, rank, score, ``score_components``,
 ``reranker_model``, the memory's layer, scope and generation version, the search's scope,
 session id, arm and ranker version, timestamp. :func:`rank_hits` ranks without logging. The
-dense candidates come from the store's vector path (:mod:`assay.memory.vectors`: numpy in
+dense candidates come from the store's vector path (:mod:`assay.memory.retrieval.vectors`: numpy in
 process, or a top-k in PostgreSQL with pgvector); everything after them is this one code path.
 
-Reranker seam: a reranker is any object with ``model: str`` and ``rerank(query, memories) ->
-scores`` (one finite float per memory, higher is better); see :mod:`assay.memory.rerank`.
+Reranker seam: a reranker is any :class:`~assay.memory.models.Reranker` — ``model: str`` and
+``rerank(query, memories) -> scores`` (one finite float per memory, higher is better) — which
+the store serves; which one is decided above retrieval (:mod:`assay.memory.learning.resolution`).
 With one configured, the final order is the reranker's (ties by composite rank), the delivery's
 ``score`` is the reranker's score, ``score_components`` keeps the composite's components plus
 ``"composite"`` (its score), and ``reranker_model`` names the model. Without one (the
 default), ``reranker_model`` is null.
+
+Search reads a store through :class:`SearchSource` (settings, embedder, engine, reranker, vector
+path, index, memories by id): it never imports the store module, which calls it.
 """
 
 from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Protocol
+
+import numpy as np
 
 from assay.memory.config import RANKER_VERSION
-from assay.memory.deliveries import log_deliveries
-from assay.memory.models import SearchHit
+from assay.memory.feedback.deliveries import log_deliveries
+from assay.memory.models import Memory, Reranker, SearchHit, StoreView, now_utc
+from assay.memory.retrieval.index import MemoryIndex
+from assay.memory.retrieval.vectors import VectorPath
 from assay.memory.text import clean_context
 
-__all__ = ["search", "rank_hits", "SearchResult"]
+__all__ = ["search", "rank_hits", "SearchResult", "SearchSource", "MAX_ID_CHARS"]
+
+
+class SearchSource(StoreView, Protocol):
+    """What search reads of a store (a :class:`~assay.memory.retrieval.store.MemoryStore` is one):
+    :class:`~assay.memory.models.StoreView`'s engine, settings and embedder, plus the served
+    ``reranker`` (or ``None``), the ``vector_path``, the in-process ``index()`` brought up to date
+    and ``get_many(ids) -> {id: Memory}``."""
+
+    @property
+    def reranker(self) -> Reranker | None: ...
+
+    @property
+    def vector_path(self) -> VectorPath: ...
+
+    def index(self) -> MemoryIndex: ...
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +82,7 @@ MAX_ID_CHARS = 200
 
 
 def search(
-    store: Any,
+    store: SearchSource,
     context_window: str,
     k: int = 5,
     *,
@@ -93,7 +118,7 @@ def search(
         ranker="reranker" if reranker is not None else "composite",
     )
     search_id = uuid.uuid4().hex
-    now = _now()
+    now = now_utc()
     rows, out = [], []
     for h in hits:
         did = uuid.uuid4().hex
@@ -128,7 +153,7 @@ def search(
 
 
 def rank_hits(
-    store: Any,
+    store: SearchSource,
     query: str,
     k: int,
     *,
@@ -137,7 +162,7 @@ def rank_hits(
     ranker: str = "composite",
     now: datetime | None = None,
     depth: int | None = None,
-    query_vector: Any = None,
+    query_vector: np.ndarray | None = None,
 ) -> list[SearchHit]:
     """The top ``k`` memories for ``query`` as given (no cleaning, no logging), with components.
 
@@ -157,8 +182,10 @@ def rank_hits(
     if ranker == "reranker":
         return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
     index = store.index()
-    ts = (now or _now()).timestamp()
-    qv = query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
+    ts = (now or now_utc()).timestamp()
+    qv: np.ndarray | Callable[[], np.ndarray] = (
+        query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
+    )
     ranked = index.rank(
         query,
         qv,
@@ -183,13 +210,13 @@ def rank_hits(
 
 
 def _reranked(
-    store: Any, query: str, k: int, *, scope: str | None, restrict_to_scope: bool, now: datetime | None
+    store: SearchSource, query: str, k: int, *, scope: str | None, restrict_to_scope: bool, now: datetime | None
 ) -> list[SearchHit]:
     reranker = store.reranker
     if reranker is None:
         raise ValueError(
             "ranker 'reranker' needs a reranker: set MemorySettings.reranker to a registered name "
-            "(see assay.memory.rerank) or pass MemoryStore(..., reranker=...)"
+            "(see assay.memory.learning.resolution) or pass MemoryStore(..., reranker=...)"
         )
     pool = rank_hits(
         store,
@@ -203,12 +230,14 @@ def _reranked(
     )
     if not pool:
         return []
-    if hasattr(reranker, "rerank_pool"):  # floors, blend with the composite, fallback: assay.memory.rerankers
-        return list(reranker.rerank_pool(query, pool, k))
+    rerank_pool = getattr(reranker, "rerank_pool", None)
+    if rerank_pool is not None:  # floors, blend with the composite, fallback: assay.memory.learning.rerankers
+        return list(rerank_pool(query, pool, k))
     scores = [float(x) for x in reranker.rerank(query, [h.memory for h in pool])]
     if len(scores) != len(pool) or not all(math.isfinite(x) for x in scores):
         raise ValueError(
-            f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories (need one finite score each)"
+            f"reranker {reranker.model!r} returned {len(scores)} scores for {len(pool)} memories "
+            "(need one finite score each)"
         )
     order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:k]
     return [
@@ -221,9 +250,3 @@ def _reranked(
         )
         for j, i in enumerate(order, start=1)
     ]
-
-
-def _now() -> datetime:
-    from assay.memory.store import now_utc
-
-    return now_utc()

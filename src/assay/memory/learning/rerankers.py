@@ -1,20 +1,20 @@
 """Cross-encoder rerankers: loading once per process, floors, blend, fallback.
 
-Which reranker serves is decided in :mod:`assay.memory.resolution` (a student, else a large
-model on a big enough GPU, else a small model on CPU, else none; its names are re-exported here).
-Models are local folders (assay works offline; nothing is downloaded); paths are settings.
-Each model has its own floor (``small_floor``, ``large_floor``, ``student_floor``); the
-student's is off by default because pairwise training fixes the order of scores, not their
-scale. A served model re-ranks the composite's over-fetched candidate pool
-(``MemorySettings.rerank_depth``, 50 — not a truncated top-k) through :func:`blend_scores`:
-``w · minmax(model) + (1 − w) · minmax(composite)`` with ``w = blend_weight`` (default 0.5).
-A failure of the model (an exception, a wrong number of scores, a non-finite score) leaves the
-caller's candidates untouched and returns them in composite order (:func:`rerank_hits`).
+Which reranker serves is decided in :mod:`assay.memory.learning.resolution` (a student, else a
+large model on a big enough GPU, else a small model on CPU, else none): it hands the chosen
+model's :class:`Resolution` to :class:`CrossEncoderReranker`. Models are local folders (assay
+works offline; nothing is downloaded); paths are settings. Each model has its own floor
+(``small_floor``, ``large_floor``, ``student_floor``); the student's is off by default because
+pairwise training fixes the order of scores, not their scale. A served model re-ranks the
+composite's over-fetched candidate pool (``MemorySettings.rerank_depth``, 50 — not a truncated
+top-k) through :func:`blend_scores`: ``w · minmax(model) + (1 − w) · minmax(composite)`` with
+``w = blend_weight`` (default 0.5). A failure of the model (an exception, a wrong number of
+scores, a non-finite score) leaves the caller's candidates untouched and returns them in
+composite order (:func:`rerank_hits`).
 
-With nothing configured (:meth:`RerankerSettings.from_env` finds no model and no student),
-:func:`configured_reranker` returns ``None`` without importing torch, so memory search stays
-torch-free. A model loads once per process (:func:`load_cross_encoder` caches by folder,
-device, length and quantisation, and by the student card, so a redeployment loads afresh).
+Nothing here imports torch until a model is scored or loaded. A model loads once per process
+(:func:`load_cross_encoder` caches by folder, device, length and quantisation, and by the
+student card, so a redeployment loads afresh).
 """
 
 from __future__ import annotations
@@ -27,74 +27,49 @@ import logging
 import math
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from assay.memory.resolution import (
-    CARD_NAME,
-    DeviceFacts,
-    RerankerSettings,
-    Resolution,
-    probe_device,
-    resolve_reranker,
-    student_ready,
-)
+from assay.memory.config import RerankerSettings
+from assay.memory.models import Memory, Reranker, SearchHit
 
 __all__ = [
-    "RerankerSettings",
-    "DeviceFacts",
     "Resolution",
-    "resolve_reranker",
-    "probe_device",
-    "student_ready",
     "CrossEncoderReranker",
-    "build_reranker",
-    "configured_reranker",
-    "auto_reranker",
     "load_cross_encoder",
     "rerank_hits",
     "blend_scores",
     "minmax",
+    "quiet_loading",
     "CARD_NAME",
 ]
+
+#: The model card written next to (inside) a deployed student's folder.
+CARD_NAME = "model_card.json"
+
+Kind = Literal["student", "large", "small", "none"]
 
 log = logging.getLogger(__name__)
 
 
-def configured_reranker(settings: RerankerSettings | None = None) -> CrossEncoderReranker | None:
-    """The resolved reranker for ``settings`` (default :meth:`RerankerSettings.from_env`), or
-    ``None``. With nothing configured (no model path, no deployed student) that is decided from
-    settings and file checks alone, without importing torch. The model loads on first use."""
-    s = settings if settings is not None else RerankerSettings.from_env()
-    if not (s.small_model or s.large_model or student_ready(s.student_dir)):
-        return None
-    return build_reranker(s)
+@dataclass(frozen=True)
+class Resolution:
+    """The reranker to serve: ``kind`` (student | large | small | none), its folder ``path``,
+    ``device`` (cpu | cuda), ``floor`` on its raw score (``None`` = off), ``blend_weight``, and
+    ``reason`` — one line saying why this one. :func:`~assay.memory.learning.resolution.resolve_reranker`
+    returns it; :class:`CrossEncoderReranker` serves it."""
 
-
-def build_reranker(settings: RerankerSettings, device: DeviceFacts | None = None) -> CrossEncoderReranker | None:
-    """:func:`resolve_reranker` with the probed (or given) device facts → the reranker, ``None`` for kind none."""
-    res = resolve_reranker(
-        settings,
-        device if device is not None else probe_device(settings),
-        student_present=student_ready(settings.student_dir),
-    )
-    return None if res.kind == "none" else CrossEncoderReranker(res, settings)
-
-
-def auto_reranker() -> CrossEncoderReranker:
-    """Factory of the built-in reranker name ``auto`` (:data:`assay.memory.rerank.BUILTIN_RERANKERS`):
-    the resolution of :meth:`RerankerSettings.from_env`. ``ValueError`` when it resolves to none."""
-    r = configured_reranker()
-    if r is None:
-        raise ValueError(
-            "reranker 'auto': nothing configured — set ASSAY_RERANKER_STUDENT (a trained student's folder), "
-            "ASSAY_RERANKER_SMALL or ASSAY_RERANKER_LARGE (a local cross-encoder folder)"
-        )
-    return r
+    kind: Kind
+    path: str | None
+    device: str
+    floor: float | None
+    blend_weight: float
+    reason: str
 
 
 class CrossEncoderReranker:
-    """A sentence-transformers ``CrossEncoder`` behind the reranker seam (:mod:`assay.memory.rerank`).
+    """A sentence-transformers ``CrossEncoder`` behind the :class:`~assay.memory.models.Reranker` seam.
 
     ``rerank(query, memories)`` → raw scores (the model's logit, higher is better);
     ``rerank_pool(query, hits, k)`` → the delivered hits after floor and blend (used by search).
@@ -115,7 +90,7 @@ class CrossEncoderReranker:
         base = (self.card or {}).get("model_id") or Path(resolution.path).name
         self.model = base + ("-int8" if self.int8 else "")
 
-    def rerank(self, query: str, memories: Sequence[Any]) -> list[float]:
+    def rerank(self, query: str, memories: Sequence[Memory | str]) -> list[float]:
         """Raw model scores of ``(query, memory.text)`` (or of plain strings), one per memory."""
         texts = [m if isinstance(m, str) else m.text for m in memories]
         return self.score_pairs([(query, t) for t in texts])
@@ -144,7 +119,7 @@ class CrossEncoderReranker:
             scores[i] = float(out[j])
         return scores
 
-    def rerank_pool(self, query: str, pool: Sequence[Any], k: int) -> list[Any]:
+    def rerank_pool(self, query: str, pool: Sequence[SearchHit], k: int) -> list[SearchHit]:
         """The top ``k`` of the composite ``pool`` (``SearchHit`` objects, best first) after the
         floor and the blend; see :func:`rerank_hits`."""
         return rerank_hits(self, query, pool, k, blend_weight=self.blend_weight, floor=self.floor)
@@ -194,8 +169,8 @@ def load_cross_encoder(
 
 
 def rerank_hits(
-    reranker: Any, query: str, pool: Sequence[Any], k: int, *, blend_weight: float, floor: float | None
-) -> list[Any]:
+    reranker: Reranker, query: str, pool: Sequence[SearchHit], k: int, *, blend_weight: float, floor: float | None
+) -> list[SearchHit]:
     """Re-rank a composite candidate pool: the new top ``k`` ``SearchHit`` objects.
 
     ``pool``: the composite's hits best first (each with ``score`` and ``components``). Each
@@ -254,7 +229,7 @@ def blend_scores(model_scores: Sequence[float], composite_scores: Sequence[float
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"weight must be in [0, 1], got {weight}")
     m, c = minmax(model_scores), minmax(composite_scores)
-    return [weight * a + (1.0 - weight) * b for a, b in zip(m, c)]
+    return [weight * a + (1.0 - weight) * b for a, b in zip(m, c, strict=True)]
 
 
 def minmax(values: Sequence[float]) -> list[float]:

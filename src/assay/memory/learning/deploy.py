@@ -1,10 +1,10 @@
 """The beat-the-incumbent gate: a trained student is deployed only when it orders held-out pairs better.
 
-:func:`train_and_deploy` loads exported labels, builds pairs (:mod:`assay.memory.pairs`),
-trains a candidate (:mod:`assay.memory.train`), then scores the incumbent and the candidate on
+:func:`train_and_deploy` loads exported labels, builds pairs (:mod:`assay.memory.learning.pairs`),
+trains a candidate (:mod:`assay.memory.learning.train`), then scores the incumbent and the candidate on
 the SAME held-out pairs — pure agent grades, from groups never trained on:
 
-- the incumbent is what :func:`~assay.memory.rerankers.resolve_reranker` returns now (a
+- the incumbent is what :func:`~assay.memory.learning.resolution.resolve_reranker` returns now (a
   deployed student, a configured large or small cross-encoder), as it serves — blended with
   the composite — or, when nothing is deployed, the composite score itself (recorded with each
   delivery);
@@ -16,7 +16,7 @@ worse)`` a system scores in that order, ties counted 0.5. The candidate is insta
 student folder only if ``candidate − incumbent >= deploy_margin`` (default 0.02: two points of
 agreement, above the noise of a few hundred pairs), atomically (staged next to it, renamed);
 ``auto_promote_safe`` is true when the candidate's agreement is ≥ 0.90. A model card
-(:data:`~assay.memory.rerankers.CARD_NAME`) inside the folder records data size, split, seed,
+(:data:`~assay.memory.learning.rerankers.CARD_NAME`) inside the folder records data size, split, seed,
 agreements, date and base model. Blend normalisation here runs over a query's held-out
 memories (in search: over its 50-candidate pool).
 """
@@ -36,19 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.atomic import atomic_write_json
-from assay.memory.pairs import Pair, build_dataset, load_labels
-from assay.memory.rerankers import (
-    CARD_NAME,
-    CrossEncoderReranker,
-    DeviceFacts,
-    RerankerSettings,
-    Resolution,
-    blend_scores,
-    probe_device,
-    resolve_reranker,
-    student_ready,
-)
-from assay.memory.train import TrainConfig, train_pairwise
+from assay.memory.config import RerankerSettings
+from assay.memory.learning.pairs import Pair, build_dataset, load_labels
+from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, Resolution, blend_scores
+from assay.memory.learning.resolution import DeviceFacts, probe_device, resolve_reranker, student_ready
+from assay.memory.learning.train import TrainConfig, train_pairwise
 
 __all__ = [
     "DEFAULT_DEPLOY_MARGIN",
@@ -67,6 +59,8 @@ __all__ = [
 DEFAULT_DEPLOY_MARGIN = 0.02
 #: Held-out agreement at or above which a candidate is flagged ``auto_promote_safe``.
 AUTO_PROMOTE_AGREEMENT = 0.90
+#: :func:`train_and_deploy`'s training configuration unless one is given (frozen: safe to share).
+DEFAULT_TRAIN_CONFIG = TrainConfig()
 
 ItemKey = tuple[str, str]  # (query_id, memory_id)
 
@@ -137,7 +131,7 @@ def system_scores(
     """``(served, raw)`` scores of a model over the items of ``pairs``.
 
     ``raw``: ``score_pairs([(query, text), …])`` once per distinct item. ``served``: per query,
-    :func:`~assay.memory.rerankers.blend_scores` of raw and composite over that query's items;
+    :func:`~assay.memory.learning.rerankers.blend_scores` of raw and composite over that query's items;
     a query with an item of unknown composite score is served by the model alone.
     """
     items: dict[str, dict[str, tuple[str, Any]]] = defaultdict(dict)
@@ -148,7 +142,7 @@ def system_scores(
     raw_list = [float(x) for x in score_pairs([(items[q][m][0], items[q][m][1].text) for q, m in keys])]
     if len(raw_list) != len(keys):
         raise ValueError(f"the model returned {len(raw_list)} scores for {len(keys)} pairs")
-    raw: dict[ItemKey, float | None] = dict(zip(keys, raw_list))
+    raw: dict[ItemKey, float | None] = dict(zip(keys, raw_list, strict=True))
     served: dict[ItemKey, float | None] = {}
     for q in sorted(items):
         mids = sorted(items[q])
@@ -156,7 +150,7 @@ def system_scores(
         r = [raw[(q, m)] for m in mids]
         w = blend_weight if all(c is not None for c in comp) else 1.0
         blended = blend_scores(r, [c if c is not None else 0.0 for c in comp], w)  # type: ignore[arg-type]
-        served.update({(q, m): b for m, b in zip(mids, blended)})
+        served.update({(q, m): b for m, b in zip(mids, blended, strict=True)})
     return served, raw
 
 
@@ -172,7 +166,7 @@ def gate(
     """Decide on ONE pair list scored by both systems: deploy iff ``candidate − incumbent >=
     deploy_margin`` (and the candidate is strictly better). ``margin_ci``: 95% paired
     bootstrap CI of the per-query agreement difference (queries resampled; :mod:`assay.stats`)."""
-    from assay.stats import paired_bootstrap
+    from assay.stats import paired_bootstrap  # scipy underneath: loaded when a gate runs, not on import
 
     if deploy_margin < 0:
         raise ValueError(f"deploy_margin must be >= 0, got {deploy_margin}")
@@ -208,7 +202,7 @@ def train_and_deploy(
     labels: str | Path,
     student_dir: str | Path,
     *,
-    config: TrainConfig = TrainConfig(),
+    config: TrainConfig = DEFAULT_TRAIN_CONFIG,
     settings: RerankerSettings | None = None,
     min_gap: int = 2,
     split_by: str = "query",

@@ -1,8 +1,10 @@
 """Embedders: the packaged all-MiniLM-L6-v2 (offline) and a dependency-free hashing embedder.
 
-An embedder has a ``model`` name (stored with every vector, so vectors of two models never mix),
-a dimension ``dim`` and ``embed(texts) -> float32 array (len(texts), dim)`` with unit-length
-rows (all-zero for a text without terms), so a dot product is the cosine.
+An embedder (:class:`assay.embedding.Embedder`, the one contract of memory and verdicts) has a
+``model`` name (stored with every vector, so vectors of two models never mix), a dimension
+``dim`` and ``embed(texts) -> float32 array (len(texts), dim)`` with unit-length rows (all-zero
+for a text without terms), so a dot product is the cosine; :func:`embed_texts` calls one in
+batches and checks what it returns.
 
 - :class:`MiniLMEmbedder` — sentence-transformers/all-MiniLM-L6-v2 (384-d, mean pooling; Reimers
   & Gurevych, "Sentence-BERT", EMNLP 2019), loaded from the folder shipped inside the PyPI
@@ -21,26 +23,25 @@ import hashlib
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from assay.embedding import Embedder
 from assay.memory.text import STOPWORDS, tokens
 
-__all__ = ["Embedder", "MiniLMEmbedder", "HashingEmbedder", "make_embedder", "minilm_model_dir", "ML_EXTRA_HINT"]
+__all__ = [
+    "MiniLMEmbedder",
+    "HashingEmbedder",
+    "make_embedder",
+    "embed_texts",
+    "unit_rows",
+    "minilm_model_dir",
+    "ML_EXTRA_HINT",
+]
 
 #: The one line shown when the ``ml`` extra is missing.
 ML_EXTRA_HINT = "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'"
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """``embed(texts) -> float32 (len(texts), dim)``, rows of unit length (zero for empty texts)."""
-
-    model: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 def make_embedder(name: str, **kwargs: Any) -> Embedder:
@@ -50,6 +51,29 @@ def make_embedder(name: str, **kwargs: Any) -> Embedder:
     if name == "hashing":
         return HashingEmbedder(**kwargs)
     raise ValueError(f"unknown embedder {name!r}: expected minilm or hashing")
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np.ndarray:
+    """``embedder.embed`` in batches, checked: float32 ``(len(texts), dim)``, rows unit-length or zero."""
+    parts = []
+    for i in range(0, len(texts), max(1, batch_size) * 16):
+        batch = list(texts[i : i + batch_size * 16])
+        v = np.asarray(embedder.embed(batch), dtype=np.float32)
+        if v.ndim != 2 or v.shape[0] != len(batch):
+            raise ValueError(f"embedder {embedder.model!r} returned shape {v.shape} for {len(batch)} texts")
+        parts.append(v)
+    if not parts:
+        return np.zeros((0, getattr(embedder, "dim", 0)), dtype=np.float32)
+    return unit_rows(np.concatenate(parts))
+
+
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), float32. ``ValueError`` on NaN/inf."""
+    v = np.asarray(v, dtype=np.float32)
+    if not np.isfinite(v).all():
+        raise ValueError("vectors must be finite")
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
 
 
 def minilm_model_dir() -> Path:

@@ -1,11 +1,11 @@
 """Planning an insert: resolve ids, duplicates, supersessions and vectors before the write.
 
 :func:`plan_add` reads the store (no write) and returns what one transaction must do, or raises
-:class:`~assay.memory.models.MemoryFileError` with every problem. Rules (see
-:mod:`assay.memory.store`): the duplicate key is ``(scope, dedupe_key(text))``; a repeated id
-with the same text is the same memory (keywords unioned, no corroboration); a new id with a
-stored or earlier text is merged into the first (keywords unioned, one corroboration); a
-repeated id with another text is an error.
+:class:`~assay.memory.models.MemoryFileError` with every problem; :mod:`.writes` runs that
+transaction. Rules (see :mod:`assay.memory.retrieval.store`): the duplicate key is
+``(scope, dedupe_key(text))``; a repeated id with the same text is the same memory (keywords
+unioned, no corroboration); a new id with a stored or earlier text is merged into the first
+(keywords unioned, one corroboration); a repeated id with another text is an error.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from assay.cases import InputProblem
-from assay.memory.models import MemoryFileError, MemoryIn
-from assay.memory.scoring import reliability
+from assay.memory.models import MemoryFileError, MemoryIn, StoreView, now_utc
+from assay.memory.retrieval.embeddings import embed_texts, unit_rows
+from assay.memory.retrieval.scoring import reliability
 from assay.memory.tables import memories
 from assay.memory.text import dedupe_key, derive_keywords
 
@@ -55,16 +56,19 @@ class _Item:
 
 
 def plan_add(
-    store: Any,
+    store: StoreView,
     numbered: list[tuple[int, MemoryIn]],
     *,
     where: str,
     embeddings: np.ndarray | None,
     embedding_model: str | None,
 ) -> AddPlan:
-    """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring)."""
-    from assay.memory.store import embed_texts, now_utc, unit_rows
+    """What adding ``numbered`` ``[(line, memory)]`` to ``store`` takes (see the module docstring).
 
+    ``embeddings``: precomputed vectors, one row per item (float32, any norm), or ``None``: each
+    item's own ``embedding``, else encoded here with the store's embedder; ``embedding_model``
+    names the precomputed vectors' model (default: the store's embedder). Reads only.
+    """
     problems: list[InputProblem] = []
     plan = AddPlan()
     primaries: dict[tuple[str, str], _Item] = {}
@@ -98,7 +102,7 @@ def plan_add(
             prim.plus += 1
             followers.append((it, prim))
 
-    stored_ids, stored_keys = _stored(store, list(by_id), list({k[1] for k in primaries}))
+    stored_ids, stored_keys = _stored(store.engine, list(by_id), list({k[1] for k in primaries}))
     final: dict[str, str] = {}  # primary id → the id the memory ends up under
     for key, it in primaries.items():
         if it.id in stored_ids:
@@ -151,7 +155,7 @@ def plan_add(
                         problem=f"a memory cannot supersede itself ({old!r})",
                     )
                 )
-            elif old not in known and not _exists(store, old):
+            elif old not in known and not _exists(store.engine, old):
                 problems.append(
                     InputProblem(file=where, line=it.line, field="supersedes", problem=f"unknown memory id {old!r}")
                 )
@@ -194,13 +198,12 @@ def plan_add(
                 ]
             )
         pos = list(vectors)
-        for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos]))):
+        for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos])), strict=True):
             vectors[p] = v
     todo = [it for it in inserts if it.pos not in vectors]
     if todo:
-        for it, v in zip(
-            todo, embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)
-        ):
+        fresh = embed_texts(store.embedder, [it.m.text for it in todo], store.settings.encode_batch_size)
+        for it, v in zip(todo, fresh, strict=True):
             vectors[it.pos] = v
         plan.embedded = len(todo)
     now = now_utc()
@@ -234,22 +237,22 @@ def plan_add(
 
 
 def _stored(
-    store: Any, ids: list[str], keys: list[str]
+    engine: Engine, ids: list[str], keys: list[str]
 ) -> tuple[dict[str, tuple[tuple[str, str], list[str]]], dict[tuple[str, str], str]]:
     """Stored ``{id: ((scope, key), keywords)}`` among ``ids`` and ``{(scope, key): id}`` among ``keys``."""
     c = memories.c
     by_id: dict[str, tuple[tuple[str, str], list[str]]] = {}
     by_key: dict[tuple[str, str], str] = {}
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         for i in range(0, len(ids), _CHUNK):
             for r in conn.execute(select(c.id, c.scope, c.dedupe_key, c.keywords).where(c.id.in_(ids[i : i + _CHUNK]))):
                 by_id[r.id] = ((r.scope, r.dedupe_key), list(r.keywords or ()))
         for i in range(0, len(keys), _CHUNK):
-            for r in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i : i + _CHUNK]))):
-                by_key[(r.scope, r.dedupe_key)] = r.id
+            for k in conn.execute(select(c.id, c.scope, c.dedupe_key).where(c.dedupe_key.in_(keys[i : i + _CHUNK]))):
+                by_key[(k.scope, k.dedupe_key)] = k.id
     return by_id, by_key
 
 
-def _exists(store: Any, memory_id: str) -> bool:
-    with store.engine.connect() as conn:
+def _exists(engine: Engine, memory_id: str) -> bool:
+    with engine.connect() as conn:
         return conn.execute(select(memories.c.seq).where(memories.c.id == memory_id)).first() is not None

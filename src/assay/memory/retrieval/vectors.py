@@ -3,7 +3,7 @@
 Chosen once, at a store's start-up (:func:`open_vector_path`):
 
 - ``numpy`` (SQLite; PostgreSQL without pgvector; or ``MemorySettings.vector_path="numpy"``):
-  the in-process :class:`~assay.memory.index.MemoryIndex` scores every candidate's cosine with
+  the in-process :class:`~assay.memory.retrieval.index.MemoryIndex` scores every candidate's cosine with
   one matrix–vector product.
 - ``pgvector`` (PostgreSQL where :func:`assay.storage.vector_support` finds or creates the
   extension): the store keeps ``memory_vectors(seq → memories.seq, embedding vector(dim))``
@@ -11,7 +11,7 @@ Chosen once, at a store's start-up (:func:`open_vector_path`):
   HNSW/``vector_cosine_ops`` index or none for pgvector < 0.5) and each search asks PostgreSQL
   for the top ``max(depth, settings.pgvector_candidates)`` memories by cosine similarity
   (``1 − cosine distance``). The index turns them into the composite ranking exactly as on the
-  numpy path (:meth:`~assay.memory.index.MemoryIndex.rank`, ``dense_pool``), so composite
+  numpy path (:meth:`~assay.memory.retrieval.index.MemoryIndex.rank`, ``dense_pool``), so composite
   scoring, reranking and the delivery log are one code path.
 
 Which memories are mirrored: those whose stored vector belongs to the store's embedder
@@ -40,11 +40,13 @@ from functools import partial
 from typing import Any, Literal
 
 import numpy as np
+from sqlalchemy.exc import DBAPIError
 
 from assay.memory.config import MemorySettings
-from assay.memory.index import DensePool
+from assay.memory.retrieval.index import DensePool
 from assay.memory.tables import memories
-from assay.storage import vector_support
+from assay.storage import describe_db_error, vector_support
+from assay.storage_vector import VectorMirror
 
 __all__ = ["VectorPath", "open_vector_path", "sync_vectors", "MIRROR_TABLE"]
 
@@ -72,13 +74,15 @@ class VectorPath:
     mirror: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "detail", "pgvector": version | None, "index": "hnsw" | "none" | None}`` (no ids: safe to share)."""
+        """``{"path", "detail", "pgvector": version | None, "index": "hnsw" | "none" | None}``
+        (no ids: safe to share)."""
         return {"path": self.path, "detail": self.detail, "pgvector": self.version, "index": self.index}
 
     def dense_source(
         self, engine: Any, settings: MemorySettings
     ) -> Callable[[np.ndarray, int], DensePool | None] | None:
-        """The callable :meth:`~assay.memory.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the numpy path."""
+        """The callable :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` takes as
+        ``dense_pool``, or ``None`` on the numpy path."""
         if self.path != "pgvector" or self.mirror is None:
             return None
         return partial(_pool, self, engine, settings.pgvector_exact)
@@ -103,11 +107,6 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
     and says why in ``detail``. Raises :class:`assay.storage.DatabaseUnavailableError` when the
     server cannot be reached.
     """
-    from sqlalchemy.exc import DBAPIError
-
-    from assay.storage import describe_db_error
-    from assay.storage_vector import VectorMirror
-
     vs = vector_support(engine)
     if vs.path != "pgvector" and "refused" in vs.detail:  # another store may have created it at the same moment
         again = vector_support(engine, create=False)
@@ -166,8 +165,6 @@ def sync_vectors(vp: VectorPath, conn: Any, where: Any) -> None:
     disables the pgvector path instead of failing the write; any other error propagates."""
     if vp.mirror is None:
         return
-    from sqlalchemy.exc import DBAPIError
-
     try:
         with conn.begin_nested():
             vp.mirror.sync(conn, where)
@@ -179,8 +176,6 @@ def sync_vectors(vp: VectorPath, conn: Any, where: Any) -> None:
 
 def _pool(vp: VectorPath, engine: Any, exact: bool, q: np.ndarray, n: int) -> DensePool | None:
     """The SQL top-``n``; ``None`` (the index scores in process) once the mirror or extension is gone."""
-    from sqlalchemy.exc import DBAPIError
-
     if vp.mirror is None:
         return None
     try:

@@ -25,12 +25,13 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from assay.atomic import atomic_write_text
+from assay.memory.models import StoreView
 from assay.memory.tables import memories, memory_deliveries
 
 __all__ = ["export_labels", "label_records"]
 
 
-def label_records(store: Any) -> list[dict[str, Any]]:
+def label_records(store: StoreView) -> list[dict[str, Any]]:
     """The labelled deliveries as dicts (see the module docstring), oldest first."""
     d, m = memory_deliveries.c, memories.c
     stmt = (
@@ -89,8 +90,9 @@ def label_records(store: Any) -> list[dict[str, Any]]:
     ]
 
 
-def export_labels(store: Any, out: str | os.PathLike[str]) -> int:
-    """Write :func:`label_records` to ``out`` as JSONL, atomically (parent folder must exist); returns the line count."""
+def export_labels(store: StoreView, out: str | os.PathLike[str]) -> int:
+    """Write :func:`label_records` to ``out`` as JSONL, atomically (parent folder must exist);
+    returns the line count."""
     recs = label_records(store)
     text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in recs)
     atomic_write_text(Path(out), text)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select
 
+from assay.memory.models import StoreView
 from assay.memory.tables import memory_deliveries
 
 __all__ = ["DEFAULT_MAX_GRADE3_DROP", "calibrate_floor", "floor_point", "graded_scores", "calibrate_store", "COMPOSITE"]
@@ -96,7 +97,7 @@ def calibrate_floor(
     }
 
 
-def graded_scores(store: Any) -> dict[str, dict[int, list[float]]]:
+def graded_scores(store: StoreView) -> dict[str, dict[int, list[float]]]:
     """``{model: {grade: [raw scores]}}`` of every graded delivery in the store's log (see the
     module docstring for which score); deliveries without a finite score are left out."""
     d = memory_deliveries.c
@@ -114,7 +115,7 @@ def graded_scores(store: Any) -> dict[str, dict[int, list[float]]]:
 
 
 def calibrate_store(
-    store: Any,
+    store: StoreView,
     *,
     model: str | None = None,
     max_grade3_drop: float = DEFAULT_MAX_GRADE3_DROP,

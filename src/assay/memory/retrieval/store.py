@@ -7,46 +7,48 @@ keywords are unioned into the stored row, and — when it arrives under another 
 independent observation — it corroborates the stored memory (re-sending the same id is
 idempotent). A memory with ``supersedes`` marks those memories superseded (excluded from
 search) and counts a contradiction against each. Confidence is the posterior
-:func:`~assay.memory.scoring.reliability` of the writer's prior and these counts. Vectors are
-encoded in batches on insert (precomputed ones accepted) and stored with the row.
+:func:`~assay.memory.retrieval.scoring.reliability` of the writer's prior and these counts.
+Vectors are encoded in batches on insert (precomputed ones accepted) and stored with the row.
+Planning and writing an insert live in :mod:`assay.memory.retrieval.ingest`.
 
-Reading: the in-process :class:`~assay.memory.index.MemoryIndex` follows the store revision
-(``memory_state``), reloading only rows written since. Searching and delivery logging live in
-:mod:`assay.memory.search`. The vector path (numpy, or pgvector on PostgreSQL where the
-extension is present) is chosen at start-up (:mod:`assay.memory.vectors`); every write of
-vectors updates pgvector's mirror in the same transaction. Only portable SQLAlchemy Core is
-used here.
+Reading: the in-process :class:`~assay.memory.retrieval.index.MemoryIndex` follows the store
+revision (``memory_state``), reloading only rows written since. Searching and delivery logging
+live in :mod:`assay.memory.retrieval.search`. The vector path (numpy, or pgvector on PostgreSQL
+where the extension is present) is chosen at start-up (:mod:`assay.memory.retrieval.vectors`);
+every write of vectors updates pgvector's mirror in the same transaction. Only portable
+SQLAlchemy Core is used here.
+
+The reranker is injected (:class:`~assay.memory.models.Reranker`): retrieval serves the one it is
+given and never chooses one itself (:meth:`MemoryStore.resolve_reranker` returns none here); the
+package's :class:`assay.memory.MemoryStore` resolves it through :mod:`assay.memory.learning`.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 from sqlalchemy import Engine, Text, func, select, type_coerce, update
-from sqlalchemy.exc import IntegrityError
 
 from assay.cases import InputProblem
+from assay.embedding import Embedder
 from assay.jsonl import as_utc, validation_problems
 from assay.memory.config import MemorySettings, default_settings
-from assay.memory.embeddings import Embedder, make_embedder
-from assay.memory.index import IndexRow, MemoryIndex
-from assay.memory.models import Memory, MemoryFileError, MemoryIn, SearchHit, load_memories
-from assay.memory.scoring import reliability
+from assay.memory.models import Memory, MemoryFileError, MemoryIn, Reranker, SearchHit, load_memories
+from assay.memory.retrieval.embeddings import embed_texts, make_embedder
+from assay.memory.retrieval.index import IndexRow, MemoryIndex
+from assay.memory.retrieval.search import SearchResult, rank_hits, search
+from assay.memory.retrieval.vectors import VectorPath, open_vector_path, sync_vectors
+from assay.memory.retrieval.writes import AddResult, add_memories, adjust_memory, supersede_memory
 from assay.memory.tables import memories, memory_state
-from assay.memory.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
-if TYPE_CHECKING:
-    from assay.memory.search import SearchResult
-
-__all__ = ["MemoryStore", "AddResult"]
+__all__ = ["MemoryStore"]
 
 log = logging.getLogger(__name__)
 
@@ -54,30 +56,15 @@ log = logging.getLogger(__name__)
 _CHUNK = 500
 
 
-@dataclass
-class AddResult:
-    """What :meth:`MemoryStore.add` did: ids ``added``; ``merged`` (incoming id → the stored id
-    whose text it duplicates); ``updated`` (same id and text already stored, new keywords or
-    corroborations merged into it); ``unchanged`` (same id and text, nothing new); ids
-    ``superseded``; how many vectors were ``embedded`` (the rest were precomputed)."""
-
-    added: list[str] = field(default_factory=list)
-    merged: dict[str, str] = field(default_factory=dict)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    embedded: int = 0
-
-
 class MemoryStore:
     """A persistent agent memory with composite retrieval and a delivery log.
 
     ``url``: a database URL or an Engine (``None``: :func:`assay.storage.resolve_db_url`).
     ``settings``: :class:`~assay.memory.config.MemorySettings` (default
-    :func:`~assay.memory.config.default_settings`). ``embedder``: an object with ``model``,
-    ``dim`` and ``embed(texts)``; default: built from ``settings.embedder`` on first use.
-    ``reranker``: an object with ``model`` and ``rerank(query, memories) -> scores`` (see
-    :mod:`assay.memory.rerank`); default: ``settings.reranker`` resolved by name, or none.
+    :func:`~assay.memory.config.default_settings`). ``embedder``: an
+    :class:`~assay.embedding.Embedder` (``model``, ``dim``, ``embed(texts)``); default: built from
+    ``settings.embedder`` on first use. ``reranker``: a :class:`~assay.memory.models.Reranker`
+    (``model``, ``rerank(query, memories) -> scores``); default: :meth:`resolve_reranker`.
     One store per thread; several processes may share one database.
     """
 
@@ -87,7 +74,7 @@ class MemoryStore:
         *,
         settings: MemorySettings | None = None,
         embedder: Embedder | None = None,
-        reranker: Any = None,
+        reranker: Reranker | None = None,
     ):
         self.engine = url if isinstance(url, Engine) else make_engine(url)
         init_db(self.engine)
@@ -112,19 +99,21 @@ class MemoryStore:
         return self._embedder
 
     @property
-    def reranker(self) -> Any:
-        """The reranker object, or ``None`` (resolved from ``settings.reranker`` on first access;
-        without a name, the cross-encoder configured by ``ASSAY_RERANKER_*`` — a deployed student
-        first — or none: see :func:`assay.memory.rerankers.configured_reranker`, torch-free when none)."""
-        if self._reranker is None and self.settings.reranker:
-            from assay.memory.rerank import load_reranker
-
-            self._reranker = load_reranker(self.settings.reranker)
-        elif self._reranker is None:
-            from assay.memory.rerankers import configured_reranker
-
-            self._reranker = configured_reranker()
+    def reranker(self) -> Reranker | None:
+        """The reranker this store serves, or ``None`` (the composite ranks): the one passed in, else
+        :meth:`resolve_reranker`, asked again on each access until it names one."""
+        if self._reranker is None:
+            self._reranker = self.resolve_reranker()
         return self._reranker
+
+    def resolve_reranker(self) -> Reranker | None:
+        """The reranker to serve when none was passed: none here — retrieval does not choose one.
+
+        :class:`assay.memory.MemoryStore` overrides this with learning's resolution
+        (:func:`assay.memory.learning.resolution.store_reranker`: ``settings.reranker`` by name,
+        else the cross-encoder that ``ASSAY_RERANKER_*`` configures — a deployed student first —
+        or none, deciding "none" without importing torch)."""
+        return None
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -167,13 +156,7 @@ class MemoryStore:
     def supersede(self, old_id: str, new_id: str) -> None:
         """Mark ``old_id`` superseded by ``new_id`` (both stored; ``KeyError`` otherwise) and
         count a contradiction against it. Superseded memories are never delivered."""
-        with self.engine.begin() as conn:
-            rev = self._bump(conn)
-            found = {r.id: r for r in conn.execute(select(memories).where(memories.c.id.in_([old_id, new_id])))}
-            for mid in (old_id, new_id):
-                if mid not in found:
-                    raise KeyError(f"unknown memory id {mid!r}")
-            self._apply_adjust(conn, found[old_id], rev, minus=1, superseded_by=new_id)
+        supersede_memory(self.engine, old_id, new_id, strength=self.settings.confidence_prior_strength)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -224,7 +207,7 @@ class MemoryStore:
                         bool(r.is_correction),
                         v,
                     )
-                    for r, kw, v in zip(rows, keywords, vectors)
+                    for r, kw, v in zip(rows, keywords, vectors, strict=True)
                 ]
             )
         self._index, self._revision = index, rev
@@ -243,11 +226,9 @@ class MemoryStore:
         """Rank without logging (evaluation, previews): the top ``k`` hits with components.
 
         ``ranker``: ``"composite"`` or ``"dense"`` here (BM25 and reranker rankings are in
-        :mod:`assay.memory.evaluate` and :mod:`assay.memory.search`). ``query`` is used as given
+        :mod:`assay.memory.retrieval.evaluate` and :mod:`assay.memory.retrieval.search`). ``query`` is used as given
         (no cleaning); blank → ``ValueError`` before any embedding.
         """
-        from assay.memory.search import rank_hits
-
         return rank_hits(self, query, k, scope=scope, restrict_to_scope=restrict_to_scope, ranker=ranker, now=now)
 
     def search(
@@ -260,9 +241,7 @@ class MemoryStore:
         restrict_to_scope: bool = False,
         explain: bool = False,
     ) -> SearchResult:
-        """Search and log the deliveries; see :func:`assay.memory.search.search`."""
-        from assay.memory.search import search
-
+        """Search and log the deliveries; see :func:`assay.memory.retrieval.search.search`."""
         return search(
             self,
             context_window,
@@ -283,98 +262,15 @@ class MemoryStore:
         embeddings: np.ndarray | None,
         embedding_model: str | None,
     ) -> AddResult:
-        if embeddings is not None:
-            embeddings = np.asarray(embeddings, dtype=np.float32)
-            if embeddings.ndim != 2 or embeddings.shape[0] != len(numbered):
-                raise ValueError(f"embeddings must have shape ({len(numbered)}, dim), got {embeddings.shape}")
-        for attempt in (1, 2, 3):  # a concurrent writer may add the same id or text between read and write
-            try:
-                return self._add_once(numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
-            except IntegrityError:
-                if attempt == 3:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _add_once(self, numbered, *, where, embeddings, embedding_model) -> AddResult:
-        from assay.memory.ingest import plan_add
-
-        plan = plan_add(self, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model)
-        result = AddResult(
-            added=[r["id"] for r in plan.inserts],
-            merged=dict(plan.merged),
-            updated=list(plan.updated),
-            unchanged=list(plan.unchanged),
-            embedded=plan.embedded,
+        return add_memories(
+            self, self.vector_path, numbered, where=where, embeddings=embeddings, embedding_model=embedding_model
         )
-        if not plan.inserts and not plan.updates and not plan.supersedes:
-            return result
-        with self.engine.begin() as conn:
-            rev = self._bump(conn)
-            for r in plan.inserts:
-                r["revision"] = rev
-            for i in range(0, len(plan.inserts), _CHUNK):
-                conn.execute(memories.insert(), plan.inserts[i : i + _CHUNK])
-            if plan.inserts:
-                sync_vectors(self.vector_path, conn, memories.c.revision == rev)
-            for mid, (keywords, plus) in plan.updates.items():
-                row = conn.execute(select(memories).where(memories.c.id == mid)).one()
-                merged_kw = list(dict.fromkeys([*row.keywords, *keywords]))
-                self._apply_adjust(conn, row, rev, plus=plus, keywords=merged_kw)
-            for old, new in plan.supersedes:
-                row = conn.execute(select(memories).where(memories.c.id == old)).first()
-                if row is None:
-                    raise MemoryFileError(
-                        [InputProblem(file=where, line=0, field="supersedes", problem=f"unknown memory id {old!r}")]
-                    )
-                if row.superseded_by == new:
-                    continue  # the same correction re-sent: counted once
-                self._apply_adjust(conn, row, rev, minus=1, superseded_by=new)
-                result.superseded.append(old)
-        return result
-
-    def _apply_adjust(
-        self,
-        conn: Any,
-        row: Any,
-        rev: int,
-        *,
-        plus: int = 0,
-        minus: int = 0,
-        keywords: list[str] | None = None,
-        superseded_by: str | None = None,
-    ) -> None:
-        n_plus, n_minus = row.n_corroborations + plus, row.n_contradictions + minus
-        values: dict[str, Any] = {
-            "n_corroborations": n_plus,
-            "n_contradictions": n_minus,
-            "revision": rev,
-            "confidence": reliability(row.confidence_prior, n_plus, n_minus, self.settings.confidence_prior_strength),
-        }
-        if keywords is not None:
-            values["keywords"] = keywords
-        if superseded_by is not None:
-            values["superseded_by"] = superseded_by
-        conn.execute(update(memories).where(memories.c.seq == row.seq).values(**values))
 
     def _adjust(self, memory_id: str, *, plus: int, minus: int) -> Memory:
-        if plus < 0 or minus < 0:
-            raise ValueError("counts must be >= 0")
-        with self.engine.begin() as conn:
-            rev = self._bump(conn)
-            row = conn.execute(select(memories).where(memories.c.id == memory_id)).first()
-            if row is None:
-                raise KeyError(f"unknown memory id {memory_id!r}")
-            self._apply_adjust(conn, row, rev, plus=plus, minus=minus)
+        adjust_memory(self.engine, memory_id, plus=plus, minus=minus, strength=self.settings.confidence_prior_strength)
         got = self.get(memory_id)
         assert got is not None
         return got
-
-    def _bump(self, conn: Any) -> int:
-        """Take the memories write lock (first statement of the transaction) and return the new revision."""
-        conn.execute(
-            update(memory_state).where(memory_state.c.name == "memories").values(revision=memory_state.c.revision + 1)
-        )
-        return int(conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one())
 
     def _ensure_state(self) -> None:
         with self.engine.connect() as conn:
@@ -401,7 +297,7 @@ class MemoryStore:
         if stale:
             fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
             with self.engine.begin() as conn:
-                for i, v in zip(stale, fresh):
+                for i, v in zip(stale, fresh, strict=True):
                     out[i] = v
                     conn.execute(
                         update(memories).where(memories.c.seq == rows[i].seq).values(embedding=v, embedding_model=model)
@@ -411,29 +307,6 @@ class MemoryStore:
                         self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j : j + _CHUNK]])
                     )
         return out
-
-
-def embed_texts(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np.ndarray:
-    """``embedder.embed`` in batches, checked: float32 ``(len(texts), dim)``, rows unit-length or zero."""
-    parts = []
-    for i in range(0, len(texts), max(1, batch_size) * 16):
-        batch = list(texts[i : i + batch_size * 16])
-        v = np.asarray(embedder.embed(batch), dtype=np.float32)
-        if v.ndim != 2 or v.shape[0] != len(batch):
-            raise ValueError(f"embedder {embedder.model!r} returned shape {v.shape} for {len(batch)} texts")
-        parts.append(v)
-    if not parts:
-        return np.zeros((0, getattr(embedder, "dim", 0)), dtype=np.float32)
-    return unit_rows(np.concatenate(parts))
-
-
-def unit_rows(v: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), float32. ``ValueError`` on NaN/inf."""
-    v = np.asarray(v, dtype=np.float32)
-    if not np.isfinite(v).all():
-        raise ValueError("vectors must be finite")
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    return np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -457,8 +330,6 @@ _INDEX_COLS = [
 
 
 def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[InputProblem]]:
-    from pydantic import ValidationError
-
     try:
         return MemoryIn.model_validate(dict(m)), []
     except ValidationError as e:
@@ -486,8 +357,3 @@ def _to_memory(r: Any) -> Memory:
 
 
 _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
-
-
-def now_utc() -> datetime:
-    """The current time, timezone-aware UTC."""
-    return datetime.fromtimestamp(time.time(), tz=UTC)

@@ -25,7 +25,8 @@ _META_PATTERNS = [
     # the system and its parts: "memory store", "the memory system", "memories database"
     rf"\b{_MEM}\s+(?:system|store|bank|database|db|tool|module|retrieval|search|index|layer|entries|entry|api|server|log)\b",
     # instructions to operate it: "remember to save memories", "note to update the notes"
-    rf"\b(?:remember|note|make sure|always|don't forget)\s+to\s+(?:save|store|record|write|update|check|consult|query|use)\s+(?:\w+\s+){{0,2}}(?:{_MEM}|notes?)\b",
+    rf"\b(?:remember|note|make sure|always|don't forget)\s+to\s+"
+    rf"(?:save|store|record|write|update|check|consult|query|use)\s+(?:\w+\s+){{0,2}}(?:{_MEM}|notes?)\b",
     # reports of operating it: "saved this to memory", "stored it in my memory"
     rf"\b(?:saved|stored|recorded|wrote|added|updated|deleted|removed)\s+(?:\w+\s+){{0,2}}(?:to|in|into|from)\s+(?:the\s+|my\s+|our\s+)?{_MEM}\b",
     rf"\b(?:retrieved|injected|delivered|irrelevant)\s+{_MEM}\b",

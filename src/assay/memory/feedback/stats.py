@@ -13,21 +13,39 @@ vectors are scored on its database (:func:`vector_path`: numpy in process, or pg
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from assay.memory.tables import memory_deliveries
 from assay.stats import summarize
 
-__all__ = ["memory_stats", "vector_path", "NONE_LABEL"]
+__all__ = ["memory_stats", "vector_path", "StatsSource", "NONE_LABEL"]
 
 #: Group label for a missing generation version or reranker.
 NONE_LABEL = "(none)"
 
 
-def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[str, Any]:
-    """``{"schema": 1, "kind": "memory_stats", "vector_path", "n_deliveries", "n_searches", "overall": G, "groups": [G]}``.
+class StatsSource(Protocol):
+    """What the statistics read of a store: its ``engine`` and its ``vector_path`` (anything with
+    ``to_dict()``, e.g. :class:`~assay.memory.retrieval.vectors.VectorPath`); a
+    :class:`~assay.memory.MemoryStore` is one."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def vector_path(self) -> _DescribesPath: ...
+
+
+class _DescribesPath(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def memory_stats(store: StatsSource, *, seed: int = 0, n_resamples: int = 2000) -> dict[str, Any]:
+    """``{"schema": 1, "kind": "memory_stats", "vector_path", "n_deliveries", "n_searches",
+    "overall": G, "groups": [G]}``.
 
     Each ``G``: ``{"generation_version", "reranker_model", "n_deliveries", "n_searches",
     "n_graded", "grade": summary, "hard_negative_share": summary, "engagement": {procedure:
@@ -66,11 +84,11 @@ def memory_stats(store: Any, *, seed: int = 0, n_resamples: int = 2000) -> dict[
     }
 
 
-def vector_path(store: Any) -> dict[str, Any]:
+def vector_path(store: StatsSource) -> dict[str, Any]:
     """``{"path": "pgvector" | "numpy", "detail": str, "pgvector": version | None, "index": "hnsw" | "none" | None}``.
 
-    The path ``store`` (a :class:`~assay.memory.store.MemoryStore`) chose at start-up
-    (:mod:`assay.memory.vectors`): ``pgvector`` when its dense top-k runs in PostgreSQL, with
+    The path ``store`` (a :class:`~assay.memory.retrieval.store.MemoryStore`) chose at start-up
+    (:mod:`assay.memory.retrieval.vectors`): ``pgvector`` when its dense top-k runs in PostgreSQL, with
     the extension's version and the mirror's index kind (``hnsw``; ``none`` for pgvector < 0.5);
     ``numpy`` otherwise (SQLite, PostgreSQL without pgvector — ``detail`` says why — or
     ``MemorySettings.vector_path="numpy"``, where ``pgvector``/``index`` still name the mirror
@@ -80,7 +98,7 @@ def vector_path(store: Any) -> dict[str, Any]:
 
 
 def _group(
-    rows: list[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int
+    rows: Sequence[Any], generation_version: str, reranker_model: str, *, seed: int, n_resamples: int
 ) -> dict[str, Any]:
     graded = [r for r in rows if r.grade is not None]
     clusters = [r.search_id for r in graded]

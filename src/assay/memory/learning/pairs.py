@@ -1,6 +1,6 @@
 """Training and held-out pairs from exported labels: grade pairs, a grouped seeded split, weak pairs.
 
-Input is the JSONL of ``assay memory export-labels`` (:mod:`assay.memory.export`); only these
+Input is the JSONL of ``assay memory export-labels`` (:mod:`assay.memory.feedback.export`); only these
 keys are read (others are ignored)::
 
     query_id, query, memory_id, memory_text, grade (0-3 | null), engaged (bool | null),

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from assay.memory.deliveries import write_with_retry
-from assay.memory.engagement import _memory_rows
+from assay.memory.feedback.deliveries import write_with_retry
+from assay.memory.feedback.engagement import memory_rows
+from assay.memory.models import StoreView, now_utc
 from assay.memory.tables import memory_deliveries, memory_responses
 
 __all__ = ["BackfillReport", "backfill", "BACKFILL_METHOD", "BACKFILL_PROCEDURE"]
@@ -46,7 +47,7 @@ class BackfillReport:
         return dict(self.__dict__)
 
 
-def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> BackfillReport:
+def backfill(store: StoreView, *, dry_run: bool = False, limit: int | None = None) -> BackfillReport:
     """Semantically re-score lexical-only engagement labels (see the module docstring).
 
     ``limit``: at most this many deliveries re-scored (whole searches). Needs the embedder.
@@ -94,8 +95,8 @@ def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> 
         return report
     s = store.settings
     negatives = [r for sid in chosen for r in by_search[sid] if not r.engaged]
-    mems = _memory_rows(store, list({r.memory_id for r in negatives}), vectors=True)
-    resp_vecs = dict(zip(chosen, store.embedder.embed([responses[sid] for sid in chosen])))
+    mems = memory_rows(store, list({r.memory_id for r in negatives}), vectors=True)
+    resp_vecs = dict(zip(chosen, store.embedder.embed([responses[sid] for sid in chosen]), strict=True))
     updates: list[tuple[str, bool, float]] = []
     for r in negatives:
         m = mems.get(r.memory_id)
@@ -109,8 +110,6 @@ def backfill(store: Any, *, dry_run: bool = False, limit: int | None = None) -> 
     model = store.embedder.model
 
     def write(conn: Any) -> None:
-        from assay.memory.store import now_utc
-
         now = now_utc()
         for did, engaged, cos in updates:
             conn.execute(

@@ -1,0 +1,73 @@
+"""The keyword component's inverted index: keyword term → rows, scored for one query at once.
+
+Each row of a :class:`~assay.memory.retrieval.index.MemoryIndex` holds the terms of its
+keywords (:func:`~assay.memory.text.keyword_terms`); :class:`KeywordPostings` maps every term to
+the rows holding it. :meth:`KeywordPostings.scores` is
+:func:`~assay.memory.retrieval.scoring.keyword_component` for many rows at once — the
+IDF-weighted share of the query's terms found among a row's keyword terms, with
+:func:`~assay.memory.retrieval.scoring.bm25_idf` over the indexed rows — summing the query terms
+in sorted order, so the numbers are the same on every run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Set
+
+import numpy as np
+
+from assay.memory.retrieval.scoring import bm25_idf
+
+__all__ = ["KeywordPostings"]
+
+
+class KeywordPostings:
+    """Keyword terms per row and the inverted index term → rows (rows are positions 0 … n−1)."""
+
+    def __init__(self) -> None:
+        self._terms: list[frozenset[str]] = []
+        self._rows: dict[str, set[int]] = {}
+        self._arrays: dict[str, np.ndarray] = {}  # term → its rows as an array, rebuilt after a change
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def append(self) -> None:
+        """Add a row without keyword terms (its position is the previous length)."""
+        self._terms.append(frozenset())
+
+    def set(self, row: int, terms: Set[str]) -> None:
+        """Make ``terms`` the keyword terms of ``row`` (postings of removed and added terms updated)."""
+        new = frozenset(terms)
+        old = self._terms[row]
+        if new == old:
+            return
+        for t in old - new:
+            self._rows[t].discard(row)
+            self._arrays.pop(t, None)
+        for t in new - old:
+            self._rows.setdefault(t, set()).add(row)
+            self._arrays.pop(t, None)
+        self._terms[row] = new
+
+    def scores(self, cand: np.ndarray, query_terms: Set[str]) -> np.ndarray:
+        """The keyword component (float64 in [0, 1]) of the rows ``cand`` for a query's terms;
+        all zero for a query without terms (see the module docstring)."""
+        n = len(self)
+        idf = {t: bm25_idf(len(self._rows.get(t, ())), n) for t in query_terms}
+        total = math.fsum(idf.values())
+        if total <= 0.0:
+            return np.zeros(cand.size)
+        acc = np.zeros(n)
+        for t in sorted(query_terms):  # fixed order: the sum is the same on every run
+            rows = self._term_rows(t)
+            if rows.size:
+                acc[rows] += idf[t]
+        return np.minimum(1.0, acc[cand] / total)
+
+    def _term_rows(self, t: str) -> np.ndarray:
+        arr = self._arrays.get(t)
+        if arr is None:
+            arr = np.fromiter(self._rows.get(t, ()), dtype=np.int64)
+            self._arrays[t] = arr
+        return arr
