@@ -16,8 +16,8 @@ import sys
 import time
 
 from _common import one_core, report, shared_data_or_exit
+from assay.grounding import SnapshotIndex, check_answer
 from assay.grounding.completeness import completeness
-from assay.grounding.gate import SnapshotIndex, check_answer
 from assay.importers.financebench import import_financebench
 
 

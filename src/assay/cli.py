@@ -121,8 +121,8 @@ def gate_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
 ) -> None:
     """Run the sourcing gate on every case; exit 1 when any case fails, 2 on bad input."""
+    from assay.grounding import SnapshotIndex, check_answer
     from assay.grounding.completeness import completeness
-    from assay.grounding.gate import SnapshotIndex, check_answer
     from assay.grounding.impersonal import check_impersonal
 
     with _errors(ctx):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from assay.claims import extract_quantities
 from assay.facts import SCALE_WORDS
-from assay.grounding.match import Candidate, Dim
+from assay.grounding.candidates import Candidate, Dim
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
