@@ -51,14 +51,13 @@ from assay.cache.memo import (
     GATE_MODES,
     CacheStatus,
     GateMode,
-    IndexCache,
     Memo,
     build_memo,
     gate_accepts,
     gate_answer,
 )
 from assay.facts import Snapshot
-from assay.grounding.gate import GATE_VERSION, GateResult
+from assay.grounding import GATE_VERSION, GateResult, IndexCache
 from assay.storage import SchemaVersionError, StorageError, init_db, make_engine, metadata, upsert
 
 __all__ = ["MemoCache", "CacheResult", "Lookup", "memo_cache", "memo_cache_counts"]
@@ -144,7 +143,7 @@ class MemoCache:
         self.engine = engine if engine is not None else make_engine(db_url, sqlite_synchronous=SQLITE_SYNCHRONOUS)
         self.gate_version = gate_version
         self.clock = clock
-        self.indexes = IndexCache(index_cache_size)
+        self.indexes = IndexCache(index_cache_size, claims_size=index_cache_size)
         self._ready = False
         self._ready_lock = threading.Lock()
 
