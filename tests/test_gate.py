@@ -16,7 +16,7 @@ from assay.grounding.candidates import Candidate
 from assay.grounding.gate import GATE_VERSION, check_answer, resolve_mode
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, match
-from assay.perturb import move_all_numbers
+from assay.grounding.validity import move_all_numbers
 
 
 def F(id: str, value: float, unit: str | None = None, label: str | None = None, period: str | None = None) -> Fact:

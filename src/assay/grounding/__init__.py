@@ -5,7 +5,8 @@
 ``candidates`` (numbers an answer may be backed by, derivations), ``match`` (precision, units,
 signs), ``passages`` (source passages as candidates), ``index`` (a snapshot's candidates,
 :class:`IndexCache`), ``gate`` (the sourcing gate, :data:`GATE_VERSION`), ``completeness``,
-``impersonal``, ``rubric`` (the composite) and ``score`` (:func:`score_answer`).
+``impersonal``, ``rubric`` (the composite), ``score`` (:func:`score_answer`) and ``validity``
+(perturbations and the real-data validity checks of the gate).
 """
 
 from assay.grounding.gate import GATE_VERSION, GateResult, Mode, check_answer
