@@ -18,7 +18,7 @@ from typing import Any
 from assay.cases import Case
 from assay.grounding import GATE_VERSION, IndexCache, SnapshotIndex, score_answer
 from assay.grounding.rubric import DEFAULT_WEIGHTS, DIMENSIONS, compose
-from assay.judges.claims import JudgeVerdict, make_faithfulness_judge
+from assay.judges.faithfulness import JudgeVerdict, make_faithfulness_judge
 from assay.stats import agreement, paired_bootstrap, summarize
 
 __all__ = ["EvalConfig", "evaluate_case", "run_eval", "aggregate_records", "compare_runs", "REPORT_DIMS"]

@@ -8,7 +8,7 @@ and stored.
 
 The judge is duck-typed: any object with ``.judge(case) -> verdict`` where ``verdict`` has
 ``.status`` (``scored`` | ``skipped`` | ``rejected``) and ``.score`` — e.g.
-:class:`assay.judges.claims.FaithfulnessJudge`. Its identity (``backend``/``model``
+:class:`assay.judges.faithfulness.FaithfulnessJudge`. Its identity (``backend``/``model``
 attributes when present) and the stakes are part of the memo's synthesis version, so a memo
 judged by one judge (or none) is never served as judged by another.
 """

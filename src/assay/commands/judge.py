@@ -73,7 +73,7 @@ def validate_cmd(
     and anchor detectors) with 95% bootstrap CIs."""
     from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
     from assay.cli import _errors, db_errors, err, out
-    from assay.judges.claims import DEFAULT_TOKEN_BUDGET
+    from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
 
     stem = name or f"validate-{dataset.value}"

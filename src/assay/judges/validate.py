@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.judges.claims import DEFAULT_TOKEN_BUDGET, JudgeVerdict, make_faithfulness_judge
+from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET, JudgeVerdict, make_faithfulness_judge
 from assay.judges.validation_sets import LabelledCase, load_faithbench, load_halueval
 from assay.stats import summarize
 
@@ -153,7 +153,7 @@ def validate_judge(
                 "predicted_hallucinated": p,
                 "claims": [c.model_dump() for c in v.claims],
             }
-            for it, v, p in zip(items, verdicts, pred)
+            for it, v, p in zip(items, verdicts, pred, strict=True)
         ],
     }
     return local, aggregate
@@ -218,7 +218,7 @@ def span_recall(
     """
     hits: list[float] = []
     keys: list[str] = []
-    for it, v in zip(items, verdicts):
+    for it, v in zip(items, verdicts, strict=True):
         if v.status != "scored" or not it.unwanted_spans:
             continue
         bad = [c.span for c in v.claims if not c.supported]
