@@ -22,8 +22,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from assay.cache.config import DEFAULT_MIN_FAITHFULNESS, DEFAULT_TTL_S
-from assay.cache.memo import CacheStatus, GateMode, build_memo, gate_accepts
-from assay.cache.store import CacheResult, MemoCache, _failed, check_request
+from assay.cache.memo import CacheStatus, GateMode, build_memo, check_request, failed_detail, gate_accepts
+from assay.cache.store import CacheResult, MemoCache
 from assay.cases import Case
 from assay.facts import Snapshot
 from assay.grounding.completeness import CompletenessResult, completeness
@@ -152,7 +152,7 @@ def guarded_synthesis(
             stored=False,
             synthesize_calls=1,
             judge_calls=0,
-            detail=_failed(gate),
+            detail=failed_detail(gate),
         )
 
     comp = completeness(memo.answer, snapshot, gate, reference=reference)
@@ -164,7 +164,8 @@ def guarded_synthesis(
     if high_stakes and not _judge_accepts(verdict, min_faithfulness):
         if use_cache and cache is not None:
             cache.record("judge_failed")
-        why = f"judge verdict {verdict.get('status') if verdict else None}, score {verdict.get('score') if verdict else None} < {min_faithfulness}"
+        status_, score = (verdict.get("status"), verdict.get("score")) if verdict else (None, None)
+        why = f"judge verdict {status_}, score {score} < {min_faithfulness}"
         return GuardedResult(
             status="judge_failed",
             memo=memo,

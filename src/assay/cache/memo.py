@@ -1,4 +1,4 @@
-"""Memos, cache statuses, keys, and the gate as the cache runs it.
+"""Memos, cache statuses, keys, request checks, and the gate as the cache runs it.
 
 A :class:`Memo` is what the cache stores and serves: the answer, its citations, the snapshot
 fingerprint and synthesis version it was written from, and the gate (and, from
@@ -10,12 +10,14 @@ with the cache's :class:`~assay.grounding.IndexCache`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from assay.cache.config import MAX_KEY_CHARS
 from assay.claims import find_citations
 from assay.facts import Snapshot
 from assay.grounding import GateResult, IndexCache, score_answer
@@ -29,8 +31,11 @@ __all__ = [
     "GATE_MODES",
     "Memo",
     "make_key",
+    "check_request",
     "gate_answer",
     "gate_accepts",
+    "gate_summary",
+    "failed_detail",
     "build_memo",
 ]
 
@@ -90,11 +95,36 @@ def make_key(product: str, identifier: str, mode: str) -> str:
     return f"{product}:{identifier}:{mode}"
 
 
+def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
+    """Validate a request's key, TTL and gate mode; raises ``ValueError`` naming the problem."""
+    if not isinstance(key, str) or not key.strip():
+        raise ValueError(f"key: must be a non-empty string, got {key!r}")
+    if len(key) > MAX_KEY_CHARS:
+        raise ValueError(f"key: {len(key)} characters, at most {MAX_KEY_CHARS}")
+    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)) or not math.isfinite(ttl_s) or ttl_s <= 0:
+        raise ValueError(f"ttl_s: must be a positive finite number of seconds, got {ttl_s!r}")
+    if gate_mode not in GATE_MODES:
+        raise ValueError(f"gate_mode: must be one of {', '.join(GATE_MODES)}, got {gate_mode!r}")
+
+
 def gate_accepts(gate: GateResult, accept_no_claims: bool = False) -> bool:
     """True when a memo with this gate result may be stored or served: ``pass``, or
     ``no_claims`` when the caller accepts answers with nothing checkable (never by default:
     a refusal is explicit, not a silent pass)."""
     return gate.status == "pass" or (accept_no_claims and gate.status == "no_claims")
+
+
+def gate_summary(gate: GateResult) -> str:
+    """One line on a gate result for cache details: ``"fail: 2 violation(s): unsourced"``."""
+    if gate.status == "no_claims":
+        return "no_claims: nothing checkable"
+    kinds = sorted({v.kind for v in gate.violations})
+    return f"{gate.status}: {len(gate.violations)} violation(s): {', '.join(kinds)}" if kinds else gate.status
+
+
+def failed_detail(gate: GateResult) -> str:
+    """The detail of a ``gate_failed`` request (a fresh memo that failed the gate)."""
+    return f"fresh memo failed the gate ({gate_summary(gate)}); not stored"
 
 
 def gate_answer(

@@ -35,7 +35,8 @@ from typing import Any
 from sqlalchemy import update
 
 from assay.cache.memo import Memo
-from assay.cache.store import MemoCache, memo_cache
+from assay.cache.store import MemoCache
+from assay.cache.tables import memo_cache
 from assay.claims import extract_quantities
 from assay.facts import Fact, Snapshot, canonical_number
 from assay.grounding.gate import check_answer
