@@ -236,6 +236,7 @@ def _run_judge(
         v = judge.judge(case)
     except Exception as e:  # fail closed; the type only: messages may carry endpoint details
         return {"status": "rejected", "score": None, "reason": f"judge raised {type(e).__name__}"}
+    out: dict[str, Any]
     if hasattr(v, "model_dump"):
         out = v.model_dump(mode="json")
     else:

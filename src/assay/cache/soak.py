@@ -254,7 +254,7 @@ _WORDS = (
 
 
 def _value(rng: random.Random) -> float:
-    return round(rng.uniform(-1e7, 1e7) * 10 ** -rng.randint(0, 6), rng.randint(0, 2))
+    return round(rng.uniform(-1e7, 1e7) * 10.0 ** -rng.randint(0, 6), rng.randint(0, 2))
 
 
 def _different(rng: random.Random, draw: Any, *old: Any) -> Any:

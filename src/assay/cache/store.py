@@ -199,6 +199,8 @@ class MemoCache:
         with self.engine.connect() as conn:  # one connection; SQLite holds no lock during the re-gate
             row = conn.execute(SELECT_ROW, {"b_key": key}).first()
             found = self._check_row(row, snapshot, fp, synthesis_version, gate_mode, ttl_s, accept_no_claims)
+            if row is None:  # a miss: nothing to touch or delete
+                return found
             if found.status == "hit":
                 now = self.clock()
                 conn.execute(

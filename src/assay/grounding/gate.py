@@ -170,6 +170,7 @@ def check_answer(
         checks, violations = _cited(claims, idx)
     else:
         checks, violations = _uncited(claims, idx)
+    status: Literal["pass", "fail", "no_claims"]
     if violations:
         status = "fail"
     elif not checks:
