@@ -28,7 +28,7 @@ def main() -> int:
 
     def run_gate() -> None:
         indexes: dict[str, SnapshotIndex] = {}
-        for case, snap in zip(cases, snaps):
+        for case, snap in zip(cases, snaps, strict=True):
             key = snap.fingerprint()
             idx = indexes.get(key)
             if idx is None:
