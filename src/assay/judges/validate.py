@@ -214,7 +214,8 @@ def span_recall(
     """Share of Unwanted spans (of scored cases) overlapped by a claim judged unsupported.
 
     Returns ``{"value", "ci", "n_spans", "n_samples"}``; ``value`` ``None`` with no span.
-    Overlap: half-open ``[s, e)`` intervals intersect.
+    Overlap: half-open ``[s, e)`` intervals intersect. Raises ``ValueError`` when ``items`` and
+    ``verdicts`` differ in length (one verdict per case).
     """
     hits: list[float] = []
     keys: list[str] = []
