@@ -62,13 +62,13 @@ def main(argv: list[str] | None = None) -> int:
             return _answer(snap, args.quantities, cited)
 
         keys = [f"memo:ID{i:05d}:brief" for i in range(args.hot)]
-        for key, snap in zip(keys, snapshots):
+        for key, snap in zip(keys, snapshots, strict=True):
             r = cache.get_or_create(key, snap, synth, ttl_s=3600, gate_mode=args.gate_mode)
             assert r.status == "miss", (r.status, r.detail)
         _fill(cache, args.entries - args.hot, rng)
         n_rows = _count(cache)
 
-        pairs = list(zip(keys, snapshots))
+        pairs = list(zip(keys, snapshots, strict=True))
 
         def hit() -> None:
             key, snap = rng.choice(pairs)
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     p50, p99 = _pct(hit_ms, 50), _pct(hit_ms, 99)
     ok = p50 <= TARGET_P50_MS and p99 <= TARGET_P99_MS
     print(
-        f"cache: SQLite WAL, {n_rows} entries; snapshots of {args.facts} facts; memo states {args.quantities} quantities "
-        f"({'cited' if cited else 'uncited'}); gate mode {args.gate_mode}"
+        f"cache: SQLite WAL, {n_rows} entries; snapshots of {args.facts} facts; "
+        f"memo states {args.quantities} quantities ({'cited' if cited else 'uncited'}); gate mode {args.gate_mode}"
     )
     print(
         f"hit path   : p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   (n={len(hit_ms)})   "

@@ -16,8 +16,8 @@ import sys
 import time
 
 from _common import one_core, report, shared_data_or_exit
+from assay.grounding import SnapshotIndex, check_answer
 from assay.grounding.completeness import completeness
-from assay.grounding.gate import SnapshotIndex, check_answer
 from assay.importers.financebench import import_financebench
 
 
@@ -28,7 +28,7 @@ def main() -> int:
 
     def run_gate() -> None:
         indexes: dict[str, SnapshotIndex] = {}
-        for case, snap in zip(cases, snaps):
+        for case, snap in zip(cases, snaps, strict=True):
             key = snap.fingerprint()
             idx = indexes.get(key)
             if idx is None:

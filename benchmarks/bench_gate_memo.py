@@ -63,7 +63,7 @@ def build(seed: int = 0) -> tuple[Snapshot, str]:
         for y in range(10)
     ]
     sentences = []
-    for k in range(30):
+    for _ in range(30):
         f = rng.choice(facts)
         filler = " ".join(rng.choice(FILLER) for _ in range(5))
         sentences.append(f"In {f.period} {f.label.lower()} was ${f.value:,.1f} million [{f.id}] and {filler}.")

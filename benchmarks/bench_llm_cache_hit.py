@@ -28,7 +28,7 @@ from pathlib import Path
 
 from _common import report
 from assay.cases import Case
-from assay.judges.claims import build_request
+from assay.judges.faithfulness_prompt import build_request
 from assay.llm import LLMClient, LLMResponse, LLMSettings
 from assay.llm.cache import ResponseCache, llm_cache
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _common import report  # noqa: E402
 from assay.cases import Case  # noqa: E402
-from assay.judges.claims import make_faithfulness_judge  # noqa: E402
+from assay.judges.faithfulness import make_faithfulness_judge  # noqa: E402
 from assay.llm import LLMSettings  # noqa: E402
 
 TARGET_RATIO = 3.0

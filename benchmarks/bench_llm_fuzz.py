@@ -27,7 +27,8 @@ from collections import Counter
 
 from _common import report
 from assay.cases import Case
-from assay.judges.claims import FaithfulnessJudge, split_claims
+from assay.judges.faithfulness import FaithfulnessJudge
+from assay.judges.faithfulness_prompt import split_claims
 from assay.llm import LLMClient, LLMRequest, LLMResponse
 
 KINDS = (
@@ -142,7 +143,7 @@ def mutate(obj: dict, kind: str, rng: random.Random) -> tuple[str, str]:
 def run(cases: list[Case], replies: list[tuple[str, str]]) -> list:
     backend = ScriptedBackend()
     judge = FaithfulnessJudge(LLMClient(backend, concurrency=8))
-    from assay.judges.claims import build_request
+    from assay.judges.faithfulness_prompt import build_request
 
     for case, (text, finish) in zip(cases, replies):
         request, _ = build_request(case, judge.model)

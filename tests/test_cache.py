@@ -377,7 +377,8 @@ def test_eval_never_touches_the_cache(tmp_path):
         "import sys\n"
         "from assay.cases import load_cases\n"
         "from assay.evaluate import EvalConfig, run_eval\n"
-        f"local, agg = run_eval(load_cases({str(ROOT / 'examples' / 'apple_fy2023_memos.jsonl')!r}), EvalConfig(n_resamples=200))\n"
+        f"cases = load_cases({str(ROOT / 'examples' / 'apple_fy2023_memos.jsonl')!r})\n"
+        "local, agg = run_eval(cases, EvalConfig(n_resamples=200))\n"
         "print(len(local['cases']), 'assay.cache' in sys.modules)\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)

@@ -146,7 +146,7 @@ def test_bypass_touches_no_database(tmp_path, monkeypatch):
 def test_with_the_stub_faithfulness_judge(cache, tmp_path, monkeypatch):
     monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("ASSAY_DB_URL", raising=False)
-    from assay.judges.claims import make_faithfulness_judge
+    from assay.judges.faithfulness import make_faithfulness_judge
 
     judge = make_faithfulness_judge("stub")
     first = guarded_synthesis(apple(), KEY, Synth(), judge=judge, cache=cache)

@@ -151,7 +151,7 @@ def test_fingerprint_same_for_json_1_and_1_00():
     """A case file that writes ``1.00`` and one that writes ``1`` describe the same data."""
     digests = set()
     for raw in ("1", "1.0", "1.00", "1e0"):
-        line = '{"id": "q", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": %s}]}' % raw
+        line = '{"id": "q", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": ' + raw + "}]}"
         case, problems = parse_case_line(line, file="f", line=1)
         assert not problems
         digests.add(case.snapshot().fingerprint())

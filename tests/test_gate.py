@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from assay.claims import extract_quantities
 from assay.facts import Fact, Snapshot
-from assay.grounding.gate import GATE_VERSION, SnapshotIndex, check_answer, resolve_mode
-from assay.grounding.match import Candidate, CandidateSet, match
-from assay.perturb import move_all_numbers
+from assay.grounding.candidates import Candidate
+from assay.grounding.gate import GATE_VERSION, check_answer, resolve_mode
+from assay.grounding.index import SnapshotIndex
+from assay.grounding.match import CandidateSet, match
+from assay.grounding.validity import move_all_numbers
 
 
 def F(id: str, value: float, unit: str | None = None, label: str | None = None, period: str | None = None) -> Fact:
@@ -385,7 +387,7 @@ def test_uncited_derivation_within_one_period_is_a_setting_off_by_default():
     # the issue allows "one fact period" groups; they are off by default (UNCITED_PERIOD_GROUPS:
     # measured on TAT-QA they raise the false-accept rate of moved answers from 3.9% to 7.1%)
     from assay.facts import Snapshot
-    from assay.grounding.gate import SnapshotIndex, check_answer
+    from assay.grounding import SnapshotIndex, check_answer
 
     snap = Snapshot(facts=tuple(APPLE))
     text = "Gross margin was 44.1% of sales."

@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cases import Case, CaseFileError
-from assay.judges.claims import ClaimCheck, JudgeVerdict
+from assay.judges.faithfulness import JudgeVerdict
+from assay.judges.faithfulness_prompt import ClaimCheck
 from assay.judges.validate import binary_metrics, sample_groups, span_recall, validate_judge
 from assay.judges.validation_sets import LabelledCase, load_faithbench, load_halueval
 

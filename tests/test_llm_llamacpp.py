@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from assay.cases import Case
-from assay.judges.claims import make_faithfulness_judge
+from assay.judges.faithfulness import make_faithfulness_judge
 from assay.llm import LLMRequest, LLMSettings
 
 pytestmark = pytest.mark.slow

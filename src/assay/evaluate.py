@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.cases import Case
-from assay.grounding.completeness import completeness
-from assay.grounding.gate import GATE_VERSION, SnapshotIndex, check_answer
-from assay.grounding.impersonal import check_impersonal
+from assay.grounding import GATE_VERSION, IndexCache, SnapshotIndex, score_answer
 from assay.grounding.rubric import DEFAULT_WEIGHTS, DIMENSIONS, compose
-from assay.judges.claims import JudgeVerdict, make_faithfulness_judge
+from assay.judges.faithfulness import JudgeVerdict, make_faithfulness_judge
 from assay.results import EvalAggregateV1, LabelAgreement, PairedLift
 from assay.results.summarize import paired_lift, summarize_variants
 from assay.stats import agreement, paired_bootstrap
@@ -63,17 +61,18 @@ def evaluate_case(
 ) -> dict[str, Any]:
     """Score one case; returns its local record (``id``, ``variant``, ``slice``, ``status``,
     ``scores`` per dimension + composite, ``reasons``, ``weights_used``, details)."""
-    snapshot = case.snapshot()
-    gate = check_answer(case.answer, snapshot, mode=config.mode, index=index)  # type: ignore[arg-type]
-    comp = completeness(case.answer, snapshot, gate, reference=case.reference)
-    imp = check_impersonal(case.answer)
+    scored = score_answer(
+        case.answer,
+        case.snapshot(),
+        question=case.question,
+        reference=case.reference,
+        mode=config.mode,  # type: ignore[arg-type]  # EvalConfig.mode is a str; the CLI passes a Mode
+        index=index,
+    )
+    gate, comp, imp = scored.gate, scored.completeness, scored.impersonal
+    assert comp is not None and imp is not None  # not gate_only
     faith = verdict.score if verdict is not None and verdict.status == "scored" else None
-    scores: dict[str, float | None] = {
-        "sourcing": None if gate.sourcing is None else round(gate.sourcing, 4),
-        "completeness": comp.score,
-        "impersonal": imp.score,
-        "faithfulness": faith,
-    }
+    scores: dict[str, float | None] = {**scored.rubric_inputs, "faithfulness": faith}
     rubric = compose(scores, weights=config.weights, faithfulness_backend=verdict.backend if verdict else None)
     reasons: dict[str, str] = {
         "sourcing": f"{gate.n_matched}/{gate.n_checkable} quantities matched ({gate.mode} mode)"
@@ -122,14 +121,10 @@ def run_eval(
         judge_opts["token_budget"] = config.token_budget
     judge = make_faithfulness_judge(config.judge, high_stakes=config.high_stakes, **judge_opts)
     verdicts = judge.judge_many(cases) if judge is not None else [None] * len(cases)
-    indexes: dict[str, SnapshotIndex] = {}
+    indexes = IndexCache()
     records = []
     for i, case in enumerate(cases):
-        snap = case.snapshot()
-        fp = snap.fingerprint()
-        if fp not in indexes:
-            indexes[fp] = SnapshotIndex.build(snap)
-        records.append(evaluate_case(case, config, index=indexes[fp], verdict=verdicts[i]))
+        records.append(evaluate_case(case, config, index=indexes.get(case.snapshot()), verdict=verdicts[i]))
         if on_case:
             on_case(i)
     backend = judge.backend if judge else "none"

@@ -226,7 +226,7 @@ class Snapshot(BaseModel):
         binary values skip float-to-text formatting (this runs on every memo-cache request).
         """
         rows = sorted(map(_FINGERPRINT_FIELDS, self.facts))  # ids are unique: the sort never compares past them
-        ids, labels, units, values, periods = zip(*rows) if rows else ((), (), (), (), ())
+        ids, labels, units, values, periods = zip(*rows, strict=True) if rows else ((), (), (), (), ())
         payload: dict[str, object] = {"facts": [ids, labels, [u or "" for u in units], [p or "" for p in periods]]}
         if self.sources:
             payload["sources"] = self.sources

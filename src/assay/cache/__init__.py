@@ -11,13 +11,14 @@ is never stored and never served. ``assay eval`` never reads it.
 - :class:`MemoCache` — ``get_or_create(key, snapshot, synthesize, *, ttl_s, …)`` →
   :class:`CacheResult` ``(memo, status, gate)``;
 - :func:`guarded_synthesis` — cache → synthesise → gate → completeness → judge, the inline call;
-- tables ``memo_cache`` and ``memo_cache_counts`` on :data:`assay.storage.metadata`;
+- tables ``memo_cache`` and ``memo_cache_counts`` on :data:`assay.storage.metadata` (:mod:`assay.cache.tables`);
 - :mod:`assay.cache.soak` — the perturbation soak (random data changes must never be served).
 """
 
 from assay.cache.guarded import GuardedResult, guarded_synthesis
 from assay.cache.memo import STATUSES, CacheStatus, Memo, gate_accepts, gate_answer, make_key
-from assay.cache.store import CacheResult, Lookup, MemoCache, memo_cache, memo_cache_counts
+from assay.cache.store import CacheResult, Lookup, MemoCache
+from assay.cache.tables import memo_cache, memo_cache_counts
 
 __all__ = [
     "MemoCache",

@@ -8,7 +8,7 @@ and stored.
 
 The judge is duck-typed: any object with ``.judge(case) -> verdict`` where ``verdict`` has
 ``.status`` (``scored`` | ``skipped`` | ``rejected``) and ``.score`` — e.g.
-:class:`assay.judges.claims.FaithfulnessJudge`. Its identity (``backend``/``model``
+:class:`assay.judges.faithfulness.FaithfulnessJudge`. Its identity (``backend``/``model``
 attributes when present) and the stakes are part of the memo's synthesis version, so a memo
 judged by one judge (or none) is never served as judged by another.
 """
@@ -22,8 +22,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from assay.cache.config import DEFAULT_MIN_FAITHFULNESS, DEFAULT_TTL_S
-from assay.cache.memo import CacheStatus, GateMode, build_memo, gate_accepts
-from assay.cache.store import CacheResult, MemoCache, _failed, check_request
+from assay.cache.memo import CacheStatus, GateMode, build_memo, check_request, failed_detail, gate_accepts
+from assay.cache.store import CacheResult, MemoCache
 from assay.cases import Case
 from assay.facts import Snapshot
 from assay.grounding.completeness import CompletenessResult, completeness
@@ -98,7 +98,7 @@ def guarded_synthesis(
     """
     check_request(key, ttl_s, gate_mode)
     if high_stakes and judge is None:
-        raise ValueError("high_stakes needs a judge (e.g. assay.judges.claims.make_faithfulness_judge(...))")
+        raise ValueError("high_stakes needs a judge (e.g. assay.judges.faithfulness.make_faithfulness_judge(...))")
     if not 0.0 <= min_faithfulness <= 1.0:
         raise ValueError(f"min_faithfulness must be in [0, 1], got {min_faithfulness!r}")
     version = effective_version(synthesis_version, judge, high_stakes, min_faithfulness)
@@ -152,7 +152,7 @@ def guarded_synthesis(
             stored=False,
             synthesize_calls=1,
             judge_calls=0,
-            detail=_failed(gate),
+            detail=failed_detail(gate),
         )
 
     comp = completeness(memo.answer, snapshot, gate, reference=reference)
@@ -164,7 +164,8 @@ def guarded_synthesis(
     if high_stakes and not _judge_accepts(verdict, min_faithfulness):
         if use_cache and cache is not None:
             cache.record("judge_failed")
-        why = f"judge verdict {verdict.get('status') if verdict else None}, score {verdict.get('score') if verdict else None} < {min_faithfulness}"
+        status_, score = (verdict.get("status"), verdict.get("score")) if verdict else (None, None)
+        why = f"judge verdict {status_}, score {score} < {min_faithfulness}"
         return GuardedResult(
             status="judge_failed",
             memo=memo,
@@ -235,6 +236,7 @@ def _run_judge(
         v = judge.judge(case)
     except Exception as e:  # fail closed; the type only: messages may carry endpoint details
         return {"status": "rejected", "score": None, "reason": f"judge raised {type(e).__name__}"}
+    out: dict[str, Any]
     if hasattr(v, "model_dump"):
         out = v.model_dump(mode="json")
     else:

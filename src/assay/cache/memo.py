@@ -1,26 +1,27 @@
-"""Memos, cache statuses, keys, and the gate as the cache runs it (with an index LRU).
+"""Memos, cache statuses, keys, request checks, and the gate as the cache runs it.
 
 A :class:`Memo` is what the cache stores and serves: the answer, its citations, the snapshot
 fingerprint and synthesis version it was written from, and the gate (and, from
 :func:`~assay.cache.guarded_synthesis`, completeness and judge) results at write time.
 :func:`gate_answer` gives exactly ``check_answer(answer, snapshot, mode=gate_mode)`` but cheaply
-enough for the hit path.
+enough for the hit path: the one scoring path (:func:`assay.grounding.score_answer`), gate only,
+with the cache's :class:`~assay.grounding.IndexCache`.
 """
 
 from __future__ import annotations
 
-import threading
+import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Generic, Literal, TypeVar, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.claims import Claim, extract_claims, find_citations
+from assay.cache.config import MAX_KEY_CHARS
+from assay.claims import find_citations
 from assay.facts import Snapshot
+from assay.grounding import GateResult, IndexCache, score_answer
 from assay.grounding.completeness import CompletenessResult
-from assay.grounding.gate import GateResult, SnapshotIndex, check_answer
 
 __all__ = [
     "CacheStatus",
@@ -29,15 +30,14 @@ __all__ = [
     "GateMode",
     "GATE_MODES",
     "Memo",
-    "IndexCache",
     "make_key",
+    "check_request",
     "gate_answer",
     "gate_accepts",
+    "gate_summary",
+    "failed_detail",
     "build_memo",
-    "LRU",
 ]
-
-T = TypeVar("T")
 
 #: Outcome of one request (see :class:`~assay.cache.MemoCache` for when each occurs).
 CacheStatus = Literal[
@@ -95,6 +95,18 @@ def make_key(product: str, identifier: str, mode: str) -> str:
     return f"{product}:{identifier}:{mode}"
 
 
+def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
+    """Validate a request's key, TTL and gate mode; raises ``ValueError`` naming the problem."""
+    if not isinstance(key, str) or not key.strip():
+        raise ValueError(f"key: must be a non-empty string, got {key!r}")
+    if len(key) > MAX_KEY_CHARS:
+        raise ValueError(f"key: {len(key)} characters, at most {MAX_KEY_CHARS}")
+    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)) or not math.isfinite(ttl_s) or ttl_s <= 0:
+        raise ValueError(f"ttl_s: must be a positive finite number of seconds, got {ttl_s!r}")
+    if gate_mode not in GATE_MODES:
+        raise ValueError(f"gate_mode: must be one of {', '.join(GATE_MODES)}, got {gate_mode!r}")
+
+
 def gate_accepts(gate: GateResult, accept_no_claims: bool = False) -> bool:
     """True when a memo with this gate result may be stored or served: ``pass``, or
     ``no_claims`` when the caller accepts answers with nothing checkable (never by default:
@@ -102,52 +114,17 @@ def gate_accepts(gate: GateResult, accept_no_claims: bool = False) -> bool:
     return gate.status == "pass" or (accept_no_claims and gate.status == "no_claims")
 
 
-class LRU(Generic[T]):
-    """A thread-safe least-recently-used map of ``size`` entries whose values are built on a miss.
-
-    Used for what the hit path would otherwise rebuild on every request: snapshot indexes by
-    fingerprint (sound: an index depends only on what the fingerprint covers) and an answer's
-    claims by its text (sound: :func:`~assay.claims.extract_claims` reads the text alone).
-    ``size`` 0 keeps nothing. Raises ``ValueError`` for a negative size.
-    """
-
-    def __init__(self, size: int):
-        if size < 0:
-            raise ValueError(f"LRU size must be >= 0, got {size}")
-        self.size = size
-        self._items: OrderedDict[str, T] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str, build: Callable[[], T]) -> T:
-        """The value for ``key``, made by ``build()`` (outside the lock) on a miss."""
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-                return value
-        value = build()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return value
+def gate_summary(gate: GateResult) -> str:
+    """One line on a gate result for cache details: ``"fail: 2 violation(s): unsourced"``."""
+    if gate.status == "no_claims":
+        return "no_claims: nothing checkable"
+    kinds = sorted({v.kind for v in gate.violations})
+    return f"{gate.status}: {len(gate.violations)} violation(s): {', '.join(kinds)}" if kinds else gate.status
 
 
-class IndexCache(LRU[SnapshotIndex]):
-    """Snapshot indexes by snapshot fingerprint, and answers' claims by answer text (``size``
-    entries each; see :class:`LRU`)."""
-
-    def __init__(self, size: int):
-        super().__init__(size)
-        self.claims: LRU[tuple[Claim, ...]] = LRU(size)
-
-    def index(self, fingerprint: str, snapshot: Snapshot) -> SnapshotIndex:
-        """The index of ``snapshot`` (whose fingerprint is ``fingerprint``), built on a miss."""
-        return self.get(fingerprint, lambda: SnapshotIndex.build(snapshot))
-
-    def claims_of(self, answer: str) -> tuple[Claim, ...]:
-        """``extract_claims(answer)`` (default citation pattern), parsed once per answer text."""
-        return self.claims.get(answer, lambda: tuple(extract_claims(answer)))
+def failed_detail(gate: GateResult) -> str:
+    """The detail of a ``gate_failed`` request (a fresh memo that failed the gate)."""
+    return f"fresh memo failed the gate ({gate_summary(gate)}); not stored"
 
 
 def gate_answer(
@@ -165,10 +142,7 @@ def gate_answer(
     and the answer's claims are reused across requests; without, cited mode still touches only
     the cited facts (the gate's index is lazy). Never raises on answer content.
     """
-    if indexes is None:
-        return check_answer(answer, snapshot, mode=gate_mode)
-    index = indexes.index(fingerprint or snapshot.fingerprint(), snapshot)
-    return check_answer(answer, snapshot, mode=gate_mode, index=index, claims=indexes.claims_of(answer))
+    return score_answer(answer, snapshot, mode=gate_mode, indexes=indexes, fingerprint=fingerprint, gate_only=True).gate
 
 
 def build_memo(

@@ -16,13 +16,14 @@ expired             the clock moved past the TTL                 ``expired``
 gate_bump           a cache with the next gate version           ``stale_gate``
 synthesis_bump      another synthesis version                    ``stale_synthesis``
 tampered            the stored answer's number moved by one      ``regate_failed``
-                    displayed unit (:mod:`assay.perturb`)
+                    displayed unit (``move_number``)
 ==================  ===========================================  ====================
 
 A **stale serve** is a ``hit`` whose memo was written from other data than the request's: its
 fingerprint differs, the data changed in this trial, its answer differs from what the
 synthesiser writes for the current data, or it fails the full :func:`check_answer` gate. The
-soak passes with zero stale serves and zero unexpected statuses.
+soak passes with zero stale serves and zero unexpected statuses. The tampering is
+:func:`assay.grounding.validity.move_number`.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from typing import Any
 from sqlalchemy import update
 
 from assay.cache.memo import Memo
-from assay.cache.store import MemoCache, memo_cache
+from assay.cache.store import MemoCache
+from assay.cache.tables import memo_cache
 from assay.claims import extract_quantities
 from assay.facts import Fact, Snapshot, canonical_number
 from assay.grounding.gate import check_answer
-from assay.perturb import move_number
+from assay.grounding.validity import move_number
 
 __all__ = [
     "KINDS",
@@ -252,7 +254,7 @@ _WORDS = (
 
 
 def _value(rng: random.Random) -> float:
-    return round(rng.uniform(-1e7, 1e7) * 10 ** -rng.randint(0, 6), rng.randint(0, 2))
+    return round(rng.uniform(-1e7, 1e7) * 10.0 ** -rng.randint(0, 6), rng.randint(0, 2))
 
 
 def _different(rng: random.Random, draw: Any, *old: Any) -> Any:

@@ -1,12 +1,7 @@
 """MemoCache: memos stored by key, served again only for provably unchanged data.
 
-Tables (on :data:`assay.storage.metadata`, created idempotently on first use and by
-``assay init-db``):
-
-- ``memo_cache``: one row per key — snapshot ``fingerprint``, ``gate_version``, ``gate_mode``,
-  ``synthesis_version``, the memo as JSON, its size in UTF-8 bytes, ``created_at`` /
-  ``expires_at`` / ``last_hit_at`` (seconds since the Unix epoch) and the ``hits`` it served.
-- ``memo_cache_counts``: requests by final status (``hit``, ``miss``, ``stale_*``, …).
+Tables and hit-path statements: :mod:`assay.cache.tables` (``memo_cache``, one row per key;
+``memo_cache_counts``, requests by final status).
 
 Concurrency: every write is one transaction — an upsert of the row (one ``INSERT … ON
 CONFLICT DO UPDATE`` statement, :func:`assay.storage.upsert`) plus the status count — so a
@@ -18,7 +13,6 @@ served only when its fingerprint equals the requester's.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable
@@ -26,67 +20,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlalchemy import (
-    Column,
-    Engine,
-    Float,
-    Index,
-    Integer,
-    String,
-    Table,
-    Text,
-    and_,
-    bindparam,
-    case,
-    delete,
-    func,
-    select,
-    update,
-)
+from sqlalchemy import Engine, and_, case, delete, func, select
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import DatabaseError
 
-from assay.cache.config import INDEX_CACHE_SIZE, MAX_KEY_CHARS, SQLITE_SYNCHRONOUS
+from assay.cache.config import INDEX_CACHE_SIZE, SQLITE_SYNCHRONOUS
 from assay.cache.memo import (
     COUNTED_STATUSES,
-    GATE_MODES,
     CacheStatus,
     GateMode,
-    IndexCache,
     Memo,
     build_memo,
+    check_request,
+    failed_detail,
     gate_accepts,
     gate_answer,
+    gate_summary,
 )
+from assay.cache.tables import BUMP_COUNT, SELECT_ROW, TOUCH_ROW, memo_cache, memo_cache_counts, same_row
 from assay.facts import Snapshot
-from assay.grounding.gate import GATE_VERSION, GateResult
-from assay.storage import SchemaVersionError, StorageError, init_db, make_engine, metadata, upsert
+from assay.grounding import GATE_VERSION, GateResult, IndexCache
+from assay.storage import SchemaVersionError, StorageError, init_db, make_engine, upsert
 
-__all__ = ["MemoCache", "CacheResult", "Lookup", "memo_cache", "memo_cache_counts"]
-
-memo_cache = Table(
-    "memo_cache",
-    metadata,
-    Column("key", String(MAX_KEY_CHARS), primary_key=True),
-    Column("fingerprint", String(64), nullable=False),
-    Column("gate_version", String(64), nullable=False),
-    Column("gate_mode", String(16), nullable=False),
-    Column("synthesis_version", Text, nullable=False),
-    Column("memo", Text, nullable=False),
-    Column("size_bytes", Integer, nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("expires_at", Float, nullable=False),
-    Column("hits", Integer, nullable=False, default=0),
-    Column("last_hit_at", Float),
-    Index("ix_memo_cache_expires_at", "expires_at"),
-)
-
-memo_cache_counts = Table(
-    "memo_cache_counts",
-    metadata,
-    Column("status", String(32), primary_key=True),
-    Column("n", Integer, nullable=False),
-    Column("updated_at", Float, nullable=False),
-)
+__all__ = ["MemoCache", "CacheResult", "Lookup"]
 
 
 class CacheResult(BaseModel):
@@ -144,7 +100,7 @@ class MemoCache:
         self.engine = engine if engine is not None else make_engine(db_url, sqlite_synchronous=SQLITE_SYNCHRONOUS)
         self.gate_version = gate_version
         self.clock = clock
-        self.indexes = IndexCache(index_cache_size)
+        self.indexes = IndexCache(index_cache_size, claims_size=index_cache_size)
         self._ready = False
         self._ready_lock = threading.Lock()
 
@@ -194,7 +150,7 @@ class MemoCache:
                 memo=memo,
                 status="bypassed" if ok else "gate_failed",
                 gate=memo.gate,
-                detail="use_cache=False: cache neither read nor written" if ok else _failed(memo.gate),
+                detail="use_cache=False: cache neither read nor written" if ok else failed_detail(memo.gate),
             )
         found = self.lookup(
             key,
@@ -219,7 +175,7 @@ class MemoCache:
         )
         if not gate_accepts(memo.gate, accept_no_claims):
             self.record("gate_failed")
-            return CacheResult(memo=memo, status="gate_failed", gate=memo.gate, detail=_failed(memo.gate))
+            return CacheResult(memo=memo, status="gate_failed", gate=memo.gate, detail=failed_detail(memo.gate))
         self.store(key, memo, ttl_s=ttl_s, gate_mode=gate_mode, status=found.status, accept_no_claims=accept_no_claims)
         return CacheResult(memo=memo, status=found.status, gate=memo.gate, detail=found.detail)
 
@@ -241,17 +197,19 @@ class MemoCache:
         self._ensure_schema()
         fp = fingerprint or snapshot.fingerprint()
         with self.engine.connect() as conn:  # one connection; SQLite holds no lock during the re-gate
-            row = conn.execute(_SELECT, {"b_key": key}).first()
+            row = conn.execute(SELECT_ROW, {"b_key": key}).first()
             found = self._check_row(row, snapshot, fp, synthesis_version, gate_mode, ttl_s, accept_no_claims)
+            if row is None:  # a miss: nothing to touch or delete
+                return found
             if found.status == "hit":
                 now = self.clock()
                 conn.execute(
-                    _TOUCH, {"b_key": row.key, "b_fp": row.fingerprint, "b_created": row.created_at, "b_now": now}
+                    TOUCH_ROW, {"b_key": row.key, "b_fp": row.fingerprint, "b_created": row.created_at, "b_now": now}
                 )
                 self._count(conn, "hit", now)
                 conn.commit()
             elif found.status == "regate_failed":  # delete exactly this row version, never a newer one
-                conn.execute(delete(memo_cache).where(_same_row(row)))
+                conn.execute(delete(memo_cache).where(same_row(row)))
                 conn.commit()
         return found
 
@@ -270,7 +228,7 @@ class MemoCache:
         failed the gate is never stored) or for a bad key / TTL / mode."""
         check_request(key, ttl_s, gate_mode)
         if not gate_accepts(memo.gate, accept_no_claims):
-            raise ValueError(f"refusing to store a memo that failed the gate ({_summary(memo.gate)})")
+            raise ValueError(f"refusing to store a memo that failed the gate ({gate_summary(memo.gate)})")
         self._ensure_schema()
         now = self.clock()
         text = memo.model_dump_json()
@@ -352,7 +310,7 @@ class MemoCache:
 
     def _check_row(
         self,
-        row: Any,
+        row: Row[Any] | None,
         snapshot: Snapshot,
         fp: str,
         synthesis_version: str,
@@ -384,7 +342,7 @@ class MemoCache:
             return Lookup("regate_failed", "stored memo's fingerprint disagrees with its row; deleted")
         gate = gate_answer(memo.answer, snapshot, gate_mode, fingerprint=fp, indexes=self.indexes)
         if not gate_accepts(gate, accept_no_claims):
-            return Lookup("regate_failed", f"stored memo fails today's gate ({_summary(gate)}); deleted", gate=gate)
+            return Lookup("regate_failed", f"stored memo fails today's gate ({gate_summary(gate)}); deleted", gate=gate)
         return Lookup("hit", "fingerprint, versions and mode match; within TTL; re-gate passed", memo=memo, gate=gate)
 
     def _ensure_schema(self) -> None:
@@ -406,10 +364,10 @@ class MemoCache:
                         raise
             self._ready = True
 
-    def _count(self, conn: Any, status: str, now: float) -> None:
+    def _count(self, conn: Connection, status: str, now: float) -> None:
         """Add one to ``status``'s count: a plain UPDATE once the row exists (the hot path), an
         upsert the first time (two processes racing there both increment correctly)."""
-        if conn.execute(_BUMP, {"b_status": status, "b_now": now}).rowcount == 0:
+        if conn.execute(BUMP_COUNT, {"b_status": status, "b_now": now}).rowcount == 0:
             upsert(
                 conn,
                 memo_cache_counts,
@@ -417,52 +375,3 @@ class MemoCache:
                 ["status"],
                 update={"n": memo_cache_counts.c.n + 1, "updated_at": now},
             )
-
-
-def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
-    """Validate a request's key, TTL and gate mode; raises ``ValueError`` naming the problem."""
-    if not isinstance(key, str) or not key.strip():
-        raise ValueError(f"key: must be a non-empty string, got {key!r}")
-    if len(key) > MAX_KEY_CHARS:
-        raise ValueError(f"key: {len(key)} characters, at most {MAX_KEY_CHARS}")
-    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)) or not math.isfinite(ttl_s) or ttl_s <= 0:
-        raise ValueError(f"ttl_s: must be a positive finite number of seconds, got {ttl_s!r}")
-    if gate_mode not in GATE_MODES:
-        raise ValueError(f"gate_mode: must be one of {', '.join(GATE_MODES)}, got {gate_mode!r}")
-
-
-# Statements of the hit path, built once (bound per call).
-_SELECT = select(memo_cache).where(memo_cache.c.key == bindparam("b_key"))
-_TOUCH = (
-    update(memo_cache)
-    .where(
-        memo_cache.c.key == bindparam("b_key"),
-        memo_cache.c.fingerprint == bindparam("b_fp"),
-        memo_cache.c.created_at == bindparam("b_created"),
-    )
-    .values(hits=memo_cache.c.hits + 1, last_hit_at=bindparam("b_now"))
-)
-_BUMP = (
-    update(memo_cache_counts)
-    .where(memo_cache_counts.c.status == bindparam("b_status"))
-    .values(n=memo_cache_counts.c.n + 1, updated_at=bindparam("b_now"))
-)
-
-
-def _same_row(row: Any) -> Any:
-    return and_(
-        memo_cache.c.key == row.key,
-        memo_cache.c.fingerprint == row.fingerprint,
-        memo_cache.c.created_at == row.created_at,
-    )
-
-
-def _summary(gate: GateResult) -> str:
-    if gate.status == "no_claims":
-        return "no_claims: nothing checkable"
-    kinds = sorted({v.kind for v in gate.violations})
-    return f"{gate.status}: {len(gate.violations)} violation(s): {', '.join(kinds)}" if kinds else gate.status
-
-
-def _failed(gate: GateResult) -> str:
-    return f"fresh memo failed the gate ({_summary(gate)}); not stored"

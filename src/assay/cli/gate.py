@@ -27,33 +27,33 @@ def gate_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
 ) -> None:
     """Run the sourcing gate on every case; exit 1 when any case fails, 2 on bad input."""
-    from assay.grounding.completeness import completeness
-    from assay.grounding.gate import SnapshotIndex, check_answer
-    from assay.grounding.impersonal import check_impersonal
+    from assay.grounding import IndexCache, score_answer
 
     with user_errors(ctx):
         cases = load_cases(file)
     counts = {"pass": 0, "fail": 0, "no_claims": 0}
-    indexes: dict[str, SnapshotIndex] = {}
+    indexes = IndexCache()  # variants of one question share their snapshot's index
     for case in cases:
-        snap = case.snapshot()
-        fp = snap.fingerprint()
-        if fp not in indexes:
-            indexes[fp] = SnapshotIndex.build(snap)
-        idx = indexes[fp]
-        g = check_answer(case.answer, snap, mode=mode.value, index=idx)
+        scored = score_answer(
+            case.answer,
+            case.snapshot(),
+            reference=case.reference,
+            mode=mode.value,
+            indexes=indexes,
+            gate_only=not as_json,
+        )
+        g = scored.gate
         counts[g.status] += 1
         if as_json:
-            comp = completeness(case.answer, snap, g, reference=case.reference)
-            imp = check_impersonal(case.answer)
+            assert scored.completeness is not None and scored.impersonal is not None  # gate_only=False
             rec = {
                 "id": case.id,
                 "variant": case.variant,
                 "status": g.status,
                 "mode": g.mode,
                 "violations": [v.model_dump() for v in g.violations],
-                "completeness": comp.model_dump(),
-                "impersonal": imp.model_dump(),
+                "completeness": scored.completeness.model_dump(),
+                "impersonal": scored.impersonal.model_dump(),
             }
             out.print(json.dumps(rec, ensure_ascii=False), markup=False)
         else:

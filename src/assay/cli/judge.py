@@ -64,7 +64,7 @@ def validate_cmd(
     """Judge every labelled case and report accuracy, balanced accuracy (and FaithBench span recall
     and anchor detectors) with 95% bootstrap CIs."""
     from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
-    from assay.judges.claims import DEFAULT_TOKEN_BUDGET
+    from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
 
     stem = name or f"validate-{dataset.value}"

@@ -84,8 +84,8 @@ def train_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
-    from assay.memory.learning.deploy import train_and_deploy
     from assay.memory.config import RerankerSettings
+    from assay.memory.learning.deploy import train_and_deploy
     from assay.memory.learning.train import TrainConfig, TrainingError
 
     with user_errors(ctx):

@@ -150,6 +150,8 @@ def completeness(
         answer_numbers = (gate.quantities if gate is not None else None) or extract_quantities(answer)
         stated = sum(any(_states(a, r) for a in answer_numbers) for r in ref_numbers)
         recall = stated / len(ref_numbers)
+    score: float | None
+    basis: Literal["reference", "material"] | None
     if recall is not None:
         score, basis = recall, "reference"
     elif material_ids:

@@ -25,19 +25,20 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
-from assay.grounding.match import (
-    Candidate,
-    CandidateSet,
-    MatchResult,
-    best_match,
-    derive,
-    fact_candidate,
-    near_value,
-    relative_precision,
-)
-from assay.grounding.passages import PassageNumbers, parse_passages
+from assay.grounding.candidates import Candidate, derive
+from assay.grounding.index import SnapshotIndex
+from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
 
-__all__ = ["GATE_VERSION", "GateResult", "Violation", "QuantityCheck", "SnapshotIndex", "check_answer", "resolve_mode"]
+__all__ = [
+    "GATE_VERSION",
+    "Mode",
+    "GateResult",
+    "Violation",
+    "QuantityCheck",
+    "CandidateRef",
+    "check_answer",
+    "resolve_mode",
+]
 
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
 #: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates,
@@ -57,11 +58,6 @@ UNCITED_DERIVATION_MAX_REL_TOL = 0.05
 #: no facts: every page holds a "1", so such a match is no evidence. Measured on FinanceBench
 #: (closing note of issue 2): answers whose "0" was moved to "1" passed by matching any "1".
 UNCITED_MIN_BARE_PASSAGE = 10
-
-#: Whether the facts of one period form a derivation group in uncited mode (besides rows). Off:
-#: on TAT-QA it raised the false-accept rate of answers moved by one displayed unit from 3.9%
-#: to 7.1% (target ≤5%) for 87.2% → 90.6% acceptance of gold answers (closing note of issue 2).
-UNCITED_PERIOD_GROUPS = False
 
 Mode = Literal["auto", "cited", "uncited"]
 ViolationKind = Literal["uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced"]
@@ -140,90 +136,6 @@ class GateResult(BaseModel):
         return out
 
 
-class SnapshotIndex:
-    """Candidates of one snapshot, built on first use and reused across answers (key: fingerprint).
-
-    Building is O(1): cited mode only turns the facts an answer cites into candidates, and the
-    uncited sets (every number, one-row derivations, parsed passages) are made when first asked.
-    """
-
-    def __init__(self, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS):
-        self.snapshot = snapshot
-        self.period_groups = period_groups
-        self._by_id = {f.id: f for f in snapshot.facts}
-        self._cands: dict[str, Candidate] = {}
-        self._rows: tuple[tuple[Candidate, ...], ...] | None = None
-        self._passages: PassageNumbers | None = None
-        self._direct: CandidateSet | None = None
-        self._derived: CandidateSet | None = None
-
-    @classmethod
-    def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
-        """Index ``snapshot``; with ``period_groups`` the facts of each period also form a
-        derivation group in uncited mode (see :data:`UNCITED_PERIOD_GROUPS`)."""
-        return cls(snapshot, period_groups=period_groups)
-
-    def has_fact(self, fact_id: str) -> bool:
-        """Whether the snapshot has a fact with this id."""
-        return fact_id in self._by_id
-
-    def fact(self, fact_id: str) -> Candidate:
-        """The candidate of one fact (``KeyError`` when absent)."""
-        c = self._cands.get(fact_id)
-        if c is None:
-            c = self._cands[fact_id] = fact_candidate(self._by_id[fact_id])
-        return c
-
-    @property
-    def facts(self) -> dict[str, Candidate]:
-        """Every fact's candidate, by id."""
-        return {fid: self.fact(fid) for fid in self._by_id}
-
-    @property
-    def fact_rows(self) -> tuple[tuple[Candidate, ...], ...]:
-        """Derivation groups of facts: rows (consecutive facts whose labels share the row part of
-        ``"row | column"``) and, with ``period_groups``, the facts of each period."""
-        if self._rows is None:
-            groups: list[list[Candidate]] = []
-            last_row = None
-            for f in self.snapshot.facts:
-                row = f.label.split(" | ")[0].strip().lower()
-                if row != last_row:
-                    groups.append([])
-                    last_row = row
-                groups[-1].append(self.fact(f.id))
-            if self.period_groups:
-                by_period: dict[str, list[Candidate]] = {}
-                for f in self.snapshot.facts:
-                    if f.period:
-                        by_period.setdefault(f.period, []).append(self.fact(f.id))
-                groups.extend(by_period.values())
-            self._rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
-        return self._rows
-
-    @property
-    def passages(self) -> PassageNumbers:
-        """The snapshot's source passages, parsed."""
-        if self._passages is None:
-            self._passages = parse_passages(self.snapshot.sources)
-        return self._passages
-
-    def uncited_direct(self) -> CandidateSet:
-        """Every fact and passage number."""
-        if self._direct is None:
-            self._direct = CandidateSet([*self.facts.values(), *self.passages.direct])
-        return self._direct
-
-    def uncited_derived(self) -> CandidateSet:
-        """One-operation derivations within each fact row and passage row."""
-        if self._derived is None:
-            out: list[Candidate] = []
-            for row in (*self.fact_rows, *self.passages.rows):
-                out.extend(derive(row))
-            self._derived = CandidateSet(out)
-        return self._derived
-
-
 def resolve_mode(
     answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN
 ) -> Literal["cited", "uncited"]:
@@ -258,6 +170,7 @@ def check_answer(
         checks, violations = _cited(claims, idx)
     else:
         checks, violations = _uncited(claims, idx)
+    status: Literal["pass", "fail", "no_claims"]
     if violations:
         status = "fail"
     elif not checks:

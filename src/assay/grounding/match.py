@@ -1,11 +1,10 @@
-"""Matching a stated quantity against the numbers of a snapshot: candidates, derivations, units.
+"""Matching a stated quantity against the numbers of a snapshot: precision, units, signs.
 
-A :class:`Candidate` is a number something may be backed by: a fact, a number of a source
-passage, or a ONE-operation derivation of two eligible numbers (a+b, a−b, a/b, a/b·100,
-(a−b)/b, (a−b)/b·100). :func:`match` decides whether a :class:`~assay.claims.Quantity` equals a
-candidate "at the precision the answer displays": after unit and scale normalisation,
-``|candidate − stated| ≤ ½·10^−decimals`` in the stated scale (``$30 billion`` ↔
-29,943,000,000; ``25.3%`` ↔ ratio 0.2531).
+The numbers are :class:`~assay.grounding.candidates.Candidate` objects (facts, passage numbers
+and their one-operation derivations, :mod:`assay.grounding.candidates`). :func:`match` decides
+whether a :class:`~assay.claims.Quantity` equals a candidate "at the precision the answer
+displays": after unit and scale normalisation, ``|candidate − stated| ≤ ½·10^−decimals`` in the
+stated scale (``$30 billion`` ↔ 29,943,000,000; ``25.3%`` ↔ ratio 0.2531).
 
 Unit compatibility (stated → candidate dimensions):
 
@@ -35,54 +34,16 @@ states a fall, and is recorded as ``sign_from_wording``. For derivations a state
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import permutations
-from typing import Literal
 
 import numpy as np
 
 from assay.claims import Quantity
-from assay.facts import Dimension, Fact
+from assay.grounding.candidates import Candidate
 
-__all__ = [
-    "Candidate",
-    "CandidateSet",
-    "MatchResult",
-    "match",
-    "best_match",
-    "fact_candidate",
-    "derive",
-    "near_value",
-    "relative_precision",
-]
-
-Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A number an answer may be backed by.
-
-    ``value`` is in base units (scale applied; percent in percent, ratio as a fraction);
-    ``displayed`` is the number as its source displays it (``None`` when not applicable);
-    ``ref`` names the fact id or passage location; ``derived_from`` the operand refs and ``op``
-    the operation for a derivation.
-    """
-
-    value: float
-    dim: Dim
-    ref: str
-    label: str = ""
-    currency: str | None = None
-    displayed: float | None = None
-    derived_from: tuple[str, ...] = ()
-    op: str | None = None
-    origin: Literal["fact", "passage", "derived"] = "fact"
-    period: str | None = None
-    chrono: bool | None = None
+__all__ = ["CandidateSet", "MatchResult", "match", "best_match", "near_value", "relative_precision"]
 
 
 @dataclass(frozen=True)
@@ -93,99 +54,6 @@ class MatchResult:
     candidate: Candidate | None = None
     sign_from_wording: bool = False
     unit_mismatch: bool = False
-
-
-def fact_candidate(fact: Fact) -> Candidate:
-    """The candidate for a fact (its base value, its dimension and currency)."""
-    spec = fact.unit_spec
-    return Candidate(
-        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period
-    )
-
-
-def derive(cands: Iterable[Candidate]) -> list[Candidate]:
-    """All ONE-operation derivations over ordered pairs of ``cands``.
-
-    a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
-    matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
-    yield ``pp``. When a and b have opposite signs, |a|/|b| is offered too (a cost shown as
-    ``(59,659)`` as a share of revenue). When both periods are known and differ, (a−b)/b is
-    formed only with b the earlier period, and a−b records whether it runs forward in time
-    (``chrono``): a stated direction ("grew", "fell") only matches a forward change. Division by
-    zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
-    (the facts cited in one sentence, or one table row).
-    """
-    items = list(cands)
-    out: list[Candidate] = []
-    for a, b in permutations(items, 2):
-        refs = (a.ref, b.ref)
-        ra, rb = period_rank(a.period), period_rank(b.period)
-        chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
-        if _additive(a, b):
-            dim: Dim = (
-                a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
-            )
-            cur = a.currency or b.currency
-            disp = (
-                (a.displayed + b.displayed, a.displayed - b.displayed)
-                if a.displayed is not None and b.displayed is not None
-                else (None, None)
-            )
-            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
-            out.append(
-                Candidate(
-                    a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono
-                )
-            )
-            if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
-                out.append(
-                    Candidate(
-                        a.value - b.value,
-                        "pp",
-                        f"{a.ref}-{b.ref}",
-                        "",
-                        None,
-                        None,
-                        refs,
-                        "a-b",
-                        "derived",
-                        chrono=chrono,
-                    )
-                )
-        if b.value != 0:
-            out.append(
-                Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived")
-            )
-            if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
-                out.append(
-                    Candidate(
-                        abs(a.value / b.value),
-                        "ratio",
-                        f"|{a.ref}|/|{b.ref}|",
-                        "",
-                        None,
-                        None,
-                        refs,
-                        "|a|/|b|",
-                        "derived",
-                    )
-                )
-            if chrono is not False:  # a change is relative to the earlier period
-                out.append(
-                    Candidate(
-                        (a.value - b.value) / b.value,
-                        "ratio",
-                        f"({a.ref}-{b.ref})/{b.ref}",
-                        "",
-                        None,
-                        None,
-                        refs,
-                        "(a-b)/b",
-                        "derived",
-                        chrono=chrono,
-                    )
-                )
-    return out
 
 
 class CandidateSet:
@@ -290,23 +158,6 @@ def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candid
     return best
 
 
-def period_rank(period: str | None) -> tuple[int, int] | None:
-    """Sortable (year, quarter) of a period label: ``FY2023`` → (2023, 0), ``Q3 2019`` → (2019, 3),
-    ``FY23`` → (2023, 0), ``December 31, 2019`` → (2019, 0); None when no year is found."""
-    if not period:
-        return None
-    m = re.search(r"(?<!\d)((?:19|20)\d{2})(?!\d)", period)
-    if m:
-        year = int(m.group(1))
-    else:
-        m = re.search(r"(?:FY|CY|'|’)\s?(\d{2})(?!\d)", period, re.I)
-        if not m:
-            return None
-        year = 2000 + int(m.group(1))
-    qm = re.search(r"\b(?:Q([1-4])|([1-4])Q)\b", period, re.I)
-    return year, int(qm.group(1) or qm.group(2)) if qm else 0
-
-
 def relative_precision(q: Quantity) -> float:
     """Half a displayed unit relative to the stated value (``7`` → 0.071, ``383.3`` → 0.00013)."""
     return 0.5 * 10.0 ** (-q.decimals) / max(abs(q.value), 1e-12)
@@ -319,15 +170,6 @@ def _sorted_keys(arr: np.ndarray) -> tuple[list[float], list[int]]:
     """Non-NaN values of ``arr`` sorted ascending, with their original indices."""
     order = [i for i in np.argsort(arr, kind="stable").tolist() if not np.isnan(arr[i])]
     return [float(arr[i]) for i in order], order
-
-
-_AMOUNTS = {"currency", "per_share", "amount", "none", "count"}
-
-
-def _additive(a: Candidate, b: Candidate) -> bool:
-    if a.dim in _AMOUNTS and b.dim in _AMOUNTS:
-        return a.currency is None or b.currency is None or a.currency == b.currency
-    return a.dim == b.dim
 
 
 def _stated(q: Quantity) -> float:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.claims import extract_quantities
+from assay.claims import Quantity, extract_quantities
 from assay.facts import SCALE_WORDS
-from assay.grounding.match import Candidate, Dim
+from assay.grounding.candidates import Candidate, Dim
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -74,12 +74,12 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
-def _quantities_by_line(passage: str) -> dict[int, list]:
+def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
     """Quantities of ``passage`` (parsed once) grouped by 1-based line number."""
     starts = [0]
     for line in passage.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    out: dict[int, list] = {}
+    out: dict[int, list[Quantity]] = {}
     li = 0
     for q in extract_quantities(passage, space_thousands=False):  # a space separates table cells
         while li + 1 < len(starts) and starts[li + 1] <= q.span[0]:
@@ -88,7 +88,7 @@ def _quantities_by_line(passage: str) -> dict[int, list]:
     return out
 
 
-def _candidate(q, header_scale: float, ref: str, label: str) -> Candidate:
+def _candidate(q: Quantity, header_scale: float, ref: str, label: str) -> Candidate:
     dim: Dim
     currency = None
     if q.unit == "%":

@@ -60,6 +60,7 @@ def compose(
         raise ValueError("rubric weights must be non-negative")
     dropped: dict[str, str] = {}
     avail: dict[str, float] = {}
+    values: dict[str, float] = {}
     for dim, w in weights.items():
         s = scores.get(dim)
         if dim == "faithfulness" and faithfulness_backend == "stub" and s is not None:
@@ -72,11 +73,12 @@ def compose(
             raise ValueError(f"{dim} score {s!r} outside [0, 1]")
         if w > 0:
             avail[dim] = w
+            values[dim] = float(s)
     if scores.get("sourcing") is None:
         return RubricResult(None, {}, dropped | {"composite": "no checkable quantity (no_claims)"})
     total = sum(avail.values())
     if total == 0:
         return RubricResult(None, {}, dropped)
     used = {d: w / total for d, w in avail.items()}
-    composite = sum(used[d] * float(scores[d]) for d in used)  # type: ignore[arg-type]
+    composite = sum(used[d] * values[d] for d in used)
     return RubricResult(round(composite, 4), {d: round(w, 4) for d, w in used.items()}, dropped)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.judges.claims import DEFAULT_TOKEN_BUDGET, JudgeVerdict, make_faithfulness_judge
+from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET, JudgeVerdict, make_faithfulness_judge
 from assay.judges.validation_sets import LabelledCase, load_faithbench, load_halueval
 from assay.stats import summarize
 
@@ -153,7 +153,7 @@ def validate_judge(
                 "predicted_hallucinated": p,
                 "claims": [c.model_dump() for c in v.claims],
             }
-            for it, v, p in zip(items, verdicts, pred)
+            for it, v, p in zip(items, verdicts, pred, strict=True)
         ],
     }
     return local, aggregate
@@ -214,11 +214,12 @@ def span_recall(
     """Share of Unwanted spans (of scored cases) overlapped by a claim judged unsupported.
 
     Returns ``{"value", "ci", "n_spans", "n_samples"}``; ``value`` ``None`` with no span.
-    Overlap: half-open ``[s, e)`` intervals intersect.
+    Overlap: half-open ``[s, e)`` intervals intersect. Raises ``ValueError`` when ``items`` and
+    ``verdicts`` differ in length (one verdict per case).
     """
     hits: list[float] = []
     keys: list[str] = []
-    for it, v in zip(items, verdicts):
+    for it, v in zip(items, verdicts, strict=True):
         if v.status != "scored" or not it.unwanted_spans:
             continue
         bad = [c.span for c in v.claims if not c.supported]

@@ -10,15 +10,8 @@ from hypothesis import strategies as st
 
 from assay.cases import Case
 from assay.evaluate import EvalConfig, run_eval
-from assay.judges.claims import (
-    SYSTEM_PROMPT,
-    build_request,
-    judge_claims,
-    make_faithfulness_judge,
-    split_claims,
-    valid_citations,
-    validate_reply,
-)
+from assay.judges.faithfulness import judge_claims, make_faithfulness_judge
+from assay.judges.faithfulness_prompt import SYSTEM_PROMPT, build_request, split_claims, valid_citations, validate_reply
 from assay.llm import LLMResponse
 
 CASE = Case(

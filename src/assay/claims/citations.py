@@ -1,0 +1,30 @@
+"""Citation markers in answer text (``[F3]``, ``[F3, F7]``) and the masking that keeps them, and
+numeric dates, out of the number reader (blanked to the same length, so spans stay valid)."""
+
+from __future__ import annotations
+
+import re
+
+from assay.claims.patterns import NUMERIC_DATE
+
+__all__ = ["DEFAULT_CITATION_PATTERN", "find_citations", "mask"]
+
+#: Default citation marker: ``[F3]``, ``[F3, F7]`` (adjacent markers ``[F3][F7]`` are two matches).
+DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9_.:\-]+(?:\s*[,;]\s*[A-Za-z0-9_.:\-]+)*)\s*\]"
+
+
+def find_citations(text: str, pattern: str | re.Pattern[str] = DEFAULT_CITATION_PATTERN) -> list[str]:
+    """All cited ids in ``text``, in order (``"[F3, F7] … [F1]"`` → ``["F3", "F7", "F1"]``)."""
+    ids: list[str] = []
+    for m in re.finditer(pattern, text):
+        ids.extend(p.strip() for p in _ID_SEP.split(m.group(1)) if p.strip())
+    return ids
+
+
+def mask(text: str, cite_re: re.Pattern[str]) -> str:
+    """Blank citation markers and numeric dates (same length, so spans stay valid)."""
+    blank = lambda m: " " * (m.end() - m.start())  # noqa: E731
+    return NUMERIC_DATE.sub(blank, cite_re.sub(blank, text))
+
+
+_ID_SEP = re.compile(r"[,;]")

@@ -1,0 +1,77 @@
+"""The vocabulary of the number reader: the quantity regex, currency symbols, and the patterns
+around a number that make it something else (a date, an ordinal, a code, a label).
+
+Pure data, compiled once at import; :mod:`assay.claims.quantities` applies them.
+"""
+
+from __future__ import annotations
+
+import re
+
+CURRENCY_SYMBOLS = {
+    "$": "USD",
+    "US$": "USD",
+    "S$": "SGD",
+    "HK$": "HKD",
+    "NZ$": "NZD",
+    "R$": "BRL",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₩": "KRW",
+    "C$": "CAD",
+    "A$": "AUD",
+}
+ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
+KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
+NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+#: The same without the plain-space thousands separator (source passages: there a space
+#: separates table cells, "Cost of sales 900 800" is two numbers, not 900,800).
+_NUM_NO_SPACE = NUM.replace(r"[ \u202f\u00a0]", r"[\u202f\u00a0]")
+
+
+def _number_regex(num: str) -> re.Pattern[str]:
+    """The quantity pattern around the number pattern ``num``."""
+    return re.compile(
+        r"(?<![\w.,$€£¥₩])"
+        r"(?P<open>\()?"
+        r"(?P<sign>[-−–](?=[\s$€£¥₩]?\d|\s?\.\d))?\s?"
+        r"(?:(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + ISO + r"\s)(?P<sign2>\s?[-−](?=\d|\.\d))?)?\s?"
+        r"(?P<open2>\()?"
+        r"(?P<num>" + num + r")"
+        r"(?P<kr>(?:\s?[조억만](?:\s?" + num + r"\s?[억만])?(?:\s?" + num + r"(?![\d.]))?))?"
+        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
+        r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|"
+        r"percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
+        r"(?P<close>\s?\)(?P<pct2>%)?)?"
+        r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
+        r"(?P<cur2>\s?(?:원|won\b|dollars?\b|euros?\b|" + ISO + r"\b))?"
+        r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
+    )
+
+
+NUMBER = _number_regex(NUM)
+NUMBER_NO_SPACE = _number_regex(_NUM_NO_SPACE)
+
+_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+DATE_BEFORE = re.compile(_MONTHS + r"\.?\s+$")
+DATE_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s*,?\s*" + _MONTHS + r"\b|^,\s*(?:19|20)\d\d")
+#: Numeric dates, masked before numbers are read: 2019-12-31, 12/31/2019, 31.12.2019, 12/31.
+NUMERIC_DATE = re.compile(
+    r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)"
+)
+FORMULA_CONSTANTS = {1.0, 2.0, 3.0, 4.0, 12.0, 100.0, 365.0, 1000.0}
+ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b")
+DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|hours?|minutes?)\b", re.I)
+#: Korean dates, periods and ordinals written right after the number: 2023년 3월 31일, 3분기,
+#: 상반기, 12개월, 2위, 3번째, 2차, 제5호.
+KOREAN_LABEL_AFTER = re.compile(r"^(?:년|월|일|분기|반기|개월|위|번째|차|호)")
+CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
+LABEL_BEFORE = re.compile(
+    r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$"
+)
+
+GROUPING = re.compile(r"[,\s\u202f\u00a0]")

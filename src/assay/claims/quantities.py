@@ -1,0 +1,297 @@
+"""Quantities in text: numbers with their sign, unit, scale, displayed precision and wording.
+
+``extract_quantities(text)`` is the number parser (used on answers and on source passages).
+
+What counts as a quantity: a number with its sign (leading ``-``/``−``, after a currency symbol
+``$-5``, or ``(3.1)``, ``(5)%``, ``($0.25 per share)`` parentheses), thousands separators
+(``1,577``, ``1 577``), decimals, currency (``$``, ``€``, ``£``, ``¥``, ``₩``, ``원``, ISO codes
+before or after), percent (``%``, ``percent``), percentage points (``pp``, ``percentage
+points``; basis points as pp/100), multiples (``1.5x``, ``times``), per-share amounts, scale
+words and suffixes (thousand/million/billion/trillion, ``K``/``M``/``B``/``bn``/``mn``; Korean
+``만``/``억``/``조``, combinable as ``5조 3,000억``) and ranges (``5–7%``, ``$1.2-1.5 billion``:
+both ends become quantities sharing the unit). NOT quantities: years (1900–2100 written bare or
+as a label in parentheses, ``(2021)``), dates, Korean dates, periods and ordinals (``3월``,
+``3분기``, ``12개월``, ``2위``), ordinals (``3rd``), list numbers (``1.`` / ``(2)`` at a line
+start), citation markers (``[F3]``, ``[3]``), codes attached to letters (``FY2019``, ``Q3``,
+``10-K``, ``COVID-19``; a one-letter K/M/B suffix is a scale only after a currency, so ``$5M``
+is five million but ``3M`` and ``10K`` are names), durations (``12 months``), and formula
+constants next to an operator (``× 100``, ``/ 2``). In a formula a minus between numbers is an
+operator, not a sign, and parentheses group (``(0.1652) x 100`` is not negative). Spans are
+code-point offsets ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.patterns import (
+    CODE_AFTER,
+    CURRENCY_SYMBOLS,
+    DATE_AFTER,
+    DATE_BEFORE,
+    DURATION_AFTER,
+    FORMULA_CONSTANTS,
+    GROUPING,
+    KOREAN_LABEL_AFTER,
+    KOREAN_SCALE,
+    LABEL_BEFORE,
+    NUM,
+    NUMBER,
+    NUMBER_NO_SPACE,
+    ORDINAL_AFTER,
+)
+from assay.claims.wording import WordIndex, direction_after
+from assay.facts import SCALE_WORDS
+
+__all__ = ["Quantity", "extract_quantities", "extract_masked"]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number stated in text.
+
+    ``value`` is signed and before scale (``1.2`` for ``$1.2 billion``); ``scale`` the multiplier
+    (``1e9``); ``unit`` one of an ISO currency code, ``"<ISO>/share"``, ``"%"``, ``"pp"``, ``"x"``
+    or ``None`` (bare number); ``decimals`` the displayed decimals (``383.3`` → 1).
+    ``explicit_sign`` is True when the text wrote a minus or parentheses. ``direction`` is +1/−1
+    when a verb of change precedes it ("grew", "fell"), else None; ``sign_wording`` is True when
+    the wording carries an outflow sign ("spent", "paid", "capex"). ``range_id`` links the two
+    ends of a range.
+    """
+
+    text: str
+    span: tuple[int, int]
+    value: float
+    scale: float = 1.0
+    unit: str | None = None
+    decimals: int = 0
+    explicit_sign: bool = False
+    direction: int | None = None
+    sign_wording: bool = False
+    range_id: int | None = None
+
+    @property
+    def base_value(self) -> float:
+        """``value * scale`` (``$1.2 billion`` → ``1.2e9``)."""
+        return self.value * self.scale
+
+    @property
+    def has_scale_word(self) -> bool:
+        """True when a scale word/suffix was written (``million``, ``bn``, ``억``)."""
+        return self.scale != 1.0
+
+
+def extract_quantities(
+    text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN, space_thousands: bool = True
+) -> list[Quantity]:
+    """Every quantity stated in ``text``, in order of appearance (rules in the module docstring).
+
+    ``space_thousands=False`` reads a plain space as a separator between numbers, not a
+    thousands separator (source passages: ``"Cost of sales 900 800"`` is 900 and 800; the
+    no-break and narrow no-break spaces still group thousands).
+    """
+    return extract_masked(mask(text, re.compile(citation_pattern)), space_thousands)
+
+
+def extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]:
+    """Every quantity of ``masked`` (a text already through :func:`~assay.claims.citations.mask`):
+    :func:`extract_quantities` without the masking, for callers that mask once for several uses."""
+    out: list[Quantity] = []
+    words = WordIndex(masked)
+    for m in (NUMBER if space_thousands else NUMBER_NO_SPACE).finditer(masked):
+        q = _to_quantity(masked, m, words)
+        if q is not None:
+            out.append(q)
+    return _link_ranges(masked, out)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _parse_num(s: str) -> tuple[float, int]:
+    clean = GROUPING.sub("", s)
+    decimals = len(clean.split(".")[1]) if "." in clean else 0
+    return float(clean), decimals
+
+
+def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | None:
+    g = m.groupdict()
+    start, end = m.start(), m.end()
+    num_start, num_end = m.start("num"), m.end("num")
+    value, decimals = _parse_num(g["num"])
+    paren = bool((g["open"] or g["open2"]) and g["close"])
+    if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
+        close_after = re.match(r"\s?\)", text[end : end + 2])
+        if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
+            paren, end = True, end + close_after.end()
+    if not paren:
+        g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
+    if (g["open"] or g["open2"]) and not paren:
+        start = (
+            m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)
+        )  # an unclosed "(" is not part of it
+    if g["close"] is not None and not paren:
+        end = m.start("close")
+        g["scale2"] = None
+    while start < num_start and text[start].isspace():
+        start += 1
+    if not g["sign"] and g["sign2"]:
+        g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
+    if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8) : start]):  # same line only
+        g["sign"] = None  # a binary minus: "177,866 - 135,987"
+        start = m.start("cur") if g["cur"] else num_start
+    if paren and (
+        re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end : end + 5])
+        or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4) : start])
+    ):
+        paren = False  # grouping in a formula: "(0.1652) x 100"
+    before, after = text[max(0, start - 24) : start], text[end : end + 24]
+    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "pct2", "kr", "share"))
+    # --- things that are not quantities
+    if CODE_AFTER.match(after) and not unit_written:
+        return None
+    if re.search(r"[A-Za-z]-$", before):
+        return None  # a code: "COVID-19", "Form 10-K"
+    if (
+        not unit_written
+        and "." not in g["num"]
+        and value in FORMULA_CONSTANTS
+        and (re.search(r"(?:[*/×÷]|\bx)\s*$", before) or re.match(r"\s*[*/×÷]", after))
+    ):
+        return None  # a formula constant: "× 100", "/ 2"
+    if ORDINAL_AFTER.match(text[num_end : num_end + 3]):
+        return None
+    is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
+    if not unit_written and not g["sign"] and paren and is_year:
+        return None  # a year label in parentheses: "Total current assets (2021): $19,815 million"
+    if not unit_written and not paren and not g["sign"]:
+        if is_year:
+            return None  # a year
+        if DATE_BEFORE.search(before) or DATE_AFTER.match(after):
+            return None
+        if LABEL_BEFORE.search(before):
+            return None
+        if DURATION_AFTER.match(after):
+            return None
+        if KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
+            return None  # a Korean date, period or ordinal: "3월", "3분기"
+        line_start = text.rfind("\n", 0, start) + 1
+        if (
+            not text[line_start:start].strip()
+            and not g["open"]
+            and re.match(r"^[.)]\s", text[num_end : num_end + 2])
+            and value < 100
+        ):
+            return None  # list number "1. " / "2) "
+    if paren and not unit_written and "." not in g["num"] and value < 10:
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip() or re.search(r"[:;]\s*$", text[line_start:start]):
+            return None  # list marker "(2)"
+    # --- unit and scale
+    unit: str | None = None
+    cur = (g["cur"] or "").strip() or (g["cur2"] or "").strip()
+    if cur:
+        unit = CURRENCY_SYMBOLS.get(cur) or {
+            "원": "KRW",
+            "won": "KRW",
+            "dollar": "USD",
+            "dollars": "USD",
+            "euro": "EUR",
+            "euros": "EUR",
+        }.get(cur.lower(), cur.upper())
+    scale = 1.0
+    if g["kr"]:
+        value, scale, decimals = _korean(value, decimals, g["kr"])
+    if g["scale"] or g["scale2"]:
+        w = (g["scale"] or g["scale2"]).strip()
+        scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
+        if w in ("K", "M", "B") and not cur:
+            return None  # a code or name, not a magnitude: "3M" (the company), "10K", "Item 1B"
+    suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
+    if suffix:
+        if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith(
+            "percentage point"
+        ):
+            unit = "pp"
+        elif suffix in ("%", "percent", "pct") or suffix.startswith("per"):
+            unit = "%"
+        elif suffix.startswith("basis point") or suffix == "bps":
+            unit, scale = "pp", 0.01
+        else:
+            unit = "x"
+    if g["share"] and unit not in ("%", "pp", "x"):
+        unit = f"{unit or 'USD'}/share"
+    sign_char = g["sign"] or ""
+    if sign_char == "–" and not (before.strip() == "" or before.rstrip().endswith(("(", ":", "of", "was", "is", "at"))):
+        return None
+    negative = bool(sign_char) or paren
+    value = -value if negative else value
+    q_start = start
+    while q_start < len(text) and text[q_start].isspace():
+        q_start += 1
+    q_end = end
+    while q_end > q_start and text[q_end - 1].isspace():
+        q_end -= 1
+    direction, sign_wording = words.wording(q_start)
+    if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
+        direction = direction_after(text, q_end)
+    return Quantity(
+        text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording
+    )
+
+
+def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
+    """``1,234억`` → (1234, 1e8, 0); ``5조 3,000억`` → (53000, 1e8, 0)."""
+    parts = re.findall(r"(" + NUM + r")?\s?([조억만])?", tail)
+    terms: list[tuple[float, float]] = []
+    pending = value
+    for num, unit in parts:
+        if num:
+            pending, decimals = _parse_num(num)
+        if unit:
+            terms.append((pending, KOREAN_SCALE[unit]))
+            pending = 0.0
+    if pending:
+        terms.append((pending, 1.0))  # trailing units ("1억 5000") are ones
+    smallest = min((sc for _, sc in terms), default=1.0)
+    # summed in units of the smallest scale: one term (the usual case) keeps its value exactly
+    # (1.2억 stays 1.2, not 1.2e8 / 1e8 = 1.2000000000000002)
+    return sum(v * (sc / smallest) for v, sc in terms), smallest, decimals
+
+
+def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
+    """Give both ends of ``5–7%`` / ``$1.2-1.5 billion`` / ``5% to 7%`` the shared unit and scale."""
+    out = list(qs)
+    rid = 0
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        between = text[a.span[1] : b.span[0]]
+        joined = re.fullmatch(r"\s*(?:[-–—]|to)\s*", between) is not None
+        if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
+            # "5-7%": the regex read "-7%" as a negative number
+            b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
+            joined = True
+        if not joined or (a.unit and b.unit and a.unit != b.unit):
+            continue
+        if a.unit is None and a.scale == 1.0 and (b.unit or b.scale != 1.0):
+            a = replace(a, scale=b.scale, unit=b.unit)
+        elif a.unit and b.unit is None and b.scale == 1.0:
+            b = replace(b, scale=a.scale, unit=a.unit)
+        elif a.unit and b.unit is None and a.scale == 1.0 and b.scale != 1.0:
+            # "$1.2-1.5 billion": the currency is written on the first end, the scale on the last
+            a = replace(a, scale=b.scale)
+            b = replace(b, unit=a.unit)
+        elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
+            a = replace(a, scale=b.scale)
+        if b.direction is None and a.direction is not None:
+            # "fell 5% to 7%": the verb governs both ends
+            b = replace(b, direction=a.direction)
+        elif a.direction is None and b.direction is not None:
+            # "a 5–7% decline"
+            a = replace(a, direction=b.direction)
+        rid += 1
+        out[i] = replace(a, range_id=rid)
+        out[i + 1] = replace(b, range_id=rid)
+    return out

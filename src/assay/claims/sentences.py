@@ -1,0 +1,119 @@
+"""Sentence claims of an answer: sentence splitting, and each sentence's citations and quantities.
+
+``extract_claims(text)`` splits an answer into sentence-level :class:`Claim` objects, each with
+its citation ids and the :class:`~assay.claims.quantities.Quantity` objects it states.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask
+from assay.claims.quantities import Quantity, extract_masked
+
+__all__ = ["Claim", "extract_claims", "split_sentences"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of an answer: its text, span, the quantities it states and the ids it cites."""
+
+    text: str
+    span: tuple[int, int]
+    numbers: tuple[Quantity, ...] = ()
+    citations: tuple[str, ...] = field(default_factory=tuple)
+
+
+def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> list[Claim]:
+    """Split ``text`` into sentence claims with their quantities and citation ids.
+
+    A citation marker right after a sentence's final period (``… $5 billion. [F1]``) belongs to
+    that sentence. Spans index into ``text``.
+    """
+    cite_re = re.compile(citation_pattern)
+    masked = mask(text, cite_re)
+    quantities = extract_masked(masked)
+    starts = [q.span[0] for q in quantities]
+    claims: list[Claim] = []
+    for start, end in split_sentences(text, masked):
+        sentence = text[start:end]
+        cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
+        nums = tuple(quantities[bisect_left(starts, start) : bisect_left(starts, end)])
+        claims.append(Claim(sentence, (start, end), nums, cites))
+    return claims
+
+
+def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int]]:
+    """Sentence spans ``[start, end)`` of ``text`` (whitespace trimmed, empty ones dropped).
+
+    Splits after ``.``/``!``/``?``/``。`` followed by whitespace, and at line breaks; never inside a
+    decimal or after a common abbreviation (``Inc.``, ``U.S.``). ``masked`` is ``text`` with
+    citation markers blanked; a marker that opens a sentence is moved to the previous one.
+    """
+    masked = masked if masked is not None else mask(text, re.compile(DEFAULT_CITATION_PATTERN))
+    cuts = [0]
+    for m in _SENT_END.finditer(masked):
+        word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
+        if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        cuts.append(m.end())
+    cuts.extend(m.end() for m in _NEWLINES.finditer(masked))
+    cuts = sorted(set(cuts)) + [len(text)]
+    spans: list[tuple[int, int]] = []
+    for a, b in pairwise(cuts):
+        seg = text[a:b]
+        lead = _LEAD_MARKERS.match(seg) if "[" in seg[:8] or seg[:1].isspace() else None
+        if lead and spans and lead.end() < len(seg.rstrip()) + 1:
+            pa, _ = spans[-1]
+            spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
+            a += lead.end()
+        s, e = a, b
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            spans.append((s, e))
+    return spans
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_ABBREVIATIONS = {
+    "inc",
+    "corp",
+    "co",
+    "ltd",
+    "u.s",
+    "vs",
+    "e.g",
+    "i.e",
+    "approx",
+    "no",
+    "mr",
+    "ms",
+    "dr",
+    "st",
+    "fig",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "est",
+    "etc",
+}
+_ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
+_NEWLINES = re.compile(r"\n+")
+_LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
+_SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")

@@ -1,0 +1,165 @@
+"""Candidates: the numbers an answer may be backed by, and their one-operation derivations.
+
+A :class:`Candidate` is a fact (:func:`fact_candidate`), a number of a source passage
+(:mod:`assay.grounding.passages`), or a ONE-operation derivation of two eligible numbers
+(:func:`derive`: a+b, a−b, a/b, a/b·100, (a−b)/b, (a−b)/b·100). Whether a stated quantity
+equals a candidate is decided in :mod:`assay.grounding.match`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Literal
+
+from assay.facts import Dimension, Fact
+
+__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "period_rank"]
+
+Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A number an answer may be backed by.
+
+    ``value`` is in base units (scale applied; percent in percent, ratio as a fraction);
+    ``displayed`` is the number as its source displays it (``None`` when not applicable);
+    ``ref`` names the fact id or passage location; ``derived_from`` the operand refs and ``op``
+    the operation for a derivation.
+    """
+
+    value: float
+    dim: Dim
+    ref: str
+    label: str = ""
+    currency: str | None = None
+    displayed: float | None = None
+    derived_from: tuple[str, ...] = ()
+    op: str | None = None
+    origin: Literal["fact", "passage", "derived"] = "fact"
+    period: str | None = None
+    chrono: bool | None = None
+
+
+def fact_candidate(fact: Fact) -> Candidate:
+    """The candidate for a fact (its base value, its dimension and currency)."""
+    spec = fact.unit_spec
+    return Candidate(
+        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period
+    )
+
+
+def derive(cands: Iterable[Candidate]) -> list[Candidate]:
+    """All ONE-operation derivations over ordered pairs of ``cands``.
+
+    a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
+    matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
+    yield ``pp``. When a and b have opposite signs, |a|/|b| is offered too (a cost shown as
+    ``(59,659)`` as a share of revenue). When both periods are known and differ, (a−b)/b is
+    formed only with b the earlier period, and a−b records whether it runs forward in time
+    (``chrono``): a stated direction ("grew", "fell") only matches a forward change. Division by
+    zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
+    (the facts cited in one sentence, or one table row).
+    """
+    items = list(cands)
+    out: list[Candidate] = []
+    for a, b in permutations(items, 2):
+        refs = (a.ref, b.ref)
+        ra, rb = period_rank(a.period), period_rank(b.period)
+        chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
+        if _additive(a, b):
+            dim: Dim = (
+                a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
+            )
+            cur = a.currency or b.currency
+            disp = (
+                (a.displayed + b.displayed, a.displayed - b.displayed)
+                if a.displayed is not None and b.displayed is not None
+                else (None, None)
+            )
+            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
+            out.append(
+                Candidate(
+                    a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono
+                )
+            )
+            if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
+                out.append(
+                    Candidate(
+                        a.value - b.value,
+                        "pp",
+                        f"{a.ref}-{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "a-b",
+                        "derived",
+                        chrono=chrono,
+                    )
+                )
+        if b.value != 0:
+            out.append(
+                Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived")
+            )
+            if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
+                out.append(
+                    Candidate(
+                        abs(a.value / b.value),
+                        "ratio",
+                        f"|{a.ref}|/|{b.ref}|",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "|a|/|b|",
+                        "derived",
+                    )
+                )
+            if chrono is not False:  # a change is relative to the earlier period
+                out.append(
+                    Candidate(
+                        (a.value - b.value) / b.value,
+                        "ratio",
+                        f"({a.ref}-{b.ref})/{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "(a-b)/b",
+                        "derived",
+                        chrono=chrono,
+                    )
+                )
+    return out
+
+
+def period_rank(period: str | None) -> tuple[int, int] | None:
+    """Sortable (year, quarter) of a period label: ``FY2023`` → (2023, 0), ``Q3 2019`` → (2019, 3),
+    ``FY23`` → (2023, 0), ``December 31, 2019`` → (2019, 0); None when no year is found."""
+    if not period:
+        return None
+    m = re.search(r"(?<!\d)((?:19|20)\d{2})(?!\d)", period)
+    if m:
+        year = int(m.group(1))
+    else:
+        m = re.search(r"(?:FY|CY|'|’)\s?(\d{2})(?!\d)", period, re.I)
+        if not m:
+            return None
+        year = 2000 + int(m.group(1))
+    qm = re.search(r"\b(?:Q([1-4])|([1-4])Q)\b", period, re.I)
+    return year, int(qm.group(1) or qm.group(2)) if qm else 0
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_AMOUNTS = {"currency", "per_share", "amount", "none", "count"}
+
+
+def _additive(a: Candidate, b: Candidate) -> bool:
+    if a.dim in _AMOUNTS and b.dim in _AMOUNTS:
+        return a.currency is None or b.currency is None or a.currency == b.currency
+    return a.dim == b.dim

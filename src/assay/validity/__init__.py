@@ -1,1 +1,0 @@
-"""Validity checks of the deterministic gate on public data (TAT-QA, FinanceBench)."""
