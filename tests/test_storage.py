@@ -236,7 +236,7 @@ def test_unwritable_sqlite_folder_is_named_in_the_error(tmp_path, monkeypatch):
         pass
 
     err = Orig("unable to open database file")
-    monkeypatch.setattr("assay.storage.os.access", lambda path, mode: False)  # a read-only mount, even for root
+    monkeypatch.setattr("assay.storage.engine.os.access", lambda path, mode: False)  # a read-only mount, even for root
     msg = describe_db_error(err, f"sqlite:///{tmp_path}/x.db")
     assert f"SQLite must be able to write in {tmp_path}" in msg
     monkeypatch.undo()

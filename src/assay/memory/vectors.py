@@ -7,7 +7,7 @@ Chosen once, at a store's start-up (:func:`open_vector_path`):
   one matrix–vector product.
 - ``pgvector`` (PostgreSQL where :func:`assay.storage.vector_support` finds or creates the
   extension): the store keeps ``memory_vectors(seq → memories.seq, embedding vector(dim))``
-  (:class:`assay.storage_vector.VectorMirror`: why a separate table, the backfill, the
+  (:class:`assay.storage.vector.VectorMirror`: why a separate table, the backfill, the
   HNSW/``vector_cosine_ops`` index or none for pgvector < 0.5) and each search asks PostgreSQL
   for the top ``max(depth, settings.pgvector_candidates)`` memories by cosine similarity
   (``1 − cosine distance``). The index turns them into the composite ranking exactly as on the
@@ -98,7 +98,7 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
 
     SQLite: ``numpy`` without a query. PostgreSQL: :func:`assay.storage.vector_support` (tries
     ``CREATE EXTENSION vector`` when it is available); with pgvector, the mirror is created or
-    caught up (:meth:`~assay.storage_vector.VectorMirror.ensure`; the first time on a populated
+    caught up (:meth:`~assay.storage.vector.VectorMirror.ensure`; the first time on a populated
     store this is the backfill from ``real[]``). A refusal (no privilege) falls back to ``numpy``
     and says why in ``detail``. Raises :class:`assay.storage.DatabaseUnavailableError` when the
     server cannot be reached.
@@ -106,7 +106,7 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
     from sqlalchemy.exc import DBAPIError
 
     from assay.storage import describe_db_error
-    from assay.storage_vector import VectorMirror
+    from assay.storage.vector import VectorMirror
 
     vs = vector_support(engine)
     if vs.path != "pgvector" and "refused" in vs.detail:  # another store may have created it at the same moment
