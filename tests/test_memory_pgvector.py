@@ -29,7 +29,8 @@ DIM = 384
 
 
 def _data(n: int, seed: int = 3) -> tuple[list[dict], np.ndarray, np.ndarray, list[str]]:
-    """``n`` memories (texts from a 200-word vocabulary, 3 scopes), clustered unit vectors, cluster centres, the vocabulary."""
+    """``n`` memories (texts from a 200-word vocabulary, 3 scopes), clustered unit vectors, cluster centres, the
+    vocabulary."""
     rng = np.random.default_rng(seed)
     words = [f"w{i:03d}" for i in range(200)]
     centres = rng.normal(size=(12, DIM))
@@ -203,7 +204,8 @@ def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url
     mirror = store.vector_path.mirror
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 20
-    store.index()  # re-encodes the other model's rows with this store's embedder, mirror updated in the same transaction
+    # re-encodes the other model's rows with this store's embedder, mirror updated in the same transaction
+    store.index()
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 40
         assert conn.execute(text("SELECT count(*) FROM memories WHERE embedding_model = 'another-model'")).scalar() == 0

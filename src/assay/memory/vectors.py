@@ -72,13 +72,15 @@ class VectorPath:
     mirror: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "detail", "pgvector": version | None, "index": "hnsw" | "none" | None}`` (no ids: safe to share)."""
+        """``{"path", "detail", "pgvector": version | None, "index": "hnsw" | "none" | None}`` (no ids: safe to
+        share)."""
         return {"path": self.path, "detail": self.detail, "pgvector": self.version, "index": self.index}
 
     def dense_source(
         self, engine: Any, settings: MemorySettings
     ) -> Callable[[np.ndarray, int], DensePool | None] | None:
-        """The callable :meth:`~assay.memory.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the numpy path."""
+        """The callable :meth:`~assay.memory.index.MemoryIndex.rank` takes as ``dense_pool``, or ``None`` on the
+        numpy path."""
         if self.path != "pgvector" or self.mirror is None:
             return None
         return partial(_pool, self, engine, settings.pgvector_exact)
