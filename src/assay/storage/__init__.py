@@ -22,6 +22,7 @@ from assay.storage.engine import (
     safe_url,
 )
 from assay.storage.schema import (
+    HEAD_REVISION,
     SCHEMA_VERSION,
     STORE_MODULES,
     FloatVector,
@@ -30,6 +31,7 @@ from assay.storage.schema import (
     insert_ignore,
     metadata,
     schema_info,
+    store_metadata,
     upsert,
 )
 from assay.storage.vector import VectorSupport, vector_support
@@ -54,4 +56,6 @@ __all__ = [
     "decode_json_texts",
     "PG_CONNECT_ARGS",
     "STORE_MODULES",
+    "HEAD_REVISION",
+    "store_metadata",
 ]

@@ -1,18 +1,19 @@
-"""The schema: one SQLAlchemy metadata for every store, portable upserts, and its creation.
+"""The schema: one SQLAlchemy metadata for every store, portable upserts, and its versioning.
 
 Every store defines its tables on :data:`metadata` in its own room (``memory/tables.py``,
-``cache/store.py``, ``llm/cache.py``, ``verdicts/store.py``). Tables are created idempotently by
-:func:`init_db`, which every store calls on first use, so ``assay init-db`` is never a required
-step. Dialect-specific SQL lives only in :mod:`assay.storage` (here, :mod:`~assay.storage.engine`
-and :mod:`~assay.storage.vector`).
+``cache/store.py``, ``llm/cache.py``, ``verdicts/store.py``). The schema in a database is
+versioned by Alembic revisions (:mod:`assay.storage.migrations`): :func:`init_db`, which every
+store calls when it opens, creates a new database or upgrades an older one in place, so
+``assay init-db`` is never a required step. Dialect-specific SQL lives only in
+:mod:`assay.storage` (here, :mod:`~assay.storage.engine` and :mod:`~assay.storage.vector`).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import (
@@ -29,11 +30,14 @@ from sqlalchemy import (
     func,
     select,
 )
+from sqlalchemy.exc import DBAPIError
 
+from assay import __version__
 from assay.storage.engine import SchemaVersionError, StorageError, describe_db_error
 
 __all__ = [
     "SCHEMA_VERSION",
+    "HEAD_REVISION",
     "metadata",
     "schema_info",
     "init_db",
@@ -42,16 +46,24 @@ __all__ = [
     "FloatVector",
     "decode_json_texts",
     "STORE_MODULES",
+    "store_metadata",
 ]
 
-#: Version of the schema below; bump with a migration when a table changes.
+#: The schema version this code makes: the number of its newest Alembic revision (``0001`` is
+#: version 1). ``init_db`` returns it, ``assay init-db`` prints it, and ``schema_info`` records it
+#: for the assay releases before Alembic, which refuse a database whose version is newer than
+#: theirs. Bump it with every new revision (a test checks the two agree).
 SCHEMA_VERSION = 1
+
+#: The revision id of :data:`SCHEMA_VERSION` (what ``alembic_version`` holds at this code's schema).
+HEAD_REVISION = f"{SCHEMA_VERSION:04d}"
 
 metadata = MetaData()
 
-#: Modules that define store tables on :data:`metadata` (imported by :func:`init_db`).
+#: Modules that define store tables on :data:`metadata` (imported by :func:`store_metadata`).
 STORE_MODULES: tuple[str, ...] = ("assay.verdicts.store", "assay.llm.cache", "assay.cache", "assay.memory.tables")
 
+#: The pre-Alembic record of the schema version, one row per upgrade (kept: older releases read it).
 schema_info = Table(
     "schema_info",
     metadata,
@@ -63,20 +75,37 @@ schema_info = Table(
 
 
 def init_db(engine: Engine) -> int:
-    """Create every table of :data:`metadata` if missing and record the schema version.
+    """Create the schema in a new database or upgrade an older one in place; returns :data:`SCHEMA_VERSION`.
 
-    Idempotent. Returns the schema version. Raises :class:`SchemaVersionError` when the database
-    was created by newer code, and :class:`StorageError` when it cannot be opened or is not a
-    database (the driver's reason, the URL with its password hidden).
+    Idempotent, and cheap on a database already at this code's revision (two small queries:
+    every store calls it when it opens). Otherwise, under the schema lock — ``BEGIN IMMEDIATE``
+    on SQLite, an advisory lock on PostgreSQL, so concurrent callers (processes too) wait for the
+    first and then find the work done — Alembic runs the missing revisions in one transaction:
+    all of them on a new database; on a database made before Alembic (``schema_info`` but no
+    ``alembic_version``) revision ``0001`` checks the tables it finds and creates the missing
+    ones, then the later revisions run. ``schema_info`` gets a row when the version rises.
+
+    Raises :class:`SchemaVersionError` when a newer assay migrated the database (a revision
+    this code does not ship, or a newer ``schema_info`` version) or a table of assay's name
+    lacks columns; :class:`StorageError` when it cannot be opened or is not a database (the
+    driver's reason, the URL with its password hidden); :class:`DatabaseUnavailableError`
+    when the server cannot be reached.
     """
-    from sqlalchemy.exc import DBAPIError
-
-    for mod in STORE_MODULES:
-        importlib.import_module(mod)  # each defines its tables on `metadata`
     try:
-        return _create_schema(engine)
+        with engine.connect() as conn:
+            if _revisions(conn) == [HEAD_REVISION]:
+                return SCHEMA_VERSION
+        return _upgrade(engine)
     except DBAPIError as e:
         raise StorageError(describe_db_error(e, engine)) from None
+
+
+def store_metadata() -> MetaData:
+    """:data:`metadata` with every store's tables on it (imports :data:`STORE_MODULES`): the schema
+    the newest revision must create, which ``revision --autogenerate`` compares a database with."""
+    for name in STORE_MODULES:
+        importlib.import_module(name)
+    return metadata
 
 
 def upsert(
@@ -177,60 +206,66 @@ def _dialect_insert(conn: Connection, what: str):
     return insert
 
 
-def _create_schema(engine: Engine) -> int:
-    """Create the tables and record or check the schema version (see :func:`init_db`)."""
-    from sqlalchemy.exc import DBAPIError
+def _upgrade(engine: Engine) -> int:
+    """The slow path of :func:`init_db`: run the missing revisions under the schema lock."""
+    from assay.storage import migrations  # Alembic: ~0.5 s of imports, paid only when a database needs it
 
-    for attempt in range(1, _SCHEMA_TRIES + 1):
-        try:
-            with engine.begin() as conn:
-                if conn.dialect.name == "postgresql":  # one creator at a time; DDL is transactional there
-                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
-                metadata.create_all(conn)
-                _check_columns(conn)
-                return _record_version(conn)
-        except DBAPIError:  # SQLite: another process created a table between check and CREATE
-            if attempt == _SCHEMA_TRIES:
-                raise
-            time.sleep(0.05 * attempt)
-    raise AssertionError("unreachable")
+    with _schema_lock(engine) as conn:
+        found = _revisions(conn)
+        if found != [HEAD_REVISION]:  # else another caller upgraded it while this one waited
+            _refuse_newer(conn, found, migrations.known_revisions())
+            migrations.upgrade(conn)
+            _record_version(conn)
+    return SCHEMA_VERSION
 
 
-def _check_columns(conn: Connection) -> None:
-    """Raise :class:`SchemaVersionError` when a table of :data:`metadata` exists without some of
-    its columns (``create_all`` skips existing tables: a foreign or older table would otherwise
-    pass ``init-db`` and fail at its first query)."""
-    from sqlalchemy import inspect
-
-    insp = inspect(conn)
-    for table in metadata.sorted_tables:
-        have = {c["name"] for c in insp.get_columns(table.name)}
-        missing = [c.name for c in table.columns if c.name not in have]
-        if missing:
-            raise SchemaVersionError(
-                f"table {table.name} exists but lacks column(s) {', '.join(missing)}: it was not made by this "
-                "assay; use another database (--db) or drop the table"
-            )
-
-
-#: Tries of :func:`_create_schema` (SQLite's check-then-CREATE races another creator at most
-#: once per table; the retry sees the table) and PostgreSQL's advisory lock key ("assay").
-_SCHEMA_TRIES = 5
+#: PostgreSQL's advisory lock key of schema changes ("assay").
 _SCHEMA_LOCK_KEY = 0x6173736179
 
+#: Alembic's table of the revision a database is at.
+_ALEMBIC_TABLE = "alembic_version"
 
-def _record_version(conn: Connection) -> int:
-    """Record :data:`SCHEMA_VERSION` in a new database or check an existing one's."""
-    from assay import __version__
 
-    row = conn.execute(select(schema_info.c.version).order_by(schema_info.c.id.desc())).first()
-    if row is None:
-        conn.execute(schema_info.insert().values(version=SCHEMA_VERSION, assay_version=__version__))
-        return SCHEMA_VERSION
-    if row.version > SCHEMA_VERSION:
+@contextmanager
+def _schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A connection in a transaction that holds the schema lock, committed when the block ends.
+
+    SQLite: ``BEGIN IMMEDIATE`` takes the write lock at once (another process waits for it on
+    the busy timeout, then reads what the first one committed). PostgreSQL: a transaction-scoped
+    advisory lock. DDL is transactional on both, so a failed upgrade leaves nothing behind.
+    """
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
+        yield conn
+        conn.commit()
+
+
+def _revisions(conn: Connection) -> list[str]:
+    """The revision ids in ``alembic_version`` (empty: a new or pre-Alembic database)."""
+    if not conn.dialect.has_table(conn, _ALEMBIC_TABLE):
+        return []
+    return list(conn.exec_driver_sql(f"SELECT version_num FROM {_ALEMBIC_TABLE}").scalars())
+
+
+def _refuse_newer(conn: Connection, found: list[str], known: frozenset[str]) -> None:
+    """Raise :class:`SchemaVersionError` when a newer assay migrated the database: a revision this
+    code does not ship, or (before Alembic) a ``schema_info`` version above :data:`SCHEMA_VERSION`."""
+    newer: str | int | None = next((r for r in found if r not in known), None)
+    if not found and conn.dialect.has_table(conn, schema_info.name):
+        last = conn.execute(select(schema_info.c.version).order_by(schema_info.c.id.desc()).limit(1)).scalar()
+        newer = last if last is not None and last > SCHEMA_VERSION else None
+    if newer is not None:
+        shown = int(newer) if isinstance(newer, str) and newer.isdigit() else newer  # "0002" is version 2
         raise SchemaVersionError(
-            f"database schema version {row.version} is newer than this assay ({SCHEMA_VERSION}); upgrade assay"
+            f"database schema version {shown} is newer than this assay ({SCHEMA_VERSION}); upgrade assay"
         )
-    if row.version < SCHEMA_VERSION:
+
+
+def _record_version(conn: Connection) -> None:
+    """Add a ``schema_info`` row for :data:`SCHEMA_VERSION` unless the last one says it already."""
+    last = conn.execute(select(schema_info.c.version).order_by(schema_info.c.id.desc()).limit(1)).scalar()
+    if last is None or last < SCHEMA_VERSION:
         conn.execute(schema_info.insert().values(version=SCHEMA_VERSION, assay_version=__version__))
-    return SCHEMA_VERSION

@@ -126,7 +126,7 @@ def vector_support(engine: Engine, *, create: bool = True) -> VectorSupport:
         try:
             with engine.begin() as conn:
                 conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
-                row = conn.execute(query).first()
+                row = conn.execute(query).one()  # the extension exists now
         except DBAPIError as e:
             return VectorSupport(
                 "numpy",
