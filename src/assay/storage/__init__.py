@@ -4,7 +4,10 @@
   ``$ASSAY_HOME/assay.db``), the engine factory (SQLite pragmas, PostgreSQL connect settings),
   one-line error descriptions with passwords hidden.
 - :mod:`assay.storage.schema` — the one :data:`metadata` every store defines its tables on,
-  :class:`FloatVector`, the portable :func:`upsert` / :func:`insert_ignore`, and :func:`init_db`.
+  :class:`FloatVector`, the portable :func:`upsert` / :func:`insert_ignore`, and :func:`init_db`
+  (creates or upgrades a database; the schema version).
+- :mod:`assay.storage.migrations` — the Alembic revisions and how they run (``README.md`` there
+  says how to add one); ``python -m assay.storage`` is Alembic's command line for developers.
 - :mod:`assay.storage.vector` — :func:`vector_support` and the pgvector mirror.
 
 Dialect-specific SQL lives only in this package. The names below are re-exported so that

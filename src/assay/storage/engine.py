@@ -42,7 +42,10 @@ class StorageError(ValueError):
 
 
 class SchemaVersionError(StorageError, RuntimeError):
-    """The database holds a schema newer than this code understands."""
+    """The database holds a schema this code cannot use: migrated by a newer assay, or a table
+    of assay's name that lacks columns (made by something else). Raised by
+    :func:`assay.storage.init_db`; defined here, beside :class:`StorageError`, so that the
+    migrations can raise it without importing the schema module that runs them."""
 
 
 class DatabaseUnavailableError(StorageError):

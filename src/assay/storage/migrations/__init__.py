@@ -14,6 +14,7 @@ code.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,9 @@ def config(connection: Connection | None = None, **attributes: Any) -> Config:
 def upgrade(connection: Connection, target: str = "head") -> None:
     """Run the revisions from the database's current one (none: a new or pre-Alembic database)
     up to ``target`` on ``connection``, inside the caller's transaction; Alembic records the
-    revision in ``alembic_version``."""
-    command.upgrade(config(connection), target)
+    revision in ``alembic_version``. One run at a time per process (see :data:`_RUN_LOCK`)."""
+    with _RUN_LOCK:
+        command.upgrade(config(connection), target)
 
 
 @cache
@@ -64,6 +66,12 @@ def head_revision() -> str:
     if head is None:  # pragma: no cover - versions/ ships 0001
         raise RuntimeError(f"no Alembic revisions in {SCRIPT_LOCATION}/versions")
     return head
+
+
+#: Alembic's ``op`` and ``context`` are module-level proxies bound for the duration of a run, so
+#: two threads migrating two databases at once would share them. (Runs on one database are
+#: serialised by its schema lock, taken before this one: no lock order can cross.)
+_RUN_LOCK = threading.Lock()
 
 
 @cache
