@@ -11,7 +11,9 @@ import multiprocessing as mp
 import re
 import subprocess
 import sys
+import threading
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from fnmatch import fnmatch
 from importlib import resources
@@ -216,6 +218,28 @@ def test_processes_racing_to_upgrade_a_pre_alembic_database_all_succeed(db_url):
         assert _revisions(engine) == [HEAD_REVISION] and _versions(engine) == [(1, "0.1.0")]
         assert _rows(engine) == _expected_rows()
     finally:
+        engine.dispose()
+
+
+def test_threads_creating_two_new_databases_at_once_all_succeed(tmp_path):
+    """Threads of one process: those on one database wait for its schema lock; those on another
+    wait for the process's one Alembic run at a time (Alembic's ``op`` is a module-level proxy)."""
+    urls = [f"sqlite:///{tmp_path / name}" for name in ("a.db", "b.db")] * 3
+    barrier = threading.Barrier(len(urls))
+
+    def open_and_init(url: str) -> int:
+        engine = make_engine(url)
+        barrier.wait(timeout=60)
+        try:
+            return init_db(engine)
+        finally:
+            engine.dispose()
+
+    with ThreadPoolExecutor(len(urls)) as pool:
+        assert list(pool.map(open_and_init, urls)) == [SCHEMA_VERSION] * len(urls)
+    for url in set(urls):
+        engine = make_engine(url)
+        assert _revisions(engine) == [HEAD_REVISION] and [v for v, _ in _versions(engine)] == [SCHEMA_VERSION]
         engine.dispose()
 
 
