@@ -1,12 +1,12 @@
 """The store's schema as assay made it BEFORE Alembic: a frozen dump, for the migration tests.
 
-What ``assay.storage.init_db`` executed at commit f6deb2e (the last commit before the schema was
-versioned with Alembic; ``SCHEMA_VERSION = 1``): ``metadata.create_all`` statement by statement,
-captured with a ``before_cursor_execute`` listener on SQLite and on PostgreSQL, then the
-``_record_version`` row in ``schema_info``. It is a copy on purpose: the migration tests build
-a pre-Alembic database from it, never from today's code, so a later change of a table definition
-cannot make the old database look like the new one. Never edit it. (The statements ended their lines
-with ``", "``: the spaces before each line break are left out here, as a source file keeps none.)
+``storage_legacy_schema.sqlite.sql`` and ``storage_legacy_schema.postgresql.sql`` (beside this
+file) hold what ``assay.storage.init_db`` executed at commit f6deb2e (the last commit before
+the schema was versioned with Alembic; ``SCHEMA_VERSION = 1``): ``metadata.create_all``
+statement by statement, captured with a ``before_cursor_execute`` listener on SQLite and on
+PostgreSQL 15, then the ``_record_version`` row in ``schema_info``. They are a copy on purpose:
+the migration tests build a pre-Alembic database from them, never from today's code, so a later
+change of a table definition cannot make the old database look like the new one. Never edit them.
 
 Python-side column defaults (``default=0`` and such) are not in DDL: the rows of
 :data:`ROWS` give every column a value.
@@ -16,287 +16,22 @@ from __future__ import annotations
 
 import struct
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import MetaData, Table, create_engine
 
-#: The ``CREATE`` statements of ``metadata.create_all`` on SQLite (``sqlite_master.sql``, as executed).
-SQLITE_DDL: tuple[str, ...] = (
-    """CREATE TABLE schema_info (
-	id INTEGER NOT NULL,
-	version INTEGER NOT NULL,
-	created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-	assay_version VARCHAR(32),
-	PRIMARY KEY (id)
-)""",
-    """CREATE TABLE verdict_stores (
-	name VARCHAR(200) NOT NULL,
-	spec JSON NOT NULL,
-	revision INTEGER NOT NULL,
-	n INTEGER NOT NULL,
-	created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-	PRIMARY KEY (name)
-)""",
-    """CREATE TABLE llm_cache (
-	"key" VARCHAR(64) NOT NULL,
-	backend VARCHAR(64) NOT NULL,
-	model VARCHAR(255) NOT NULL,
-	schema VARCHAR(255) NOT NULL,
-	response TEXT NOT NULL,
-	created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-	PRIMARY KEY ("key")
-)""",
-    """CREATE TABLE memo_cache (
-	"key" VARCHAR(512) NOT NULL,
-	fingerprint VARCHAR(64) NOT NULL,
-	gate_version VARCHAR(64) NOT NULL,
-	gate_mode VARCHAR(16) NOT NULL,
-	synthesis_version TEXT NOT NULL,
-	memo TEXT NOT NULL,
-	size_bytes INTEGER NOT NULL,
-	created_at FLOAT NOT NULL,
-	expires_at FLOAT NOT NULL,
-	hits INTEGER NOT NULL,
-	last_hit_at FLOAT,
-	PRIMARY KEY ("key")
-)""",
-    """CREATE INDEX ix_memo_cache_expires_at ON memo_cache (expires_at)""",
-    """CREATE TABLE memo_cache_counts (
-	status VARCHAR(32) NOT NULL,
-	n INTEGER NOT NULL,
-	updated_at FLOAT NOT NULL,
-	PRIMARY KEY (status)
-)""",
-    """CREATE TABLE memory_state (
-	name VARCHAR(64) NOT NULL,
-	revision INTEGER NOT NULL,
-	PRIMARY KEY (name)
-)""",
-    """CREATE TABLE memories (
-	seq INTEGER NOT NULL,
-	id VARCHAR(200) NOT NULL,
-	text TEXT NOT NULL,
-	dedupe_key VARCHAR(64) NOT NULL,
-	keywords JSON NOT NULL,
-	keywords_source VARCHAR(16) NOT NULL,
-	scope VARCHAR(200) NOT NULL,
-	layer VARCHAR(64),
-	confidence FLOAT NOT NULL,
-	confidence_prior FLOAT NOT NULL,
-	n_corroborations INTEGER NOT NULL,
-	n_contradictions INTEGER NOT NULL,
-	created_at DATETIME,
-	source_ref VARCHAR(200),
-	superseded_by VARCHAR(200),
-	is_correction BOOLEAN NOT NULL,
-	meta JSON,
-	embedding BLOB,
-	embedding_model VARCHAR(200),
-	revision INTEGER NOT NULL,
-	added_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-	PRIMARY KEY (seq),
-	CONSTRAINT uq_memories_scope_text UNIQUE (scope, dedupe_key),
-	UNIQUE (id)
-)""",
-    """CREATE INDEX ix_memories_revision ON memories (revision)""",
-    """CREATE TABLE memory_deliveries (
-	id VARCHAR(32) NOT NULL,
-	search_id VARCHAR(32) NOT NULL,
-	memory_id VARCHAR(200) NOT NULL,
-	"query" TEXT NOT NULL,
-	rank INTEGER NOT NULL,
-	score FLOAT NOT NULL,
-	score_components JSON NOT NULL,
-	reranker_model VARCHAR(200),
-	layer VARCHAR(64),
-	scope VARCHAR(200),
-	search_scope VARCHAR(200),
-	source_ref VARCHAR(200),
-	session_id VARCHAR(200),
-	arm VARCHAR(64) NOT NULL,
-	version VARCHAR(64) NOT NULL,
-	created_at DATETIME NOT NULL,
-	grade INTEGER,
-	hard_negative BOOLEAN,
-	graded_at DATETIME,
-	engaged BOOLEAN,
-	engaged_score FLOAT,
-	engaged_method VARCHAR(32),
-	engagement_procedure VARCHAR(64),
-	lexical_score FLOAT,
-	engaged_model VARCHAR(200),
-	engaged_at DATETIME,
-	PRIMARY KEY (id)
-)""",
-    """CREATE INDEX ix_memory_deliveries_search ON memory_deliveries (search_id, memory_id)""",
-    """CREATE INDEX ix_memory_deliveries_memory ON memory_deliveries (memory_id)""",
-    """CREATE TABLE memory_responses (
-	search_id VARCHAR(32) NOT NULL,
-	prompt TEXT,
-	response TEXT NOT NULL,
-	recorded_at DATETIME NOT NULL,
-	PRIMARY KEY (search_id)
-)""",
-    """CREATE TABLE verdicts (
-	seq INTEGER NOT NULL,
-	store VARCHAR(200) NOT NULL,
-	id VARCHAR(512) NOT NULL,
-	fields JSON NOT NULL,
-	decision TEXT NOT NULL,
-	rationale TEXT NOT NULL,
-	description TEXT NOT NULL,
-	created_at DATETIME,
-	source TEXT,
-	embedding BLOB,
-	embedding_model VARCHAR(200),
-	added_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-	PRIMARY KEY (seq),
-	CONSTRAINT uq_verdicts_store_id UNIQUE (store, id),
-	FOREIGN KEY(store) REFERENCES verdict_stores (name)
-)""",
-    """CREATE INDEX ix_verdicts_store_seq ON verdicts (store, seq)""",
-)
 
-#: The same on PostgreSQL (SQLAlchemy's postgresql dialect, as executed against PostgreSQL 15).
-POSTGRESQL_DDL: tuple[str, ...] = (
-    """CREATE TABLE schema_info (
-	id SERIAL NOT NULL,
-	version INTEGER NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE DEFAULT now(),
-	assay_version VARCHAR(32),
-	PRIMARY KEY (id)
-)""",
-    """CREATE TABLE verdict_stores (
-	name VARCHAR(200) NOT NULL,
-	spec JSON NOT NULL,
-	revision INTEGER NOT NULL,
-	n INTEGER NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE DEFAULT now(),
-	PRIMARY KEY (name)
-)""",
-    """CREATE TABLE llm_cache (
-	key VARCHAR(64) NOT NULL,
-	backend VARCHAR(64) NOT NULL,
-	model VARCHAR(255) NOT NULL,
-	schema VARCHAR(255) NOT NULL,
-	response TEXT NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE DEFAULT now(),
-	PRIMARY KEY (key)
-)""",
-    """CREATE TABLE memo_cache (
-	key VARCHAR(512) NOT NULL,
-	fingerprint VARCHAR(64) NOT NULL,
-	gate_version VARCHAR(64) NOT NULL,
-	gate_mode VARCHAR(16) NOT NULL,
-	synthesis_version TEXT NOT NULL,
-	memo TEXT NOT NULL,
-	size_bytes INTEGER NOT NULL,
-	created_at FLOAT NOT NULL,
-	expires_at FLOAT NOT NULL,
-	hits INTEGER NOT NULL,
-	last_hit_at FLOAT,
-	PRIMARY KEY (key)
-)""",
-    """CREATE INDEX ix_memo_cache_expires_at ON memo_cache (expires_at)""",
-    """CREATE TABLE memo_cache_counts (
-	status VARCHAR(32) NOT NULL,
-	n INTEGER NOT NULL,
-	updated_at FLOAT NOT NULL,
-	PRIMARY KEY (status)
-)""",
-    """CREATE TABLE memory_state (
-	name VARCHAR(64) NOT NULL,
-	revision INTEGER NOT NULL,
-	PRIMARY KEY (name)
-)""",
-    """CREATE TABLE memories (
-	seq SERIAL NOT NULL,
-	id VARCHAR(200) NOT NULL,
-	text TEXT NOT NULL,
-	dedupe_key VARCHAR(64) NOT NULL,
-	keywords JSON NOT NULL,
-	keywords_source VARCHAR(16) NOT NULL,
-	scope VARCHAR(200) NOT NULL,
-	layer VARCHAR(64),
-	confidence FLOAT NOT NULL,
-	confidence_prior FLOAT NOT NULL,
-	n_corroborations INTEGER NOT NULL,
-	n_contradictions INTEGER NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE,
-	source_ref VARCHAR(200),
-	superseded_by VARCHAR(200),
-	is_correction BOOLEAN NOT NULL,
-	meta JSON,
-	embedding REAL[],
-	embedding_model VARCHAR(200),
-	revision INTEGER NOT NULL,
-	added_at TIMESTAMP WITH TIME ZONE DEFAULT now(),
-	PRIMARY KEY (seq),
-	CONSTRAINT uq_memories_scope_text UNIQUE (scope, dedupe_key),
-	UNIQUE (id)
-)""",
-    """CREATE INDEX ix_memories_revision ON memories (revision)""",
-    """CREATE TABLE memory_deliveries (
-	id VARCHAR(32) NOT NULL,
-	search_id VARCHAR(32) NOT NULL,
-	memory_id VARCHAR(200) NOT NULL,
-	query TEXT NOT NULL,
-	rank INTEGER NOT NULL,
-	score FLOAT NOT NULL,
-	score_components JSON NOT NULL,
-	reranker_model VARCHAR(200),
-	layer VARCHAR(64),
-	scope VARCHAR(200),
-	search_scope VARCHAR(200),
-	source_ref VARCHAR(200),
-	session_id VARCHAR(200),
-	arm VARCHAR(64) NOT NULL,
-	version VARCHAR(64) NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE NOT NULL,
-	grade INTEGER,
-	hard_negative BOOLEAN,
-	graded_at TIMESTAMP WITH TIME ZONE,
-	engaged BOOLEAN,
-	engaged_score FLOAT,
-	engaged_method VARCHAR(32),
-	engagement_procedure VARCHAR(64),
-	lexical_score FLOAT,
-	engaged_model VARCHAR(200),
-	engaged_at TIMESTAMP WITH TIME ZONE,
-	PRIMARY KEY (id)
-)""",
-    """CREATE INDEX ix_memory_deliveries_search ON memory_deliveries (search_id, memory_id)""",
-    """CREATE INDEX ix_memory_deliveries_memory ON memory_deliveries (memory_id)""",
-    """CREATE TABLE memory_responses (
-	search_id VARCHAR(32) NOT NULL,
-	prompt TEXT,
-	response TEXT NOT NULL,
-	recorded_at TIMESTAMP WITH TIME ZONE NOT NULL,
-	PRIMARY KEY (search_id)
-)""",
-    """CREATE TABLE verdicts (
-	seq SERIAL NOT NULL,
-	store VARCHAR(200) NOT NULL,
-	id VARCHAR(512) NOT NULL,
-	fields JSON NOT NULL,
-	decision TEXT NOT NULL,
-	rationale TEXT NOT NULL,
-	description TEXT NOT NULL,
-	created_at TIMESTAMP WITH TIME ZONE,
-	source TEXT,
-	embedding BYTEA,
-	embedding_model VARCHAR(200),
-	added_at TIMESTAMP WITH TIME ZONE DEFAULT now(),
-	PRIMARY KEY (seq),
-	CONSTRAINT uq_verdicts_store_id UNIQUE (store, id),
-	FOREIGN KEY(store) REFERENCES verdict_stores (name)
-)""",
-    """CREATE INDEX ix_verdicts_store_seq ON verdicts (store, seq)""",
-)
+def dump(dialect: str) -> tuple[str, ...]:
+    """The statements of the frozen dump of ``dialect`` (``"sqlite"`` or ``"postgresql"``), in order:
+    every ``CREATE``, then the ``schema_info`` row."""
+    text = Path(__file__).with_name(f"storage_legacy_schema.{dialect}.sql").read_text()
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+    return tuple(stmt.strip().removesuffix(";") for stmt in body.split(";\n") if stmt.strip())
 
-#: ``_record_version`` of a new database: the one ``schema_info`` row that code wrote.
-RECORD_VERSION = "INSERT INTO schema_info (version, assay_version) VALUES (1, '0.1.0')"
 
+#: The ``CREATE`` statements on SQLite, as ``sqlite_master.sql`` keeps them.
+SQLITE_DDL: tuple[str, ...] = tuple(s for s in dump("sqlite") if s.startswith("CREATE"))
 
 _T = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 _SPEC = {
@@ -308,7 +43,7 @@ _SPEC = {
     "embedding": {"weight": 0.0},
 }  # the verdict store's DEFAULT_SPEC at that commit
 
-#: Rows for every table but ``schema_info`` (which holds :data:`RECORD_VERSION`'s row), every
+#: Rows for every table but ``schema_info`` (which holds the dump's own row), every
 #: column given but the autoincremented ``seq`` (1, 2, … in list order, as the old stores left it).
 #: ``memories.embedding`` is a float list here: float32 bytes on SQLite and ``real[]`` on
 #: PostgreSQL when written (see :func:`fill`).
@@ -457,11 +192,9 @@ def create_legacy_database(url: str) -> None:
     ``schema_info`` row (version 1). Plain SQLAlchemy and the frozen DDL; no assay code."""
     engine = create_engine(url)
     try:
-        ddl = SQLITE_DDL if engine.dialect.name == "sqlite" else POSTGRESQL_DDL
         with engine.begin() as conn:
-            for stmt in ddl:
+            for stmt in dump(engine.dialect.name):
                 conn.exec_driver_sql(stmt)
-            conn.exec_driver_sql(RECORD_VERSION)
     finally:
         engine.dispose()
 

@@ -1,7 +1,8 @@
 """Schema migrations (issue 14): Alembic revisions shipped in the package, run by ``init_db``.
 
 The pre-Alembic database comes from a frozen dump of the code before this change
-(``tests/storage_legacy_schema.py``), never from today's table definitions. Every test that
+(``tests/storage_legacy_schema.*.sql``, loaded by ``storage_legacy_schema.py``), never from
+today's table definitions. Every test that
 takes ``db_url`` runs on SQLite and on PostgreSQL.
 """
 
@@ -297,7 +298,7 @@ def _sqlite_ddl(engine: Engine) -> list[str]:
         rows = conn.execute(
             text("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name != 'alembic_version' ORDER BY rowid")
         )
-        return [re.sub(r"[ \t]+\n", "\n", r[0]) for r in rows]  # as the frozen dump keeps them
+        return [r[0] for r in rows]
 
 
 def _rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
