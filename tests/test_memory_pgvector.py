@@ -20,7 +20,7 @@ from sqlalchemy import text
 from assay.memory import MemorySettings, MemoryStore
 from assay.memory.feedback.stats import memory_stats
 from assay.memory.retrieval.search import rank_hits
-from assay.storage_vector import VectorMirror, pgvector_index_kind
+from assay.storage.vector import VectorMirror, pgvector_index_kind
 
 HASHING = MemorySettings(embedder="hashing")
 EXACT = HASHING.with_(pgvector_exact=True)
@@ -168,7 +168,7 @@ def test_extension_dropped_under_running_stores_then_back_rebuilds_the_mirror(lo
 
 
 def test_a_bulk_write_rebuilds_the_hnsw_index_in_its_transaction(pgvector_url, monkeypatch):
-    import assay.storage_vector as sv
+    import assay.storage.vector as sv
 
     monkeypatch.setattr(sv, "BULK_REBUILD_MIN", 100)
     mems, vecs, centres, words = _data(400)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.cli.common import redact
 from assay.storage import (
+    HEAD_REVISION,
     SCHEMA_VERSION,
     SchemaVersionError,
     StorageError,
@@ -76,26 +77,35 @@ def test_init_db_is_idempotent_and_records_the_schema_version(tmp_path):
         assert set(inspect(engine).get_table_names()) == tables
     finally:
         engine.dispose()
-    assert {"schema_info", "verdicts", "llm_cache"} <= tables
+    assert {"schema_info", "verdicts", "llm_cache", "alembic_version"} <= tables
     assert _versions(url) == [SCHEMA_VERSION]  # one row, not one per call
 
 
 def test_older_schema_is_upgraded_and_newer_is_refused(tmp_path):
+    """Older: a database without ``alembic_version`` (made before Alembic) is adopted as revision
+    0001 and its ``schema_info`` gets the version; newer: a revision this code does not ship."""
     url = f"sqlite:///{tmp_path / 'v.db'}"
     engine = make_engine(url)
     try:
         init_db(engine)
         with engine.begin() as conn:
+            conn.execute(text("DROP TABLE alembic_version"))
             conn.execute(schema_info.update().values(version=SCHEMA_VERSION - 1))
         assert init_db(engine) == SCHEMA_VERSION
         assert _versions(url) == [SCHEMA_VERSION - 1, SCHEMA_VERSION]
+        assert _revisions(engine) == [HEAD_REVISION]
         with engine.begin() as conn:
-            conn.execute(schema_info.insert().values(version=SCHEMA_VERSION + 1))
+            conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": f"{SCHEMA_VERSION + 1:04d}"})
         with pytest.raises(SchemaVersionError, match="newer than this assay") as err:
             init_db(engine)
     finally:
         engine.dispose()
     assert isinstance(err.value, RuntimeError) and isinstance(err.value, StorageError)
+
+
+def _revisions(engine) -> list[str]:
+    with engine.connect() as conn:
+        return list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
 def test_unusable_databases_raise_storage_error(tmp_path):
@@ -237,7 +247,7 @@ def test_unwritable_sqlite_folder_is_named_in_the_error(tmp_path, monkeypatch):
         pass
 
     err = Orig("unable to open database file")
-    monkeypatch.setattr("assay.storage.os.access", lambda path, mode: False)  # a read-only mount, even for root
+    monkeypatch.setattr("assay.storage.engine.os.access", lambda path, mode: False)  # a read-only mount, even for root
     msg = describe_db_error(err, f"sqlite:///{tmp_path}/x.db")
     assert f"SQLite must be able to write in {tmp_path}" in msg
     monkeypatch.undo()

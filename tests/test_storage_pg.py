@@ -17,6 +17,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, func, inspect, 
 from sqlalchemy.exc import StatementError
 
 from assay.storage import (
+    HEAD_REVISION,
     SCHEMA_VERSION,
     DatabaseUnavailableError,
     FloatVector,
@@ -56,10 +57,19 @@ def test_init_db_is_idempotent_and_versions_the_schema(db_url):
     engine = make_engine(db_url)
     assert init_db(engine) == SCHEMA_VERSION == init_db(engine)
     tables = set(inspect(engine).get_table_names())
-    assert {"schema_info", "memo_cache", "memo_cache_counts", "llm_cache", "verdicts", "verdict_stores"} <= tables
+    assert {
+        "schema_info",
+        "memo_cache",
+        "memo_cache_counts",
+        "llm_cache",
+        "verdicts",
+        "verdict_stores",
+        "alembic_version",
+    } <= tables
     with engine.begin() as conn:
         assert list(conn.execute(select(schema_info.c.version)).scalars()) == [SCHEMA_VERSION]
-        conn.execute(schema_info.insert().values(version=SCHEMA_VERSION + 1))
+        assert list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars()) == [HEAD_REVISION]
+        conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": f"{SCHEMA_VERSION + 1:04d}"})
     with pytest.raises(SchemaVersionError, match=f"schema version {SCHEMA_VERSION + 1} is newer than this assay"):
         init_db(engine)
     engine.dispose()
@@ -121,8 +131,9 @@ def test_four_processes_creating_the_schema_at_once_all_succeed(db_url):
         p.join(timeout=60)
     assert results == [("ok", SCHEMA_VERSION)] * 4
     engine = make_engine(db_url)
-    with engine.connect() as conn:
-        assert set(conn.execute(select(schema_info.c.version)).scalars()) == {SCHEMA_VERSION}
+    with engine.connect() as conn:  # one upgrade happened: one version row, one revision
+        assert list(conn.execute(select(schema_info.c.version)).scalars()) == [SCHEMA_VERSION]
+        assert list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars()) == [HEAD_REVISION]
     engine.dispose()
 
 

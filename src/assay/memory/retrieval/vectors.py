@@ -7,7 +7,7 @@ Chosen once, at a store's start-up (:func:`open_vector_path`):
   one matrix–vector product.
 - ``pgvector`` (PostgreSQL where :func:`assay.storage.vector_support` finds or creates the
   extension): the store keeps ``memory_vectors(seq → memories.seq, embedding vector(dim))``
-  (:class:`assay.storage_vector.VectorMirror`: why a separate table, the backfill, the
+  (:class:`assay.storage.vector.VectorMirror`: why a separate table, the backfill, the
   HNSW/``vector_cosine_ops`` index or none for pgvector < 0.5) and each search asks PostgreSQL
   for the top ``max(depth, settings.pgvector_candidates)`` memories by cosine similarity
   (``1 − cosine distance``). The index turns them into the composite ranking exactly as on the
@@ -46,7 +46,7 @@ from assay.memory.config import MemorySettings
 from assay.memory.retrieval.index import DensePool
 from assay.memory.tables import memories
 from assay.storage import describe_db_error, vector_support
-from assay.storage_vector import VectorMirror
+from assay.storage.vector import VectorMirror
 
 __all__ = ["VectorPath", "open_vector_path", "sync_vectors", "MIRROR_TABLE"]
 
@@ -102,7 +102,7 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
 
     SQLite: ``numpy`` without a query. PostgreSQL: :func:`assay.storage.vector_support` (tries
     ``CREATE EXTENSION vector`` when it is available); with pgvector, the mirror is created or
-    caught up (:meth:`~assay.storage_vector.VectorMirror.ensure`; the first time on a populated
+    caught up (:meth:`~assay.storage.vector.VectorMirror.ensure`; the first time on a populated
     store this is the backfill from ``real[]``). A refusal (no privilege) falls back to ``numpy``
     and says why in ``detail``. Raises :class:`assay.storage.DatabaseUnavailableError` when the
     server cannot be reached.

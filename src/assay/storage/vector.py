@@ -1,17 +1,17 @@
-"""pgvector: a ``vector(dim)`` mirror of a :class:`~assay.storage.FloatVector` column, its index, and top-k in SQL.
+"""Vectors in PostgreSQL: which path a store takes (:func:`vector_support`) and the pgvector mirror.
 
-This module and :mod:`assay.storage` hold all of assay's dialect-specific SQL (this part lives
-apart so ``storage.py`` stays under ~400 lines). A store that found pgvector
-(:func:`assay.storage.vector_support`) keeps a *mirror table*
+:func:`vector_support` says, at a store's start-up, whether an engine can use pgvector. A store
+that found pgvector keeps a *mirror table*
 
     ``<name>(<key> integer PRIMARY KEY REFERENCES <parent>(<key>) ON DELETE CASCADE,
     embedding vector(<dim>) NOT NULL)``
 
-of its parent table's ``FloatVector`` column (``real[]`` on PostgreSQL), with an HNSW index on
-``vector_cosine_ops`` when pgvector is 0.5 or newer (:func:`pgvector_index_kind`; older
-versions get no index: the top-k is then an exact scan in the server — ivfflat is not used,
-because its lists are trained on the rows present when the index is built, and a mirror is
-usually created while the store is still empty, see pgvector's README "IVFFlat").
+of its parent table's :class:`~assay.storage.schema.FloatVector` column (``real[]`` on
+PostgreSQL), with an HNSW index on ``vector_cosine_ops`` when pgvector is 0.5 or newer
+(:func:`pgvector_index_kind`; older versions get no index: the top-k is then an exact scan in
+the server — ivfflat is not used, because its lists are trained on the rows present when the
+index is built, and a mirror is usually created while the store is still empty, see pgvector's
+README "IVFFlat").
 
 Why a separate table and not a column added to the parent with ``ALTER TABLE``: the shared
 schema (:data:`assay.storage.metadata`, created on SQLite and on PostgreSQL without pgvector)
@@ -55,9 +55,21 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import UserDefinedType
 
-__all__ = ["PgVector", "VectorMirror", "MirrorStatus", "pgvector_index_kind", "HNSW_MIN_VERSION", "HNSW_MAX_EF_SEARCH"]
+from assay.storage.engine import describe_db_error
+
+__all__ = [
+    "vector_support",
+    "VectorSupport",
+    "PgVector",
+    "VectorMirror",
+    "MirrorStatus",
+    "pgvector_index_kind",
+    "HNSW_MIN_VERSION",
+    "HNSW_MAX_EF_SEARCH",
+]
 
 #: First pgvector release with the HNSW access method (0.5.0, 2023-08).
 HNSW_MIN_VERSION = (0, 5, 0)
@@ -71,8 +83,64 @@ BULK_REBUILD_MIN = 5000
 HNSW_MAX_EF_SEARCH = 1000
 
 
+@dataclass(frozen=True)
+class VectorSupport:
+    """Which vector path a store uses on an engine (see :func:`vector_support`).
+
+    ``path``: ``"pgvector"`` (a ``vector`` column and index in PostgreSQL) or ``"numpy"``
+    (vectors stored with the row — ``real[]`` on PostgreSQL, float32 bytes on SQLite — and
+    scored in process). ``detail``: one line saying why. ``version``: the pgvector version.
+    """
+
+    path: Literal["pgvector", "numpy"]
+    detail: str
+    version: str | None = None
+
+
+def vector_support(engine: Engine, *, create: bool = True) -> VectorSupport:
+    """Detect (at a store's start-up) whether ``engine`` can use pgvector.
+
+    SQLite: always ``numpy``. PostgreSQL: ``pgvector`` when the ``vector`` extension is
+    installed in the database; when it is only available (``pg_available_extensions``) and
+    ``create`` is true, ``CREATE EXTENSION IF NOT EXISTS vector`` is tried first (needs the
+    CREATE privilege on the database; a refusal falls back to ``numpy`` and says why). Debian's
+    PostgreSQL 15 ships no pgvector package, so there the answer is ``numpy``. Raises
+    :class:`DatabaseUnavailableError` when the server cannot be reached.
+    """
+    if engine.dialect.name != "postgresql":
+        return VectorSupport(
+            "numpy", f"{engine.dialect.name}: vectors are stored with the row and scored in process (numpy)"
+        )
+    query = text("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'")
+    with engine.connect() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        return VectorSupport(
+            "numpy", "PostgreSQL without the pgvector extension: vectors stored as real[] and scored in process (numpy)"
+        )
+    if row.installed_version is None:
+        if not create:
+            return VectorSupport(
+                "numpy", "pgvector is available but not created in this database (CREATE EXTENSION vector)"
+            )
+        try:
+            with engine.begin() as conn:
+                conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
+                row = conn.execute(query).one()  # the extension exists now
+        except DBAPIError as e:
+            return VectorSupport(
+                "numpy",
+                f"pgvector is available but CREATE EXTENSION vector was refused "
+                f"({describe_db_error(e, engine).split(': ', 1)[1]}); scoring in process (numpy)",
+            )
+    return VectorSupport(
+        "pgvector", f"pgvector {row.installed_version}: vector column and index in PostgreSQL", row.installed_version
+    )
+
+
 def pgvector_index_kind(version: str | None) -> Literal["hnsw", "none"]:
-    """``"hnsw"`` for pgvector ≥ 0.5 (HNSW, ``vector_cosine_ops``), else ``"none"`` (exact scan; see the module docstring)."""
+    """``"hnsw"`` for pgvector ≥ 0.5 (HNSW, ``vector_cosine_ops``), else ``"none"`` (exact scan; see the
+    module docstring)."""
     if not version:
         return "none"
     parts = []
@@ -222,8 +290,8 @@ class VectorMirror:
             plan = (
                 conn.execute(
                     text(
-                        f"EXPLAIN SELECT {self.key} FROM {self.name} ORDER BY embedding <=> CAST(:q AS vector({self.dim})) "
-                        "LIMIT :n"
+                        f"EXPLAIN SELECT {self.key} FROM {self.name} "
+                        f"ORDER BY embedding <=> CAST(:q AS vector({self.dim})) LIMIT :n"
                     ),
                     {"q": lit, "n": int(n)},
                 )
