@@ -40,7 +40,8 @@ def report(
     """Print one line: figure, target, ratio to target (and to a same-run baseline); return met?"""
     met = figure >= target if higher_is_better else figure <= target
     ratio = figure / target if target else float("nan")
-    line = f"{name}: {figure:,.3f} {unit} (target {'≥' if higher_is_better else '≤'} {target:,} {unit}; ratio to target {ratio:.2f})"
+    sign = "≥" if higher_is_better else "≤"
+    line = f"{name}: {figure:,.3f} {unit} (target {sign} {target:,} {unit}; ratio to target {ratio:.2f})"
     if baseline is not None:
         line += f"; same-run baseline [{baseline_name}] {baseline:,.3f} {unit}, ratio {figure / baseline:.2f}"
     print(line + ("  OK" if met else "  MISSED"))

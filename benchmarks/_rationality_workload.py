@@ -69,7 +69,7 @@ def _synthetic(i: int) -> tuple[CaseResult, Trace]:
                             {
                                 "flight": f"HAT{rng.randrange(999)}",
                                 "price": rng.randrange(50, 900),
-                                "date": "2024-05-2%d" % rng.randrange(10),
+                                "date": f"2024-05-2{rng.randrange(10)}",
                             }
                         ]
                         * 8

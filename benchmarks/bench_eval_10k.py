@@ -47,7 +47,9 @@ def write_cases(
             for v in variants:
                 picks = rng.sample(facts, 3)
                 vals = [p["value"] + (rng.choice([0.1, 1.0]) if rng.random() < 0.25 else 0) for p in picks]
-                answer = " ".join(f"{p['label']} was ${x:,.1f} million [{p['id']}]." for p, x in zip(picks, vals))
+                answer = " ".join(
+                    f"{p['label']} was ${x:,.1f} million [{p['id']}]." for p, x in zip(picks, vals, strict=True)
+                )
                 if rng.random() < 0.05:
                     answer = "I cannot answer from the data provided."
                 case = {

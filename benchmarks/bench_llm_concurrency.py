@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             proc.stdin.close()
             proc.wait(timeout=10)
     print(
-        f"{args.cases} cases, {args.latency_ms:g} ms server latency: sequential {seq:.2f} cases/s, 4-way {par:.2f} cases/s"
+        f"{args.cases} cases, {args.latency_ms:g} ms server latency: "
+        f"sequential {seq:.2f} cases/s, 4-way {par:.2f} cases/s"
     )
     ok = report(
         "4-way / sequential throughput",

@@ -145,7 +145,7 @@ def run(cases: list[Case], replies: list[tuple[str, str]]) -> list:
     judge = FaithfulnessJudge(LLMClient(backend, concurrency=8))
     from assay.judges.faithfulness_prompt import build_request
 
-    for case, (text, finish) in zip(cases, replies):
+    for case, (text, finish) in zip(cases, replies, strict=True):
         request, _ = build_request(case, judge.model)
         backend.replies[request.messages[1]["content"]] = LLMResponse(
             text=text, parsed=None, finish_reason=finish, model="scripted"
@@ -163,17 +163,18 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     cases = [make_case(rng, i) for i in range(args.n)]
     kinds = [KINDS[i % len(KINDS)] for i in range(args.n)]
-    bad = [mutate(valid_obj(c, rng), k, rng) for c, k in zip(cases, kinds)]
+    bad = [mutate(valid_obj(c, rng), k, rng) for c, k in zip(cases, kinds, strict=True)]
     good = [(json.dumps(valid_obj(c, rng)), "stop") for c in cases]
     bad_v, good_v = run(cases, bad), run(cases, good)
     numeric = sum(v.score is not None for v in bad_v)
     rejected = sum(v.status == "rejected" and bool(v.reason) for v in bad_v)
     reasons = Counter(v.reason.split(":")[0] for v in bad_v if v.reason)
     print(
-        f"{args.n} malformed replies over {len(KINDS)} kinds → {numeric} numeric scores, {rejected} rejected with a reason"
+        f"{args.n} malformed replies over {len(KINDS)} kinds → {numeric} numeric scores, "
+        f"{rejected} rejected with a reason"
     )
     print("reasons: " + ", ".join(f"{k} {n}" for k, n in reasons.most_common()))
-    leaks = [(k, v.status) for k, v in zip(kinds, bad_v) if v.status != "rejected"]
+    leaks = [(k, v.status) for k, v in zip(kinds, bad_v, strict=True) if v.status != "rejected"]
     if leaks:
         print(f"NOT REJECTED: {Counter(leaks).most_common(5)}")
     control = sum(v.status == "scored" for v in good_v) / len(good_v)

@@ -40,7 +40,7 @@ def main() -> int:
     t0 = time.perf_counter()
     pairs = import_taubench(TAU)
     lengths = [len(r["traj"]) for r in json.loads(TAU.read_text(encoding="utf-8"))]
-    rows = [(row, trace, n) for (row, trace), n in zip(pairs, lengths)]
+    rows = [(row, trace, n) for (row, trace), n in zip(pairs, lengths, strict=True)]
     train = [x for x in rows if x[0].labels["task_id"] <= 19]
     test = [x for x in rows if x[0].labels["task_id"] >= 20]
     fitted, train_auc = fit_rule_params([t for _, t, _ in train], [r.labels["reward"] == 1.0 for r, _, _ in train])
@@ -64,7 +64,8 @@ def main() -> int:
         print(f"  {'score':34s} {'AUC':>6s} {'95% CI':>16s} {'Spearman ρ':>11s} {'95% CI':>17s}")
         for name, r in table.items():
             print(
-                f"  {name:34s} {_f(r['auc']):>6s} {_ci(r['auc_ci']):>16s} {_f(r['rho'], True):>11s} {_ci(r['rho_ci'], True):>17s}"
+                f"  {name:34s} {_f(r['auc']):>6s} {_ci(r['auc_ci']):>16s} "
+                f"{_f(r['rho'], True):>11s} {_ci(r['rho_ci'], True):>17s}"
             )
     scores = _scores(test)
     d = auc_difference(
@@ -114,14 +115,16 @@ def _who_and_when() -> None:
         "\nWho&When: lowest-scoring window of the heuristic composite vs the labelled mistake step (ties share the hit)"
     )
     print(
-        f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'95% CI':>16s} {'chance':>7s} {'first':>7s}"
+        f"  {'subset':22s} {'window':>6s} {'logs':>5s} {'windows':>8s} {'hit rate':>9s} {'95% CI':>16s} "
+        f"{'chance':>7s} {'first':>7s}"
     )
     for subset in ("algorithm-generated", "hand-crafted"):
         sel = [(r, t) for r, t in pairs if r.slice == subset]
         for size in (2, 3, 5, 10):
             res = window_localisation([t for _, t in sel], [r.labels["mistake_step"] for r, _ in sel], size=size)
             print(
-                f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} {_f(res['hit_rate']):>9s} {_ci(res['hit_rate_ci']):>16s} "
+                f"  {subset:22s} {size:>6d} {res['n']:>5d} {_f(res['mean_windows']):>8s} "
+                f"{_f(res['hit_rate']):>9s} {_ci(res['hit_rate_ci']):>16s} "
                 f"{_f(res['chance']):>7s} {_f(res['first_window']):>7s}"
             )
 

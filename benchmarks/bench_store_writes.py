@@ -97,8 +97,8 @@ def main() -> int:
                     )
                     scales = four >= RATIO_TARGET[backend] * one
                     print(
-                        f"  scaling: {WRITERS} writers = {four / one:.2f}× one writer (target ≥ {RATIO_TARGET[backend]}×)"
-                        + ("  OK" if scales else "  MISSED")
+                        f"  scaling: {WRITERS} writers = {four / one:.2f}× one writer "
+                        f"(target ≥ {RATIO_TARGET[backend]}×)" + ("  OK" if scales else "  MISSED")
                     )
                     ok &= scales
     finally:

@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         con = sqlite3.connect(Path(tmp) / "raw.db")
         con.execute("PRAGMA journal_mode=WAL")
         con.execute(
-            "CREATE TABLE v (seq INTEGER PRIMARY KEY, id TEXT, fields TEXT, decision TEXT, rationale TEXT, description TEXT, UNIQUE(id))"
+            "CREATE TABLE v (seq INTEGER PRIMARY KEY, id TEXT, fields TEXT, decision TEXT, rationale TEXT, "
+            "description TEXT, UNIQUE(id))"
         )
         t0 = time.perf_counter()
         with con:

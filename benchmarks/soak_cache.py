@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     ok = report["stale_serves"] == 0 and report["unexpected"] == 0
     print(
         f"trials {report['trials']} in {secs:.1f} s; hits {report['hits']}; "
-        f"stale serves {report['stale_serves']} (target 0); unexpected statuses {report['unexpected']}   {'OK' if ok else 'MISSED'}"
+        f"stale serves {report['stale_serves']} (target 0); unexpected statuses {report['unexpected']}   "
+        f"{'OK' if ok else 'MISSED'}"
     )
     for line in report["examples"]:
         print("  " + line)

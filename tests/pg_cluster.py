@@ -215,7 +215,9 @@ def alive(pid):
 while os.path.isdir(base) and alive(owner):
     time.sleep(1)
 if os.path.isdir(base):
-    subprocess.run([pg_ctl, "-D", os.path.join(base, "data"), "-m", "immediate", "stop"], user=run_as, capture_output=True, cwd="/")
+    subprocess.run(
+        [pg_ctl, "-D", os.path.join(base, "data"), "-m", "immediate", "stop"], user=run_as, capture_output=True, cwd="/"
+    )
     shutil.rmtree(base, ignore_errors=True)
 """
 

@@ -53,7 +53,7 @@ def test_missing_answer(tmp_path):
 
 @pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_constants_are_not_json(tmp_path, raw):
-    p = write(tmp_path, '{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": %s}]}' % raw)
+    p = write(tmp_path, f'{{"id": "q1", "answer": "a", "facts": [{{"id": "F1", "label": "x", "value": {raw}}}]}}')
     (msg,) = problems(p)
     assert msg.startswith(f"{p}:1: <json>: ") and raw.lstrip("-") in msg
 
@@ -69,7 +69,9 @@ def test_nan_and_infinity_constants_are_not_json(tmp_path, raw):
     ],
 )
 def test_fact_value_must_be_a_finite_number(tmp_path, value, needle):
-    p = write(tmp_path, GOOD, '{"id": "q2", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": %s}]}' % value)
+    p = write(
+        tmp_path, GOOD, f'{{"id": "q2", "answer": "a", "facts": [{{"id": "F1", "label": "x", "value": {value}}}]}}'
+    )
     (msg,) = problems(p)
     assert msg.startswith(f"{p}:2: facts.0.value: ") and needle in msg
 

@@ -129,7 +129,8 @@ CASES = [
         question="Which magazine was started first Arthur's Magazine or First for Women?",
         answer="Arthur's Magazine",
         sources=(
-            "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th century. "
+            "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia "
+            "in the 19th century. "
             "First for Women is a woman's magazine published by Bauer Media Group in the USA.",
         ),
     ),
@@ -183,7 +184,7 @@ def test_the_small_model_is_scored_validly_or_rejected_never_a_bad_number(llama_
         "openai_compatible", settings=_settings(llama_server), cache_dir=tmp_path, token_budget=None
     )
     verdicts = judge.judge_many(CASES)
-    for case, v in zip(CASES, verdicts):
+    for case, v in zip(CASES, verdicts, strict=True):
         assert v.status in ("scored", "rejected"), v.reason
         if v.status == "scored":
             assert 0.0 <= v.score <= 1.0 and len(v.claims) == 1 and v.reason is None

@@ -85,10 +85,10 @@ def test_variant_table_shape_and_sane_values(fb_run):
     assert len(per_variant) == 16 and BASELINE in per_variant
     assert agg["n"] == len(cases) == len(fb_run["local"]["cases"])
     assert {v: s["n"] for v, s in agg["variants"].items()} == per_variant
-    for v, s in agg["variants"].items():
+    for s in agg["variants"].values():
         assert 0.0 <= s["no_claims_rate"] <= 1.0 and 0.0 <= s["gate_fail_rate"] <= 1.0
         assert s["no_claims_rate"] + s["gate_fail_rate"] <= 1.0 + 1e-9
-        for d, st in s["dims"].items():
+        for st in s["dims"].values():
             assert 0 <= st["effective_n"] <= s["n"]
             if st["mean"] is None:
                 assert st["effective_n"] == 0

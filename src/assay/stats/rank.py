@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as _sps  # type: ignore[import-untyped]
+from scipy import stats as _sps
 
 from assay.stats._values import FloatArray, as_bool, finite_array, is_constant, paired_arrays
 
