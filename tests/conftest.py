@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures that several folders use, defined in tests/support/ (on the path via pyproject's pytest
+# `pythonpath`): the llama.cpp server with SmolLM2-135M.
+pytest_plugins = ["llama_server"]
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:

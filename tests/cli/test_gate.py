@@ -1,0 +1,206 @@
+"""``assay gate FILE [--mode] [--json]`` through the real CLI: exit codes, output shapes, bad input.
+
+Runs the Typer app in process (``typer.testing.CliRunner``) and the installed console script in a
+subprocess (the entry point a user runs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli import app
+
+runner = CliRunner()
+ASSAY = Path(sys.executable).parent / "assay"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "apple_fy2023_memos.jsonl"
+
+FACTS = [
+    {"id": "F1", "label": "Total net sales", "value": 383285, "unit": "USD millions", "period": "FY2023"},
+    {"id": "F2", "label": "Total net sales", "value": 394328, "unit": "USD millions", "period": "FY2022"},
+]
+PASS = {"id": "q1", "variant": "a", "answer": "Net sales were $383.3 billion [F1], down 2.8% [F1, F2].", "facts": FACTS}
+FAIL = {
+    "id": "q1",
+    "variant": "b",
+    "answer": "Net sales were $385.3 billion [F1].",
+    "facts": FACTS,
+    "reference": "$383.3 billion",
+}
+REFUSAL = {"id": "q2", "variant": "a", "answer": "I cannot tell from the filing.", "facts": FACTS}
+UNCITED = {
+    "id": "q3",
+    "variant": "a",
+    "answer": "Net sales were $383.3 billion. You should buy the stock.",
+    "sources": ["(Millions)\nNet sales 383,285 394,328"],
+}
+
+
+def write(tmp_path: Path, *records: dict | str, name: str = "cases.jsonl") -> Path:
+    p = tmp_path / name
+    p.write_text(
+        "".join((json.dumps(r, ensure_ascii=False) if isinstance(r, dict) else r) + "\n" for r in records),
+        encoding="utf-8",
+    )
+    return p
+
+
+def gate(*args) -> object:
+    return runner.invoke(app, ["gate", *map(str, args)])
+
+
+def test_text_output_and_exit_1_when_a_case_fails(tmp_path):
+    r = gate(write(tmp_path, PASS, FAIL, REFUSAL))
+    assert r.exit_code == 1, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("PASS") and "q1 [a] cited: 2/2 quantities matched" in lines[0]
+    assert lines[1].startswith("FAIL") and "value_mismatch '$385.3 billion'" in lines[1]
+    assert lines[2].startswith("NO_CLAIMS") and "nothing checkable" in lines[2]
+    assert lines[-1] == "3 case(s): 1 pass, 1 fail, 1 no_claims"
+
+
+def test_exit_0_when_nothing_fails_and_no_claims_does_not_fail(tmp_path):
+    r = gate(write(tmp_path, PASS, REFUSAL))
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 0 fail, 1 no_claims"
+    r = gate(write(tmp_path, REFUSAL, name="refusal.jsonl"))
+    assert r.exit_code == 0
+
+
+def test_json_output(tmp_path):
+    r = gate("--json", write(tmp_path, PASS, FAIL, REFUSAL, UNCITED))
+    assert r.exit_code == 1
+    recs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(recs) == 4
+    for rec in recs:
+        assert {"id", "variant", "status", "violations", "completeness", "impersonal"} <= set(rec)
+    assert [(x["id"], x["variant"], x["status"]) for x in recs] == [
+        ("q1", "a", "pass"),
+        ("q1", "b", "fail"),
+        ("q2", "a", "no_claims"),
+        ("q3", "a", "pass"),
+    ]
+    (v,) = recs[1]["violations"]
+    assert v["kind"] == "value_mismatch" and v["quantity"] == "$385.3 billion"
+    assert FAIL["answer"][v["span"][0] : v["span"][1]] == "$385.3 billion"
+    assert v["candidate"]["ref"] == "F1" and v["reason"]
+    assert recs[1]["completeness"]["reference_recall"] == 0.0 and recs[0]["completeness"]["cited"] == ["F1", "F2"]
+    assert recs[3]["mode"] == "uncited" and recs[3]["impersonal"]["score"] < 1 and recs[3]["impersonal"]["flags"]
+
+
+def test_mode_option(tmp_path):
+    p = write(tmp_path, {**PASS, "answer": "Net sales were $383.3 billion."})
+    assert json.loads(gate("--json", p).stdout)["mode"] == "uncited"
+    r = gate("--json", "--mode", "cited", p)
+    rec = json.loads(r.stdout)
+    assert r.exit_code == 1 and rec["mode"] == "cited" and rec["violations"][0]["kind"] == "uncited"
+    r = gate("--mode", "sideways", p)
+    assert r.exit_code == 2
+
+
+def test_regression_ids_are_printed_as_written(tmp_path):
+    """Bug fixed: rich replaced ":smile:" in ids with an emoji (text and --json output)."""
+    rec = {**PASS, "id": "q:smile:1", "variant": "v[bold]x[/bold]"}
+    p = write(tmp_path, rec)
+    assert json.loads(gate("--json", p).stdout)["id"] == "q:smile:1"
+    assert "q:smile:1 [v[bold]x[/bold]]" in gate(p).stdout
+
+
+def test_example_file(tmp_path):
+    r = gate("--json", EXAMPLE)
+    recs = [json.loads(line) for line in r.stdout.splitlines()]
+    statuses = {(x["id"], x["variant"]): x["status"] for x in recs}
+    assert len(recs) == 24 and r.exit_code == 1
+    assert all(s == "pass" for (i, v), s in statuses.items() if v == "debate")
+    assert statuses[("q1", "fast_model")] == "fail" and statuses[("q8", "single_pass")] == "no_claims"
+
+
+# --- bad input: exit 2, one line `file:line: field: problem`, nothing written -------------------
+
+BAD_INPUTS = {
+    "malformed": (b'{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": \n', ":2: <json>: "),
+    "missing_answer": (b'{"id": "q1"}\n', ":1: answer: required field is missing"),
+    "nan_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": NaN}]}\n',
+        ":1: <json>: NaN",
+    ),
+    "inf_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": 1e999}]}\n',
+        ":1: facts.0.value: must be finite",
+    ),
+    "text_value": (
+        b'{"id": "q1", "answer": "a", "facts": [{"id": "F1", "label": "x", "value": "12"}]}\n',
+        ":1: facts.0.value: must be a number",
+    ),
+    "non_utf8": (b'{"id": "q1", "answer": "caf\xe9"}\n', ":1: <bytes>: not valid UTF-8"),
+    "empty": (b"", ":0: <file>: empty file"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
+def test_bad_input_exit_2(tmp_path, kind):
+    content, expected = BAD_INPUTS[kind]
+    p = tmp_path / f"{kind}.jsonl"
+    p.write_bytes(content)
+    before = sorted(tmp_path.iterdir())
+    for args in ([p], ["--json", p]):
+        r = gate(*args)
+        assert r.exit_code == 2, r.output
+        assert r.stdout == ""
+        (line,) = r.stderr.splitlines()
+        assert line.startswith(f"error: {p}{expected}"), line
+        assert "Traceback" not in r.output
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_missing_file_exit_2(tmp_path):
+    r = gate(tmp_path / "nope.jsonl")
+    assert r.exit_code == 2 and "nope.jsonl" in r.stderr and "Traceback" not in r.output
+
+
+def test_debug_shows_the_error_instead():
+    import assay.cases
+
+    r = runner.invoke(app, ["--debug", "gate", str(Path(__file__).parent / "no-such-cases.jsonl")])
+    assert r.exit_code != 0 and isinstance(r.exception, (FileNotFoundError, assay.cases.CaseFileError))
+
+
+# --- the installed console script ----------------------------------------------------------------
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "60"}
+    return subprocess.run(
+        [str(ASSAY), "gate", *args], capture_output=True, text=True, encoding="utf-8", timeout=60, env=env
+    )
+
+
+def test_console_script_json_and_exit_codes(tmp_path):
+    assert ASSAY.exists(), f"console script not installed at {ASSAY}"
+    long_answer = "😀 매출은 1,234억 원 [K1]. " + "Net sales were $383.3 billion [F1]. " * 5
+    korean = {
+        "id": "k" * 120,
+        "variant": "long",
+        "answer": long_answer,
+        "facts": [{"id": "K1", "label": "매출액", "value": 123_400_000_000, "unit": "KRW"}, *FACTS],
+    }
+    p = write(tmp_path, PASS, REFUSAL, korean)
+    r = _run("--json", str(p))
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines()]  # one object per line even when long (no wrapping)
+    assert [x["status"] for x in recs] == ["pass", "no_claims", "pass"] and recs[2]["id"] == "k" * 120
+    r = _run(str(write(tmp_path, PASS, FAIL, name="fail.jsonl")))
+    assert r.returncode == 1 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 1 fail, 0 no_claims"
+
+
+def test_console_script_bad_input(tmp_path):
+    p = tmp_path / "bad.jsonl"
+    p.write_bytes(b'{"id": "q1", "answer": "a"}\n{"id": "q2"}\n')
+    r = _run(str(p))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == f"error: {p}:2: answer: required field is missing"
