@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 CORE   := $(VENV)/.core-installed
 FULL   := $(VENV)/.full-installed
 
-.PHONY: install install-all demo test test-fast bench clean
+.PHONY: install install-all demo test test-fast lint bench clean
 
 # The core: enough for `make demo` (gate, eval, reports) — no torch, no openai.
 $(CORE): pyproject.toml
@@ -38,6 +38,14 @@ test: $(FULL)
 
 test-fast: $(FULL)
 	$(BIN)/pytest -q -m "not slow"
+
+# Style (ruff), types (mypy: strict on facts, claims, grounding, cache, stats, results) and the layer
+# contracts (import-linter); configuration and rationale in pyproject.toml. Needs only the core + dev.
+lint: $(CORE)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(FULL)
 	@missed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || missed="$$missed $$b"; done; \
