@@ -57,7 +57,7 @@ def _global_options(
 
 @app.command("init-db")
 def init_db_cmd(ctx: typer.Context) -> None:
-    """Create every assay table (idempotent) in the configured database."""
+    """Create the schema, or upgrade an older assay database in place (idempotent), in the configured database."""
     from assay.storage import init_db, make_engine, resolve_db_url
 
     with user_errors(ctx):
