@@ -138,3 +138,15 @@ def test_canonical_number_fast_path_equals_the_decimal_rule(x):
 
     expected = "0" if x == 0 else format(Decimal(repr(x)).normalize(), "f")
     assert canonical_number(x) == expected
+
+
+def test_a_period_change_of_an_empty_period_is_a_real_change():
+    """Regression (hypothesis found it): a fact with period "" was "changed" to None, which the
+    fingerprint reads as the same (no period), so the soak expected a miss it could not get."""
+    import random
+
+    snap = Snapshot(facts=(Fact(id="F1", label="Revenue", value=1.0, unit="USD", period=""),))
+    for seed in range(200):
+        changed = perturb_snapshot(snap, "period", random.Random(seed))
+        assert changed.facts[0].period not in (None, "")
+        assert changed.fingerprint() != snap.fingerprint()

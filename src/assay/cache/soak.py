@@ -140,9 +140,11 @@ def perturb_snapshot(snapshot: Snapshot, kind: str, rng: random.Random) -> Snaps
         taken = {x.id for x in facts}
         new = {"id": _different(rng, lambda: f"F{rng.randint(1, 10_000)}", *taken)}
     elif kind == "period":
+        # "" and None are one period to the fingerprint (no period): a change must differ from both
+        same = (f.period, None, "") if not f.period else (f.period,)
         new = {
             "period": _different(
-                rng, lambda: rng.choice((None, "FY2021", "FY2022", "FY2023", "FY2024", "Q1 2025")), f.period
+                rng, lambda: rng.choice((None, "FY2021", "FY2022", "FY2023", "FY2024", "Q1 2025")), *same
             )
         }
     else:
