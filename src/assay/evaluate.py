@@ -120,7 +120,7 @@ def run_eval(
     if config.token_budget is not None:
         judge_opts["token_budget"] = config.token_budget
     judge = make_faithfulness_judge(config.judge, high_stakes=config.high_stakes, **judge_opts)
-    verdicts = judge.judge_many(cases) if judge is not None else [None] * len(cases)
+    verdicts: Sequence[JudgeVerdict | None] = judge.judge_many(cases) if judge is not None else [None] * len(cases)
     indexes = IndexCache()
     records = []
     for i, case in enumerate(cases):
@@ -133,7 +133,8 @@ def run_eval(
         records, config, backend=backend, model=judge.model if judge else None, judge_notes=judge.notes if judge else ()
     )
     if judge is not None:
-        aggregate["judge"] = judge.summary(verdicts)  # n_unscored, reasons, usage: no case ids
+        # n_unscored, reasons, usage: no case ids (with a judge, every case has its verdict)
+        aggregate["judge"] = judge.summary([v for v in verdicts if v is not None])
     return local, aggregate
 
 

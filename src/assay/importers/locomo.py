@@ -162,9 +162,9 @@ def _one_conversation(conv: dict[str, Any], scope: str, where: str, out: LocomoI
                 by_text[text.casefold()] = mem
                 out.memories.append(mem)
     covering: dict[str, list[str]] = {}
-    for m in by_text.values():
-        for d in m["meta"]["source_dia_ids"]:
-            covering.setdefault(d, []).append(m["id"])
+    for kept in by_text.values():
+        for d in kept["meta"]["source_dia_ids"]:
+            covering.setdefault(d, []).append(kept["id"])
     for i, q in enumerate(qa, start=1):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str) or not q["question"].strip():
             out.count("malformed question (left out)")

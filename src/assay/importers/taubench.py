@@ -32,7 +32,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, is_state_changing, read_json
 
@@ -185,7 +185,7 @@ def _attempts(steps: list[Step]) -> list[Attempt]:
         if s.kind != "tool_call" or not s.name:
             continue
         result = steps[k + 1] if k + 1 < len(steps) and steps[k + 1].kind == "tool_result" else None
-        outcome = (
+        outcome: Literal["ok", "error", "empty"] = (
             "error"
             if result is not None and result.error
             else (

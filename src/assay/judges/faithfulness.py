@@ -96,12 +96,15 @@ class FaithfulnessJudge:
             return self._verdict("skipped", reason=self.not_configured)
         if not claims:
             return self._verdict("skipped", reason="no claims: the answer has no sentence to judge")
+        assert self.model is not None  # __init__ sets it whenever there is a client
+        reason: str | None
         checks, reason, tokens = await self._ask(case, claims, self.model)
         if checks is None and reason.startswith(("budget", "backend error")):
             return self._verdict("skipped", reason=reason, tokens=tokens)
         if self.escalate:
             targets = claims if checks is None else [c for c, k in zip(claims, checks, strict=True) if not k.supported]
             if targets:
+                assert self.strong_model is not None  # __init__ sets it whenever escalate is on
                 strong, reason2, tokens2 = await self._ask(case, targets, self.strong_model)
                 tokens += tokens2
                 if strong is not None:
@@ -164,9 +167,10 @@ class FaithfulnessJudge:
         }
 
     async def _ask(self, case: Case, claims: Sequence[Claim3], model: str) -> tuple[list[ClaimCheck] | None, str, int]:
+        assert self.client is not None  # ajudge returns before asking when there is none
         request, _ = build_request(case, model, claims=claims)
         try:
-            reply = await self.client.complete(request)  # type: ignore[union-attr]
+            reply = await self.client.complete(request)
         except BudgetExhausted as e:
             return None, str(e), 0
         except LLMError as e:
@@ -174,7 +178,7 @@ class FaithfulnessJudge:
         checks, reason = validate_reply(reply, claims, citations=valid_citations(case))
         return checks, reason or "", reply.tokens if not reply.cached else 0
 
-    def _verdict(self, status: str, **kw: Any) -> JudgeVerdict:
+    def _verdict(self, status: Literal["scored", "skipped", "rejected"], **kw: Any) -> JudgeVerdict:
         return JudgeVerdict(status=status, backend=self.backend, model=self.model, **kw)
 
 
@@ -239,7 +243,7 @@ def judge_claims(
     if judge is None:
         raise ValueError("judge_claims needs a backend other than none")
     verdicts = judge.judge_many(cases)
-    records = [
+    records: list[dict[str, Any]] = [
         {
             "id": c.id,
             "variant": c.variant,

@@ -154,8 +154,8 @@ def validate_reply(
             return None, reason
     try:
         entries = _Reply.model_validate(parsed).claims
-    except ValidationError as e:
-        err = e.errors()[0]
+    except ValidationError as exc:
+        err = exc.errors()[0]
         return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
     ids = [c[0] for c in claims]
     got = [e.id for e in entries]

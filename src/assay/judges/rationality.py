@@ -130,7 +130,11 @@ def judge_rationality(
         from assay.judges.rationality_llm import judge_traces_llm
 
         result = judge_traces_llm(
-            [t for t, _, _ in loaded], llm=llm, cache_dir=cache_dir, db_url=db_url, token_budget=token_budget
+            [t for t, _, _ in loaded],
+            llm=llm,
+            cache_dir=None if cache_dir is None else Path(cache_dir),  # str | Path downstream
+            db_url=db_url,
+            token_budget=token_budget,
         )
         model, verdicts, usage, llm_notes = result.model, result.verdicts, result.usage, result.notes
         notes += llm_notes

@@ -21,7 +21,7 @@ import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -98,7 +98,7 @@ def label_validity(
     out: dict[str, dict[str, Any]] = {}
     for name, vals in scores.items():
         idx = [i for i in range(n) if vals[i] is not None]
-        x = [float(vals[i]) for i in idx]
+        x = [float(v) for v in vals if v is not None]  # the values at idx, in order
         y = [bool(labels[i]) for i in idx]
         a = auc(x, y)
         rho, _ = spearman(x, [float(v) for v in y])
@@ -175,7 +175,8 @@ def fit_rule_params(
         for f in dataclasses.fields(RuleParams):
             grid = STAGE_GRID if f.name == "max_stages" else WEIGHT_GRID
             for v in grid:
-                cand = dataclasses.replace(params, **{f.name: v})
+                change: dict[str, Any] = {f.name: v}  # an int or float field, by name
+                cand = dataclasses.replace(params, **change)
                 a = objective(cand)
                 if a > best + 1e-12:
                     params, best = cand, a
@@ -297,5 +298,11 @@ def _pct(vals: Sequence[float]) -> list[float] | None:
     return [_r(float(lo)), _r(float(hi))]
 
 
+@overload
+def _r(v: float) -> float: ...
+@overload
+def _r(v: None) -> None: ...
+@overload
+def _r(v: float | None) -> float | None: ...
 def _r(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -299,7 +299,7 @@ def _bool(v: str) -> bool:
     raise ValueError(v)
 
 
-_ENV = [
+_ENV: list[tuple[str, str, Callable[[str], Any]]] = [
     ("STUDENT", "student_dir", str),
     ("SMALL", "small_model", str),
     ("LARGE", "large_model", str),

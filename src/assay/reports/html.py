@@ -48,7 +48,8 @@ def render_html(aggregate: Aggregate | Mapping[str, Any]) -> str:
     aggregate = load_aggregate(aggregate)
 
     primary = primary_dim(aggregate)
-    lift_dim = primary if primary in lift_dims(aggregate) else (lift_dims(aggregate) or [primary])[0]
+    lifts = lift_dims(aggregate)
+    lift_dim = primary if primary in lifts else (lifts[0] if lifts else primary)
     figures = [
         plots.composite_plot(aggregate, primary),
         *([plots.lift_plot(aggregate, lift_dim or "composite")] if show_lift(aggregate) else []),

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
@@ -24,11 +24,14 @@ from matplotlib.figure import Figure
 from assay.reports.tables import lift_order, lift_row, report_dims, variant_order, variant_stat
 from assay.results import Aggregate
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # the rcParams key Literal (matplotlib >= 3.10), for mypy only
+
 __all__ = ["Plot", "composite_plot", "distributions_plot", "lift_plot"]
 
 ACCENT = "#2f6db5"
 MUTED = "#9aa5b1"
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "assay-report",
     "svg.fonttype": "none",
     "text.parse_math": False,

@@ -129,7 +129,7 @@ class Step(_Lenient):
 class Trace(_Lenient):
     """A native trace. ``planner`` is required; ``synthesis_llm_call`` only with a full capture."""
 
-    schema_version: int = Field(TRACE_SCHEMA, alias="schema")
+    schema_version: int = Field(default=TRACE_SCHEMA, alias="schema")
     planner: Planner
     synthesis_llm_call: LLMCall | None = None
     steps: tuple[Step, ...] = ()
@@ -143,7 +143,7 @@ class Trace(_Lenient):
 class TraceHead(_Lenient):
     """The fields the stub and LLM backends read; parsing skips ``steps`` (no Step objects built)."""
 
-    schema_version: int = Field(TRACE_SCHEMA, alias="schema")
+    schema_version: int = Field(default=TRACE_SCHEMA, alias="schema")
     planner: Planner
     synthesis_llm_call: LLMCall | None = None
     source: dict[str, Any] = Field(default_factory=dict)

@@ -212,8 +212,8 @@ class SimilarityIndex:
             np.cumsum(np.bincount(codes, minlength=len(self._vocab[name])), out=ptr[1:])
             fz["postings"][name] = (rows[order], ptr)
             fz["sizes"][name] = np.asarray(self._set_sizes[name], dtype=np.float64)
-        for name, codes in self._codes.items():
-            fz["codes"][name] = np.asarray(codes, dtype=np.int64)
+        for name, column in self._codes.items():
+            fz["codes"][name] = np.asarray(column, dtype=np.int64)
         if self.spec.embedding.weight > 0:
             fz["vectors"] = (
                 np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim or 1), dtype=np.float32)

@@ -110,7 +110,7 @@ class EmbeddingSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    weight: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    weight: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
 
 
 class SimilaritySpec(BaseModel):

@@ -29,19 +29,19 @@ def store_stats(engine: Engine, name: str, spec: SimilaritySpec) -> dict[str, An
     category: counts per value; bucket: counts per :func:`~assay.verdicts.spec.bucket_label`."""
     c = verdicts_table.c
     with engine.connect() as conn:
-        decisions = dict(
+        decisions: dict[str, int] = dict(
             conn.execute(
                 select(c.decision, func.count()).where(c.store == name).group_by(c.decision).order_by(c.decision)
             ).all()
         )
-        sources = dict(
+        sources: dict[str | None, int] = dict(
             conn.execute(
                 select(c.source, func.count()).where(c.store == name).group_by(c.source).order_by(c.source)
             ).all()
         )
         lo, hi = conn.execute(select(func.min(c.created_at), func.max(c.created_at)).where(c.store == name)).one()
         rows = decode_json_texts(
-            conn.execute(select(type_coerce(c.fields, Text)).where(c.store == name)).scalars().all()
+            list(conn.execute(select(type_coerce(c.fields, Text)).where(c.store == name)).scalars().all())
         )
     return {
         "store": name,
@@ -60,7 +60,7 @@ def _iso(v: datetime | None) -> str | None:
 
 
 def _field_summary(name: str, fs: FieldSpec, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    values = [r.get(name) for r in rows if r.get(name) is not None]
+    values = [v for r in rows if (v := r.get(name)) is not None]
     if fs.kind == "set":
         sizes = [len(v) for v in values]
         return {

@@ -119,7 +119,9 @@ class VerdictStore:
         index = self._sync()
         q_emb = None
         if self.spec.embedding.weight > 0 and len(index):
-            q_emb = np.asarray(self.embedder.embed([q.description]))[0]  # type: ignore[union-attr]
+            # both checked above: the embedder by _check_embedder, the description by parse_query
+            assert self.embedder is not None and q.description is not None
+            q_emb = np.asarray(self.embedder.embed([q.description]))[0]
         hits = index.top_k(q.fields, k, query_embedding=q_emb)
         if not hits:
             return []
@@ -229,6 +231,7 @@ class VerdictStore:
         return found
 
     def _row(self, v: Verdict, emb: np.ndarray | None) -> dict[str, Any]:
+        assert emb is None or self.embedder is not None  # an embedding comes from the embedder
         return {
             "store": self.name,
             "id": v.id,
@@ -239,18 +242,19 @@ class VerdictStore:
             "created_at": v.created_at,
             "source": v.source,
             "embedding": None if emb is None else np.asarray(emb, dtype="<f4").tobytes(),
-            "embedding_model": None if emb is None else self.embedder.model,
-        }  # type: ignore[union-attr]
+            "embedding_model": None if emb is None or self.embedder is None else self.embedder.model,
+        }
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        embedder = self.embedder
+        assert embedder is not None  # called only with the embedding term on (_check_embedder ran)
         out: list[np.ndarray] = []
         for i in range(0, len(texts), _CHUNK):
-            batch = np.asarray(self.embedder.embed(texts[i : i + _CHUNK]), dtype=np.float32)  # type: ignore[union-attr]
+            batch = np.asarray(embedder.embed(texts[i : i + _CHUNK]), dtype=np.float32)
             if batch.ndim != 2 or batch.shape[0] != len(texts[i : i + _CHUNK]):
                 raise ValueError(
-                    f"embedder {self.embedder.model!r} returned shape {batch.shape} "
-                    f"for {len(texts[i : i + _CHUNK])} texts"
-                )  # type: ignore[union-attr]
+                    f"embedder {embedder.model!r} returned shape {batch.shape} for {len(texts[i : i + _CHUNK])} texts"
+                )
             out.extend(batch)
         return out
 
@@ -282,7 +286,8 @@ class VerdictStore:
 
     def _vectors(self, rows: Sequence[Any]) -> list[np.ndarray]:
         """Stored embeddings of ``rows``; missing or other-model ones are computed and saved."""
-        model = self.embedder.model  # type: ignore[union-attr]
+        assert self.embedder is not None  # called only with the embedding term on (_check_embedder ran)
+        model = self.embedder.model
         stale = [i for i, r in enumerate(rows) if r.embedding is None or r.embedding_model != model]
         stale_set = set(stale)
         vecs: list[Any] = [

@@ -235,7 +235,7 @@ def memory_rows(store: StoreView, ids: list[str], *, vectors: bool) -> dict[str,
     if vectors:
         model = store.embedder.model
         stale = [r for r in rows if r.embedding is None or r.embedding_model != model]
-        fresh: Sequence[np.ndarray] = store.embedder.embed([r.text for r in stale]) if stale else []
+        fresh: np.ndarray | list[np.ndarray] = store.embedder.embed([r.text for r in stale]) if stale else []
         for r, v in zip(stale, fresh, strict=True):
             out[r.id]["vector"] = np.asarray(v, dtype=np.float32)
         for r in rows:

@@ -37,7 +37,7 @@ from typing import Any
 
 from assay.atomic import atomic_write_json
 from assay.memory.config import RerankerSettings
-from assay.memory.learning.pairs import Pair, build_dataset, load_labels
+from assay.memory.learning.pairs import Pair, SplitBy, build_dataset, load_labels
 from assay.memory.learning.rerankers import CARD_NAME, CrossEncoderReranker, Resolution, blend_scores
 from assay.memory.learning.resolution import DeviceFacts, probe_device, resolve_reranker, student_ready
 from assay.memory.learning.train import TrainConfig, train_pairwise
@@ -205,7 +205,7 @@ def train_and_deploy(
     config: TrainConfig = DEFAULT_TRAIN_CONFIG,
     settings: RerankerSettings | None = None,
     min_gap: int = 2,
-    split_by: str = "query",
+    split_by: SplitBy = "query",
     holdout: float = 0.2,
     engagement: bool = False,
     engagement_max_pairs: int = 5000,
@@ -240,7 +240,7 @@ def train_and_deploy(
         min_gap=min_gap,
         split_by=split_by,
         holdout=holdout,
-        seed=config.seed,  # type: ignore[arg-type]
+        seed=config.seed,
         engagement=engagement,
         engagement_max_pairs=engagement_max_pairs,
         engagement_min_pos=engagement_min_pos,

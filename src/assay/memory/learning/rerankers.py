@@ -252,6 +252,7 @@ def quiet_loading() -> Iterator[None]:
     prints. Restores the previous logger levels afterwards."""
     names = ("transformers", "sentence_transformers", "torch")
     before = {n: logging.getLogger(n).level for n in names}
+    hf_before: int | None = None  # transformers' verbosity before, set once its logging is imported
     try:
         from transformers.utils import logging as hf_logging
 
@@ -259,7 +260,7 @@ def quiet_loading() -> Iterator[None]:
         hf_before = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()
     except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
-        hf_logging, hf_before = None, None
+        pass
     try:
         for n in names:
             logging.getLogger(n).setLevel(logging.ERROR)
@@ -269,7 +270,7 @@ def quiet_loading() -> Iterator[None]:
     finally:
         for n, lvl in before.items():
             logging.getLogger(n).setLevel(lvl)
-        if hf_logging is not None:
+        if hf_before is not None:
             hf_logging.set_verbosity(hf_before)
 
 

@@ -115,7 +115,8 @@ def evaluate_retrieval(
         raise ValueError(f"k must be >= 1, got {k}")
     depth = max(k, 5)
     stored = set(store.get_many([m for q in queries for m in q.relevant]))
-    todo, skipped = [], defaultdict(int)
+    todo: list[tuple[Query, set[str]]] = []
+    skipped: defaultdict[str, int] = defaultdict(int)
     for q in queries:
         rel = set(q.relevant) & stored
         if not q.relevant:

@@ -197,8 +197,8 @@ def plan_add(
                     )
                 ]
             )
-        pos = list(vectors)
-        for p, v in zip(pos, unit_rows(np.stack([vectors[p] for p in pos])), strict=True):
+        keys = list(vectors)
+        for p, v in zip(keys, unit_rows(np.stack([vectors[p] for p in keys])), strict=True):
             vectors[p] = v
     todo = [it for it in inserts if it.pos not in vectors]
     if todo:

@@ -132,11 +132,13 @@ class MemoryStore:
         every problem (an id repeated with another text, an id stored with another text, an
         unknown ``supersedes`` id, a vector of the wrong dimension, a pydantic field error).
         """
-        numbered, problems = [], []
+        numbered: list[tuple[int, MemoryIn]] = []
+        problems: list[InputProblem] = []
         for i, m in enumerate(items, start=1):
             rec, probs = (m, []) if isinstance(m, MemoryIn) else _validate(m, i)
             problems.extend(probs)
-            numbered.append((i, rec))
+            if rec is not None:  # None only with its problems listed: raised below
+                numbered.append((i, rec))
         if problems:
             raise MemoryFileError(problems)
         return self._add(numbered, where="<memories>", embeddings=embeddings, embedding_model=embedding_model)

@@ -107,14 +107,14 @@ def write_plan(engine: Engine, plan: AddPlan, *, where: str, strength: float, ve
             merged_kw = list(dict.fromkeys([*row.keywords, *keywords]))
             _adjust_row(conn, row, rev, strength, plus=plus, keywords=merged_kw)
         for old, new in plan.supersedes:
-            row = conn.execute(select(memories).where(memories.c.id == old)).first()
-            if row is None:
+            old_row = conn.execute(select(memories).where(memories.c.id == old)).first()
+            if old_row is None:
                 raise MemoryFileError(
                     [InputProblem(file=where, line=0, field="supersedes", problem=f"unknown memory id {old!r}")]
                 )
-            if row.superseded_by == new:
+            if old_row.superseded_by == new:
                 continue  # the same correction re-sent: counted once
-            _adjust_row(conn, row, rev, strength, minus=1, superseded_by=new)
+            _adjust_row(conn, old_row, rev, strength, minus=1, superseded_by=new)
             superseded.append(old)
     return superseded
 
