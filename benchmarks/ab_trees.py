@@ -25,7 +25,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIGURE = re.compile(r"^(?P<name>[^:\n]{3,120}?): (?P<value>-?[0-9][0-9,]*(?:\.[0-9]+)?) (?P<unit>\S+)")
+# "name: 1,234.5 unit …" (the scripts' report()), also "name : p50   4.5 ms …" (a statistic named first)
+FIGURE = re.compile(
+    r"^(?P<name>[^:\n]{3,120}?)\s*:\s+(?:(?P<stat>p\d\d|mean|median)\s+)?"
+    r"(?P<value>-?[0-9][0-9,]*(?:\.[0-9]+)?)\s*(?P<unit>[^\s(;,]+)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,8 +79,9 @@ def _run(tree: Path, script: str) -> dict[str, tuple[float, str]]:
     figures: dict[str, tuple[float, str]] = {}
     for line in proc.stdout.splitlines():
         m = FIGURE.match(line.strip())
-        if m and m["name"] not in figures:
-            figures[m["name"]] = (float(m["value"].replace(",", "")), m["unit"].rstrip(";,"))
+        name = m and (f"{m['name']} {m['stat']}" if m["stat"] else m["name"])
+        if m and name not in figures:
+            figures[name] = (float(m["value"].replace(",", "")), m["unit"])
     if proc.returncode not in (0, 1) or not figures:
         raise SystemExit(
             f"{tree}/benchmarks/{script} exited {proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
