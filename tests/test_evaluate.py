@@ -6,13 +6,13 @@ import math
 from pathlib import Path
 
 import pytest
-from eval_cases import ADVICE, EMPLOYEES, GOOD, HALF, NON_MATERIAL, REFUSAL, WRONG, case, two_variant_rows
 
 from assay.cases import Case
 from assay.evaluate import REPORT_DIMS, EvalConfig, aggregate_records, compare_runs, evaluate_case, run_eval
 from assay.grounding.rubric import DEFAULT_WEIGHTS
 from assay.reports import render_markdown
 from assay.stats import agreement, paired_bootstrap, summarize
+from eval_cases import ADVICE, EMPLOYEES, GOOD, HALF, NON_MATERIAL, REFUSAL, WRONG, case, two_variant_rows
 
 FAST = dict(n_resamples=500)  # bootstrap size for tests; the statistic code is the same
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from memo_fixtures import GOOD, KEY, UNSOURCED, Clock, Synth, apple, rows
 
 from assay.cache import MemoCache, guarded_synthesis
 from assay.cache.guarded import effective_version
+from memo_fixtures import GOOD, KEY, UNSOURCED, Clock, Synth, apple, rows
 
 
 @dataclass

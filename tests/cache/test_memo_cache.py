@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from memo_fixtures import GOOD, KEY, UNSOURCED, Clock, Synth, apple, rows
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, select, update
 
 from assay.cache import STATUSES, CacheResult, MemoCache, gate_answer, make_key, memo_cache, memo_cache_counts
@@ -18,6 +17,7 @@ from assay.cache.memo import build_memo
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import GATE_VERSION, check_answer
 from assay.storage import make_engine, upsert
+from memo_fixtures import GOOD, KEY, UNSOURCED, Clock, Synth, apple, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 

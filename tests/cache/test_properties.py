@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memo_fixtures import Clock
 
 from assay.cache import MemoCache, gate_answer
 from assay.cache.soak import DATA_CHANGES, EXPECTED, UNITS, cited_synthesizer, format_value, perturb_snapshot, run_soak
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import check_answer
+from memo_fixtures import Clock
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import pytest
-from memo_fixtures import UNSOURCED, Clock, Synth, apple
 from typer.testing import CliRunner
 
 from assay.cache import MemoCache
 from assay.cli import app
+from memo_fixtures import UNSOURCED, Clock, Synth, apple
 
 runner = CliRunner()
 

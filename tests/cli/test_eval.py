@@ -14,12 +14,12 @@ import warnings
 from pathlib import Path
 
 import pytest
-from eval_cases import GOOD, HALF, WRONG, case, two_variant_rows, write_jsonl
 from typer.testing import CliRunner
 
 import assay.cli
 import assay.evaluate
 from assay.cli import app
+from eval_cases import GOOD, HALF, WRONG, case, two_variant_rows, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 SUFFIXES = (".local.json", ".aggregate.json", ".md", ".html")

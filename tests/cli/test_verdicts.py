@@ -9,9 +9,9 @@ import sys
 
 import pytest
 from typer.testing import CliRunner
-from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 from assay.cli import app
+from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 runner = CliRunner()
 

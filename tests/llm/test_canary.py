@@ -16,11 +16,10 @@ if importlib.util.find_spec("openai") is None:  # the llm extra: CI installs it,
         raise ImportError("the openai SDK (assay[llm]) is required when CI=true")
     pytest.skip("the openai SDK (assay[llm]) is not installed", allow_module_level=True)
 
-from llm_fault_server import FaultServer  # noqa: E402
-
 from assay.cases import Case  # noqa: E402
 from assay.judges.faithfulness import make_faithfulness_judge  # noqa: E402
 from assay.llm import LLMSettings  # noqa: E402
+from llm_fault_server import FaultServer  # noqa: E402
 
 CANARY = "sk-canary-7f3a9c1e5b2d4680ffee"
 SCENARIOS = ("echo-key", "401", "500", "ok", "truncated", "prose")

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-import storage_legacy_schema as legacy
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, event, inspect, select, text
 from typer.testing import CliRunner
 
+import storage_legacy_schema as legacy
 from assay.cli import app
 from assay.storage import (
     HEAD_REVISION,

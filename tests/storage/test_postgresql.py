@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, inspect, select, text
 from sqlalchemy.exc import StatementError
-from store_workloads import WORKLOADS
 
 from assay.storage import (
     HEAD_REVISION,
@@ -31,6 +30,7 @@ from assay.storage import (
     upsert,
     vector_support,
 )
+from store_workloads import WORKLOADS
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -212,9 +212,8 @@ def own_cluster(postgres_cluster):
 
 
 def test_a_restart_between_writes_is_survived(own_cluster):
-    from store_workloads import _memo
-
     from assay.cache import MemoCache, memo_cache
+    from store_workloads import _memo
 
     cache, memo = MemoCache(own_cluster.create_database("between")), _memo()
     cache.store("a", memo, ttl_s=60, gate_mode="auto")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import multiprocessing as mp
 
 import pytest
-from store_workloads import WORKLOADS, run_writer
 
 from assay.storage import init_db, make_engine
+from store_workloads import WORKLOADS, run_writer
 
 WRITERS = 4
 

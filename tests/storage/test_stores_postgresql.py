@@ -18,11 +18,11 @@ import inspect
 from pathlib import Path
 
 import pytest
-from verdict_fixtures import FIXTURE
 
 from assay.llm.base import LLMRequest, LLMResponse
 from assay.llm.cache import ResponseCache
 from assay.verdicts import VerdictStore
+from verdict_fixtures import FIXTURE
 
 TESTS = Path(__file__).resolve().parents[1]
 

@@ -22,10 +22,10 @@ except ModuleNotFoundError:  # pragma: no cover - depends on the environment
     pytest.skip("agent-framework-core not installed (pip install 'assay[agents]')", allow_module_level=True)
 
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
-from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 from assay.verdicts import QueryError, VerdictStore
 from assay.verdicts.agents import DEFAULT_SOURCE_ID, VerdictFewShotProvider, query_from_messages
+from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 BASE_INSTRUCTIONS = "You review cost-saving proposals and answer approve or reject."
 

@@ -9,11 +9,11 @@ import re
 import numpy as np
 import pytest
 from sqlalchemy import select
-from verdict_fixtures import FIXTURE, QUERY, TRUE_MATCH
 
 from assay.verdicts import DuplicateVerdictError, SimilaritySpec, SpecError, VerdictFileError, VerdictStore, load_spec
 from assay.verdicts.spec import FieldSpec
 from assay.verdicts.tables import verdicts_table
+from verdict_fixtures import FIXTURE, QUERY, TRUE_MATCH
 
 
 def _url(tmp_path, name="v.db"):

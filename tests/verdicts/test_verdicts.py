@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 from assay.verdicts import (
     DEFAULT_SPEC,
@@ -31,6 +30,7 @@ from assay.verdicts import (
 )
 from assay.verdicts.similarity import top_k_order
 from assay.verdicts.spec import ZERO_BUCKET, FieldSpec, bucket_label, bucket_of
+from verdict_fixtures import DECOYS, FIXTURE, QUERY, TRUE_MATCH
 
 
 @pytest.fixture()

@@ -8,7 +8,6 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rerank_labels import label_records, write_labels
 
 from assay.memory.learning.pairs import (
     Item,
@@ -21,6 +20,7 @@ from assay.memory.learning.pairs import (
     split_groups,
 )
 from assay.memory.models import MemoryFileError
+from rerank_labels import label_records, write_labels
 
 
 def _item(mid, grade=None, engaged=None, score=None, composite=None):

@@ -9,8 +9,9 @@ import os
 import sys
 
 import pytest
-from rerank_labels import label_records, write_labels
 from typer.testing import CliRunner
+
+from rerank_labels import label_records, write_labels
 
 if os.environ.get("CI") != "true":  # under CI the 'ml' extra is installed and its absence must fail
     pytest.importorskip("sentence_transformers")
