@@ -43,8 +43,9 @@ test-fast: $(FULL)
 	$(BIN)/pytest -q -m "not slow"
 
 # Style (ruff), types (mypy: strict on facts, claims, grounding, cache, stats, results) and the layer
-# contracts (import-linter); configuration and rationale in pyproject.toml. Needs only the core + dev.
-lint: $(CORE)
+# contracts (import-linter); configuration and rationale in pyproject.toml. Needs every extra installed:
+# mypy type-checks the code that uses torch, openai, psycopg and agent-framework against their types.
+lint: $(FULL)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
