@@ -8,7 +8,6 @@ takes ``db_url`` runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import re
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from assay.storage import (
     schema_info,
     store_metadata,
 )
+from init_db_race import race_init_db
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -193,26 +193,10 @@ def test_a_missing_table_of_a_pre_alembic_database_is_created(db_url, engine):
     assert _rows(engine) == expected
 
 
-def _init_db_worker(url: str, barrier, queue) -> None:
-    engine = make_engine(url)
-    barrier.wait(timeout=60)
-    try:
-        queue.put(("ok", init_db(engine)))
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which fails the test
-        queue.put(("error", f"{type(e).__name__}: {e}"))
-
-
 def test_processes_racing_to_upgrade_a_pre_alembic_database_all_succeed(db_url):
     legacy.create_legacy_database(db_url)
     legacy.fill(db_url)
-    ctx = mp.get_context("spawn")
-    barrier, queue = ctx.Barrier(3), ctx.Queue()
-    procs = [ctx.Process(target=_init_db_worker, args=(db_url, barrier, queue)) for _ in range(3)]
-    for p in procs:
-        p.start()
-    results = [queue.get(timeout=180) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
+    results = race_init_db(db_url, 3)
     assert results == [("ok", SCHEMA_VERSION)] * 3
     engine = make_engine(db_url)
     try:

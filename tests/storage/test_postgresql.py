@@ -5,7 +5,6 @@ unreachable or goes away mid-run. PostgreSQL runs in throwaway clusters owned by
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from assay.storage import (
     upsert,
     vector_support,
 )
+from init_db_race import race_init_db
 from store_workloads import WORKLOADS
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -109,26 +109,8 @@ def test_float_vectors_round_trip_exactly(db_url):
     engine.dispose()
 
 
-def _init_db_worker(url: str, barrier, queue) -> None:
-    from assay.storage import init_db, make_engine
-
-    engine = make_engine(url)
-    barrier.wait(timeout=60)
-    try:
-        queue.put(("ok", init_db(engine)))
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which fails the test
-        queue.put(("error", f"{type(e).__name__}: {e}"))
-
-
 def test_four_processes_creating_the_schema_at_once_all_succeed(db_url):
-    ctx = mp.get_context("spawn")
-    barrier, queue = ctx.Barrier(4), ctx.Queue()
-    procs = [ctx.Process(target=_init_db_worker, args=(db_url, barrier, queue)) for _ in range(4)]
-    for p in procs:
-        p.start()
-    results = [queue.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
+    results = race_init_db(db_url, 4, timeout_s=120)
     assert results == [("ok", SCHEMA_VERSION)] * 4
     engine = make_engine(db_url)
     with engine.connect() as conn:  # one upgrade happened: one version row, one revision
