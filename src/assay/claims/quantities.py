@@ -94,9 +94,10 @@ def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list
     prev_end = 0
     for i, q in enumerate(qs):
         neg = index.negative_word(q.span[0], q.span[1], prev_end)
-        base = change_base_at(text, q.span[0], q.span[1]) if q.form != "fraction" else None
+        base, stated = change_base_at(text, q.span[0], q.span[1]) if q.form in ("digits", "words") else _NO_BASE
         if neg is not None or base is not None:
-            qs[i] = replace(q, negative_wording=neg, change_base=base)
+            direction = q.direction if q.direction is not None or q.explicit_sign else stated
+            qs[i] = replace(q, negative_wording=neg, change_base=base, direction=direction)
         prev_end = q.span[1]
     return qs
 
@@ -269,6 +270,7 @@ def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, 
     return total, smallest, decimals, tolerance
 
 
+_NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
 

@@ -113,23 +113,34 @@ def direction_after(text: str, end: int) -> int | None:
     return 1 if after_q.group("up") or after_q.group("kup") else -1
 
 
-def change_base_at(text: str, start: int, end: int) -> ChangeBase | None:
-    """How the change at ``[start, end)`` names its base (``"against_other"`` / ``"from_base"``), or None.
+def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, int | None]:
+    """How the change at ``[start, end)`` names its base, and the direction its comparison states.
 
-    ``"against_other"``: a comparative right after it ("2.9% higher than", "more than", "above",
-    "below") or a verb of comparison before it ending in "by" ("exceeded FY2023 revenue by
-    2.9%", "trailed … by"). ``"from_base"``: "from", "over", "versus", "vs.", "compared with/to",
-    "relative to", "against", "대비" right after it ("down 2.8% from fiscal 2022"). Both mean the
-    base is another figure the sentence names; which one is left to the caller (either order)."""
+    Base ``"against_other"``: a comparative right after it ("2.9% higher than", "more than",
+    "above", "below") or a verb of comparison before it ending in "by" ("exceeded FY2023
+    revenue by 2.9%", "trailed … by"). ``"from_base"``: "from", "over", "versus", "vs.",
+    "compared with/to", "relative to", "against" right after it, or "대비" before it ("down
+    2.8% from fiscal 2022", "전년 대비 12% 감소"). Both mean the base is another figure the
+    sentence names; which one is left to the caller (either order). Direction: +1 for "higher/
+    greater/more/larger/bigger than", "above", "exceeded/surpassed/outpaced … by"; −1 for
+    "lower/less/smaller than", "below", "trailed/lagged/fell short of … by"; else None. Words
+    after the number count one space away on its line (a table's next cell is no comparison).
+    Returns ``(None, None)`` when the wording names no base."""
     after = _BASE_AFTER.match(text, end, min(len(text), end + 30))
     if after is not None:
-        return "against_other" if after.group("cmp") else "from_base"
+        if after.group("up"):
+            return "against_other", 1
+        if after.group("down"):
+            return "against_other", -1
+        return "from_base", None
     window = text[max(0, start - 100) : start]
-    if "by" in window and _EXCEEDED_BY.search(window):
-        return "against_other"
+    if "by" in window:
+        m = _EXCEEDED_BY.search(window)
+        if m is not None:
+            return "against_other", (-1 if m.group("less") else 1)
     if "대비" in window[-20:]:
-        return "from_base"  # "전년 대비 12% 감소"
-    return None
+        return "from_base", None
+    return None, None
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -150,13 +161,13 @@ _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
         "grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped "
-        "expanded improved exceeded exceeds surpassed outpaced outperformed"
+        "expanded improved"
     ).split()
 )
 _DOWN_WORDS = frozenset(
     (
         "fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank "
-        "contracted slipped lost reduced reduction trailed lagged"
+        "contracted slipped lost reduced reduction"
     ).split()
 )
 #: Words (and word pairs) whose sentence carries an outflow sign: "capex of $1,577 million".
@@ -178,12 +189,12 @@ _SIGN_BIGRAMS = frozenset(
         ("dividends", "paid"),
     }
 )
-#: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower",
-#: "2.9% above"; Korean change verbs after an optional particle: "12% 감소했다", "5%가 늘었다"
+#: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower";
+#: Korean change verbs after an optional particle: "12% 감소했다", "5%가 늘었다"
 #: (not after 으로/로/에서: "500억원으로 감소" is a level).
 _DIRECTION_AFTER = re.compile(
-    r"\s*(?:(?P<up>increases?|growth|rise|gains?|higher|jump|above|(?:greater|more|larger|bigger)(?=\s+than\b))"
-    r"|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction|below|(?:less|smaller)(?=\s+than\b))\b"
+    r"\s*(?:(?:(?P<up>increases?|growth|rise|gains?|higher|jump)"
+    r"|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b"
     r"|(?:[이가을를은는의나]\s?|만큼\s?|가량\s?|정도\s?)?(?:(?P<kup>증가|상승|늘|증대|성장|확대|개선|올)"
     r"|(?P<kdown>감소|하락|줄|축소|악화|떨어|내려|내렸)))",
     re.I,
@@ -202,13 +213,13 @@ _NEGATIVE_AFTER = re.compile(
 )
 #: A comparison right after a change: "higher than" (against the other figure) or "from" (a base).
 _BASE_AFTER = re.compile(
-    r"\s*(?:(?P<cmp>(?:higher|lower|greater|less|more|larger|smaller|bigger)\s+than\b|above\b|below\b)"
-    r"|(?:from|over|versus|vs\.|vs\b|against|compared\s+(?:with|to)|relative\s+to)\b)",
+    r" ?(?:(?P<up>(?:higher|greater|more|larger|bigger) than\b|above\b)|(?P<down>(?:lower|less|smaller) than\b|below\b)"
+    r"|(?:from|over|versus|vs\.|vs\b|against|compared (?:with|to)|relative to)\b)",
     re.I,
 )
 #: "exceeded FY2023 revenue by 2.9%", "trailed the prior year by": a comparison ending in "by".
 _EXCEEDED_BY = re.compile(
-    r"\b(?:exceed(?:ed|s)?|surpass(?:ed|es)?|outpaced|outperformed|topped|beat|trailed|lagged|fell\s+short\s+of)"
+    r"\b(?:exceed(?:ed|s)?|surpass(?:ed|es)?|outpaced|outperformed|topped|beat|(?P<less>trailed|lagged|fell\s+short\s+of))"
     r"\b[^.;!?\n]{0,80}?\bby\s+(?:about\s+|approximately\s+|roughly\s+|nearly\s+|some\s+|almost\s+)?\Z",
     re.I,
 )
