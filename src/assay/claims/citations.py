@@ -27,7 +27,10 @@ def mask(text: str, cite_re: re.Pattern[str], *, keep_fractions: bool = False) -
     ``keep_fractions=True`` leaves ``a/b`` with 1 ≤ a < b ≤ 10 (``1/3``, ``2/5``) unblanked: the
     answer reader takes them as fractions (:mod:`assay.claims.numwords`), not as dates."""
     blank = lambda m: " " * (m.end() - m.start())  # noqa: E731
-    masked = cite_re.sub(blank, text)
+    # each pass only where it can match: a default marker needs "[", a date digit-separator-digit
+    masked = text if cite_re.pattern == DEFAULT_CITATION_PATTERN and "[" not in text else cite_re.sub(blank, text)
+    if not _DATE_HINT.search(masked):
+        return masked
     if keep_fractions:
         return NUMERIC_DATE.sub(_blank_unless_fraction, masked)
     return NUMERIC_DATE.sub(blank, masked)
@@ -41,3 +44,4 @@ def _blank_unless_fraction(m: re.Match[str]) -> str:
 
 
 _ID_SEP = re.compile(r"[,;]")
+_DATE_HINT = re.compile(r"\d[/\-.]\d")

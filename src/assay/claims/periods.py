@@ -70,7 +70,7 @@ def period_key(period: str | None) -> str | None:
         return p.upper() if m.group(1) else f"{m.group(2)}{m.group(3).upper()}"
     if m := _ISO_DATE.fullmatch(p):
         return f"FY{m.group(1)}"
-    if m := re.fullmatch(r"((?:19|20)\d\d)", p):
+    if m := _BARE_YEAR.fullmatch(p):
         return f"FY{m.group(1)}"
     found = find_periods(p)
     if len(found) == 1:
@@ -145,5 +145,6 @@ _PERIOD = re.compile(
 )
 _HINT = re.compile(r"\d\d|FY|[QH][1-4]", re.I)
 _KEY_FORM = re.compile(r"(FY(?:19|20)\d\d)|((?:19|20)\d\d)([QH][1-4])", re.I)
+_BARE_YEAR = re.compile(r"((?:19|20)\d\d)")
 _ISO_DATE = re.compile(r"((?:19|20)\d\d)-\d{1,2}-\d{1,2}")
 _YEAR_AT_END = re.compile(r"\b((?:19|20)\d\d)\s*$")

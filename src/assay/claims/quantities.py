@@ -70,14 +70,25 @@ def extract_quantities(
     return extract_masked(mask(text, re.compile(citation_pattern), keep_fractions=words), space_thousands, words)
 
 
-def extract_masked(masked: str, space_thousands: bool = True, words: bool = False) -> list[Quantity]:
+def extract_masked(
+    masked: str, space_thousands: bool = True, words: bool = False, index: WordIndex | None = None
+) -> list[Quantity]:
     """Every quantity of ``masked`` (a text already through :func:`~assay.claims.citations.mask`):
     :func:`extract_quantities` without the masking, for callers that mask once for several uses.
-    With ``words=True`` mask with ``keep_fractions=True`` (digit fractions are read, not dates)."""
+    With ``words=True`` mask with ``keep_fractions=True`` (digit fractions are read, not dates).
+    ``index``: the text's :class:`~assay.claims.wording.WordIndex` when the caller has built it."""
     out: list[Quantity] = []
-    index = WordIndex(masked)
+    index = index if index is not None else WordIndex(masked)
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
-    for m in (NUMBER if space_thousands else NUMBER_NO_SPACE).finditer(masked):
+    pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
+    pos = 0
+    while (d := _DIGIT.search(masked, pos)) is not None:
+        # = pattern.finditer(masked): a match starts at most _MAX_PREFIX characters before its
+        # first digit, so the search may start there (skipping digit-free text in C, not in sre)
+        m = pattern.search(masked, max(pos, d.start() - _MAX_PREFIX))
+        if m is None:
+            break
+        pos = m.end()
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
         q = _to_quantity(masked, m, index)
@@ -106,7 +117,7 @@ def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list
 
 
 def _parse_num(s: str) -> tuple[float, int]:
-    clean = GROUPING.sub("", s)
+    clean = s if s.isdigit() else GROUPING.sub("", s)  # most numbers: plain digits, nothing to strip
     decimals = len(clean.split(".")[1]) if "." in clean else 0
     return float(clean), decimals
 
@@ -118,7 +129,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     value, decimals = _parse_num(g["num"])
     paren = bool((g["open"] or g["open2"]) and g["close"])
     if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
-        close_after = re.match(r"\s?\)", text[end : end + 2])
+        close_after = _CLOSE_PAREN.match(text[end : end + 2])
         if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
             paren, end = True, end + close_after.end()
     if not paren:
@@ -134,26 +145,28 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         start += 1
     if not g["sign"] and g["sign2"]:
         g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
-    if g["sign"] and not g["sign2"] and re.search(r"[\d)%][ \t]*\Z", text[max(0, start - 8) : start]):  # same line only
+    if g["sign"] and not g["sign2"] and _VALUE_BEFORE.search(text[max(0, start - 8) : start]):  # same line only
         g["sign"] = None  # a binary minus: "177,866 - 135,987"
         start = m.start("cur") if g["cur"] else num_start
     if paren and (
-        re.match(r"\s*(?:[*/×÷]|x\s*\d)", text[end : end + 5])
-        or re.search(r"[*/×÷=]\s*$", text[max(0, start - 4) : start])
+        _OPERATOR_AFTER_PAREN.match(text[end : end + 5])
+        or _OPERATOR_BEFORE_PAREN.search(text[max(0, start - 4) : start])
     ):
         paren = False  # grouping in a formula: "(0.1652) x 100"
     before, after = text[max(0, start - 24) : start], text[end : end + 24]
-    unit_written = any(g[k] for k in ("cur", "cur2", "scale", "scale2", "suffix", "pct2", "kr", "share"))
+    unit_written = bool(
+        g["cur"] or g["cur2"] or g["scale"] or g["scale2"] or g["suffix"] or g["pct2"] or g["kr"] or g["share"]
+    )
     # --- things that are not quantities
     if CODE_AFTER.match(after) and not unit_written:
         return None
-    if re.search(r"[A-Za-z]-$", before):
+    if _CODE_HYPHEN_BEFORE.search(before):
         return None  # a code: "COVID-19", "Form 10-K"
     if (
         not unit_written
         and "." not in g["num"]
         and value in FORMULA_CONSTANTS
-        and (re.search(r"(?:[*/×÷]|\bx)\s*$", before) or re.match(r"\s*[*/×÷]", after))
+        and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
     if ORDINAL_AFTER.match(text[num_end : num_end + 3]):
@@ -176,13 +189,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         if (
             not text[line_start:start].strip()
             and not g["open"]
-            and re.match(r"^[.)]\s", text[num_end : num_end + 2])
+            and _LIST_MARK_AFTER.match(text[num_end : num_end + 2])
             and value < 100
         ):
             return None  # list number "1. " / "2) "
     if paren and not unit_written and "." not in g["num"] and value < 10:
         line_start = text.rfind("\n", 0, start) + 1
-        if not text[line_start:start].strip() or re.search(r"[:;]\s*$", text[line_start:start]):
+        if not text[line_start:start].strip() or _COLON_BEFORE.search(text[line_start:start]):
             return None  # list marker "(2)"
     # --- unit and scale
     unit: str | None = None
@@ -270,6 +283,21 @@ def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, 
     return total, smallest, decimals, tolerance
 
 
+#: The reader's small patterns, compiled once (not looked up in re's cache per number).
+_CLOSE_PAREN = re.compile(r"\s?\)")
+_VALUE_BEFORE = re.compile(r"[\d)%][ \t]*\Z")
+_OPERATOR_AFTER_PAREN = re.compile(r"\s*(?:[*/×÷]|x\s*\d)")
+_OPERATOR_BEFORE_PAREN = re.compile(r"[*/×÷=]\s*$")
+_CODE_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
+_OPERATOR_BEFORE = re.compile(r"(?:[*/×÷]|\bx)\s*$")
+_OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
+_LIST_MARK_AFTER = re.compile(r"^[.)]\s")
+_COLON_BEFORE = re.compile(r"[:;]\s*$")
+_RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
+_DIGIT = re.compile(r"\d")
+#: The longest text the quantity pattern reads before the number's first digit: "(", a sign,
+#: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
+_MAX_PREFIX = 12
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
@@ -282,7 +310,7 @@ def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
         between = text[a.span[1] : b.span[0]]
-        joined = re.fullmatch(r"\s*(?:[-–—]|to)\s*", between) is not None
+        joined = _RANGE_JOIN.fullmatch(between) is not None
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number
             b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)

@@ -14,6 +14,7 @@ from itertools import pairwise
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask
 from assay.claims.quantities import Quantity, extract_masked
 from assay.claims.unchecked import Unchecked, unchecked_masked
+from assay.claims.wording import WordIndex
 
 __all__ = ["Claim", "extract_claims", "split_sentences"]
 
@@ -42,9 +43,10 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     """
     cite_re = re.compile(citation_pattern)
     masked = mask(text, cite_re, keep_fractions=True)
-    quantities = extract_masked(masked, words=True)
+    index = WordIndex(masked)
+    quantities = extract_masked(masked, words=True, index=index)
     starts = [q.span[0] for q in quantities]
-    unchecked = unchecked_masked(masked, [q.span for q in quantities])
+    unchecked = unchecked_masked(masked, [q.span for q in quantities], index.tokens)
     u_starts = [u.span[0] for u in unchecked]
     claims: list[Claim] = []
     for start, end in split_sentences(text, masked):

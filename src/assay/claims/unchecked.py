@@ -57,10 +57,13 @@ def find_unchecked(
     return unchecked_masked(masked, read)
 
 
-def unchecked_masked(masked: str, read: list[tuple[int, int]]) -> list[Unchecked]:
-    """:func:`find_unchecked` on an already masked text with the read spans given."""
-    if not _HINT.search(masked):
-        return []  # the common path: no vague word, hedge or Korean 수/몇 at all
+def unchecked_masked(
+    masked: str, read: list[tuple[int, int]], tokens: set[str] | frozenset[str] | None = None
+) -> list[Unchecked]:
+    """:func:`find_unchecked` on an already masked text with the read spans given; ``tokens`` its
+    lowercased words when known (:attr:`assay.claims.wording.WordIndex.tokens`)."""
+    if not _may_hold_unchecked(masked, tokens):
+        return []  # the common path: none of the forms' words at all
     found: list[Unchecked] = []
     for m in _FORMS.finditer(masked):
         span = m.span()
@@ -94,9 +97,33 @@ _FORMS = re.compile(
     r"|(?P<roman_numeral_amount>\b[IVXLCDM]{2,}\s+(?:thousand|million|billion|trillion|percent)\b)",
     re.I,
 )
-#: Cheap pre-check: the words any form above needs.
-_HINT = re.compile(
-    r"several|few|many|numerous|multiple|some|tens|dozen|hundred|thousand|million|billion|trillion|-ish|fraction|"
-    r"point|and a|doubled|tripled|trebled|quadrupled|halved|수|몇|[IVXLCDM]{2,}",
-    re.I,
+
+
+def _may_hold_unchecked(masked: str, tokens: set[str] | frozenset[str] | None) -> bool:
+    """Cheap pre-check (set operations): could any form above occur in ``masked``?"""
+    if tokens is None:
+        tokens = set(_WORD.findall(masked.lower()))
+    if tokens & _ALWAYS or "-ish" in masked:
+        return True
+    if tokens & _SCALE_WORDS and (tokens & _NEEDS_SCALE or _ROMAN.search(masked)):
+        return True
+    if "and" in tokens and tokens & _HALVES:
+        return True
+    return not masked.isascii() and _KR_VAGUE.search(masked) is not None
+
+
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+#: Words that make a form on their own ("dozens", "doubled" after a hedge, "a fraction of" …).
+_ALWAYS = frozenset(
+    "tens dozen dozens hundreds thousands millions billions trillions fraction multiple point doubled tripled "
+    "trebled quadrupled halved".split()
 )
+_SCALE_WORDS = frozenset(
+    "hundred thousand thousands million millions billion billions trillion trillions percent dollars dollar euros "
+    "euro percentage".split()
+)
+#: Words that make a form only beside a scale or unit word ("several billion", "a million").
+_NEEDS_SCALE = frozenset("several few many numerous some a an".split())
+_HALVES = frozenset("half third quarter".split())
+_ROMAN = re.compile(r"\b[IVXLCDM]{2,}\s")
+_KR_VAGUE = re.compile(r"[수몇]\s?[십백천]?\s?[만억조]")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 from typing import Literal
 
 from assay.claims.patterns import NUMBER_WORDS
@@ -22,52 +23,74 @@ ChangeBase = Literal["against_other", "from_base"]
 
 
 class WordIndex:
-    """Clause ends, verbs of change and sign words of one text, found once (not per number)."""
+    """Clause ends, verbs of change, sign, loss and number words of one text, found once (not per
+    number).
+
+    Only the words the text holds are looked for: the set of its lowercased words is
+    intersected with the lexicons (C-level set operations), and each word found is located with
+    its own precompiled, token-bounded pattern — the same tokens as a word-by-word scan
+    (``[A-Za-z]+(?:-[A-Za-z]+)*``) without a Python step per word."""
 
     def __init__(self, text: str):
         self.text = text
         ends = [(m.end(), m.group(0) != ";") for m in _CLAUSE_END.finditer(text)]
         self.clause_ends = [e for e, _ in ends]
         self.sentence_ends = [e for e, sentence in ends if sentence]
-        # one pass over the words (word-set look-ups are far cheaper than alternation regexes)
+        # ASCII-only lowering keeps every offset (str.lower() may change lengths or map the
+        # Kelvin sign to "k"); the patterns below then look for plain lowercase literals
+        low = text.lower()
+        if not text.isascii() and _LOWER_CHANGES.search(text):
+            low = text.translate(_ASCII_LOWER)  # "İ" (two code points lowered), "K" (Kelvin → "k")
+        self._low = low
         dirs: list[tuple[int, int, int]] = []
-        self.sign_starts: list[int] = []
-        self.sign_ends: list[int] = []
+        signs: list[tuple[int, int]] = []
         neg: list[tuple[int, int, str]] = []
-        #: ``(start, end, lowercased word)`` of every number word ("twelve", "third", "doubled")
-        self.number_words: list[tuple[int, int, str]] = []
-        prev: tuple[int, str] | None = None
-        for m in _WORD.finditer(text):
-            w = m.group(0).lower()
-            if w in _UP_WORDS or w in _DOWN_WORDS:
-                dirs.append((m.start(), m.end(), 1 if w in _UP_WORDS else -1))
-            if w in _SIGN_WORDS:
-                self.sign_starts.append(m.start())
-                self.sign_ends.append(m.end())
-            elif prev is not None and (prev[1], w) in _SIGN_BIGRAMS:
-                self.sign_starts.append(prev[0])
-                self.sign_ends.append(m.end())
-            if w in _NEGATIVE_WORDS:
-                neg.append((m.start(), m.end(), w))
-            elif prev is not None and prev[1] in _SIGNED_CHANGE and w in _CHANGE_NOUNS:
+        #: the text's lowercased words (one C-level pass; the lexicons are intersected with it)
+        self.tokens = tokens = set(_WORD.findall(low))
+        for w in tokens & _KEYWORDS:
+            up, down, sign, loss = _ROLES[w]
+            for m in _token_re(w).finditer(low):
+                s, e = m.span()
+                if up or down:
+                    dirs.append((s, e, 1 if up else -1))
+                if sign:
+                    signs.append((s, e))
+                if loss:
+                    neg.append((s, e, w))
+        for head, bigram in _BIGRAM_RES.items():
+            if head in tokens:
+                signs.extend(m.span() for m in bigram.finditer(low) if m.group(1) not in _SIGN_WORDS)
+        if "negative" in tokens or "positive" in tokens:
+            for m in _SIGNED_CHANGE_RE.finditer(low):
                 # "negative growth of 2.8%": a direction, not a negative figure
-                if neg and neg[-1][0] == prev[0]:
-                    neg.pop()
-                dirs.append((prev[0], m.end(), _SIGNED_CHANGE[prev[1]]))
-            if w in NUMBER_WORDS or ("-" in w and w.partition("-")[0] in NUMBER_WORDS):
-                self.number_words.append((m.start(), m.end(), w))
-            prev = (m.start(), w)
+                neg = [n for n in neg if n[0] != m.start()]
+                dirs.append((m.start(), m.end(), _SIGNED_CHANGE[m.group(1)]))
         if not text.isascii():  # Korean loss words: 손실, 순손실, 영업손실, 적자
             for m in _KR_SIGN.finditer(text):
                 neg.append((m.start(), m.end(), m.group(0)))
-                k = bisect_left(self.sign_starts, m.start())
-                self.sign_starts.insert(k, m.start())
-                self.sign_ends.insert(k, m.end())
-            neg.sort()
+                signs.append(m.span())
+        dirs.sort()
+        signs.sort()
+        neg.sort()
+        self.sign_starts = [a for a, _ in signs]
+        self.sign_ends = [b for _, b in signs]
         self.dir_starts = [d[0] for d in dirs]
         self.dirs = dirs
         self.neg_starts = [n[0] for n in neg]
         self.neg = neg
+        self._number_words: list[tuple[int, int, str]] | None = None
+
+    @property
+    def number_words(self) -> list[tuple[int, int, str]]:
+        """``(start, end, lowercased word)`` of every number word ("twelve", "third", "doubled",
+        "twenty-five", "two-thirds", "one-off"), in order; computed on first use."""
+        if self._number_words is None:
+            found: list[tuple[int, int, str]] = []
+            for w in self.tokens:
+                if w in NUMBER_WORDS or ("-" in w and w.partition("-")[0] in NUMBER_WORDS):
+                    found.extend((m.start(), m.end(), w) for m in _token_re(w).finditer(self._low))
+            self._number_words = sorted(found)
+        return self._number_words
 
     def wording(self, start: int) -> tuple[int | None, bool]:
         """Direction (+1/−1) from the last verb of change in the number's clause (within 60
@@ -146,6 +169,15 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
 # --- helpers -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
+def _token_re(word: str) -> re.Pattern[str]:
+    """``word`` (lowercase) as a whole token of an ASCII-lowered text: not inside a longer word or
+    a hyphen chain. The literal comes first (sre scans for it in C), the bounds are looked
+    behind and ahead of it."""
+    w = re.escape(word)
+    return re.compile(w + r"(?<![a-z]" + w + r")(?<![a-z]-" + w + r")" + _TOKEN_END)
+
+
 def _last_before(ends: list[int], start: int, lo: int) -> int:
     """The last position in sorted ``ends`` that is < ``start`` and ≥ ``lo`` (else ``lo``)."""
     k = bisect_left(ends, start) - 1
@@ -178,17 +210,6 @@ _SIGN_WORDS = frozenset(
         "writedown writedowns"
     ).split()
 )
-_SIGN_BIGRAMS = frozenset(
-    {
-        ("used", "in"),
-        ("capital", "expenditure"),
-        ("capital", "expenditures"),
-        ("purchase", "of"),
-        ("purchases", "of"),
-        ("dividend", "paid"),
-        ("dividends", "paid"),
-    }
-)
 #: A change noun or comparative right after the number: "a 2.8% decline", "$11.0 billion lower";
 #: Korean change verbs after an optional particle: "12% 감소했다", "5%가 늘었다"
 #: (not after 으로/로/에서: "500억원으로 감소" is a level).
@@ -203,8 +224,32 @@ _DIRECTION_AFTER = re.compile(
 _NEGATIVE_WORDS = frozenset("loss losses lost deficit deficits negative shortfall".split())
 #: "negative growth of 2.8%", "positive growth": a signed change, read as a direction.
 _SIGNED_CHANGE = {"negative": -1, "positive": 1}
-_CHANGE_NOUNS = frozenset("growth change changes return returns".split())
 _KR_SIGN = re.compile(r"손실|적자")
+_TOKEN_START = r"(?<![a-z])(?<![a-z]-)"
+_TOKEN_END = r"(?![a-z])(?!-[a-z])"
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+#: The only code points whose str.lower() is longer or ASCII (checked over all of Unicode).
+_LOWER_CHANGES = re.compile("[\u0130\u212a]")
+#: Word pairs with an outflow sign, as adjacent tokens (anything but letters between them).
+_BIGRAM_RES = {
+    head: re.compile(_TOKEN_START + head + _TOKEN_END + r"[^a-z]+(" + "|".join(tails) + r")" + _TOKEN_END)
+    for head, tails in (
+        ("used", ["in"]),
+        ("capital", ["expenditures", "expenditure"]),
+        ("purchase", ["of"]),
+        ("purchases", ["of"]),
+        ("dividend", ["paid"]),
+        ("dividends", ["paid"]),
+    )
+}
+_SIGNED_CHANGE_RE = re.compile(
+    _TOKEN_START
+    + r"(negative|positive)"
+    + _TOKEN_END
+    + r"[^A-Za-z]+(?:growth|changes|change|returns|return)"
+    + _TOKEN_END,
+    re.I | re.A,
+)
 #: A loss noun right after the number: "a $3 million net loss", "100억원 손실", "100억원의 적자".
 _NEGATIVE_AFTER = re.compile(
     r"\s*(?:(?:net|operating|pre-?tax|comprehensive)\s+)?(?P<w>loss(?:es)?|deficit)\b"
@@ -223,3 +268,9 @@ _EXCEEDED_BY = re.compile(
     r"\b[^.;!?\n]{0,80}?\bby\s+(?:about\s+|approximately\s+|roughly\s+|nearly\s+|some\s+|almost\s+)?\Z",
     re.I,
 )
+#: Every word the index looks for, with its roles (up, down, sign, loss).
+_ROLES = {
+    w: (w in _UP_WORDS, w in _DOWN_WORDS, w in _SIGN_WORDS, w in _NEGATIVE_WORDS)
+    for w in _UP_WORDS | _DOWN_WORDS | _SIGN_WORDS | _NEGATIVE_WORDS
+}
+_KEYWORDS = frozenset(_ROLES)
