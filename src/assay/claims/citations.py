@@ -21,10 +21,23 @@ def find_citations(text: str, pattern: str | re.Pattern[str] = DEFAULT_CITATION_
     return ids
 
 
-def mask(text: str, cite_re: re.Pattern[str]) -> str:
-    """Blank citation markers and numeric dates (same length, so spans stay valid)."""
+def mask(text: str, cite_re: re.Pattern[str], *, keep_fractions: bool = False) -> str:
+    """Blank citation markers and numeric dates (same length, so spans stay valid).
+
+    ``keep_fractions=True`` leaves ``a/b`` with 1 ≤ a < b ≤ 10 (``1/3``, ``2/5``) unblanked: the
+    answer reader takes them as fractions (:mod:`assay.claims.numwords`), not as dates."""
     blank = lambda m: " " * (m.end() - m.start())  # noqa: E731
-    return NUMERIC_DATE.sub(blank, cite_re.sub(blank, text))
+    masked = cite_re.sub(blank, text)
+    if keep_fractions:
+        return NUMERIC_DATE.sub(_blank_unless_fraction, masked)
+    return NUMERIC_DATE.sub(blank, masked)
+
+
+def _blank_unless_fraction(m: re.Match[str]) -> str:
+    a, sep, b = m.group(0).partition("/")
+    if sep and a.isdigit() and b.isdigit() and 1 <= int(a) < int(b) <= 10:
+        return m.group(0)
+    return " " * (m.end() - m.start())
 
 
 _ID_SEP = re.compile(r"[,;]")

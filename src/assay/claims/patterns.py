@@ -24,6 +24,8 @@ CURRENCY_SYMBOLS = {
 }
 ISO = r"(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD)"
 KOREAN_SCALE = {"만": 1e4, "억": 1e8, "조": 1e12}
+#: Korean digit multipliers inside a 만-group: 5천억 = 5,000억, 3천5백만 = 3,500만.
+KOREAN_SUB = {"천": 1e3, "백": 1e2, "십": 1e1}
 NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 #: The same without the plain-space thousands separator (source passages: there a space
 #: separates table cells, "Cost of sales 900 800" is two numbers, not 900,800).
@@ -39,9 +41,10 @@ def _number_regex(num: str) -> re.Pattern[str]:
         r"(?:(?P<cur>US\$|HK\$|NZ\$|S\$|R\$|C\$|A\$|[$€£¥₩]|" + ISO + r"\s)(?P<sign2>\s?[-−](?=\d|\.\d))?)?\s?"
         r"(?P<open2>\()?"
         r"(?P<num>" + num + r")"
-        r"(?P<kr>(?:\s?[조억만](?:\s?" + num + r"\s?[억만])?(?:\s?" + num + r"(?![\d.]))?))?"
-        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMB])(?![A-Za-z]))?"
-        r"(?P<suffix>\s?(?:%|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|"
+        r"(?P<kr>(?:\s?(?:[천백십]\s?)?[조억만]|[천백십](?![조억만]))"
+        r"(?:\s?" + num + r"\s?(?:[천백십]\s?)?[조억만])*(?:\s?" + num + r"(?:\s?[천백십])?(?![\d.조억만]))?)?"
+        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMBk])(?![A-Za-z]))?"
+        r"(?P<suffix>\s?(?:%p(?![A-Za-z])|%|퍼센트포인트|퍼센트|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|"
         r"percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
         r"(?P<close>\s?\)(?P<pct2>%)?)?"
         r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
@@ -75,3 +78,49 @@ LABEL_BEFORE = re.compile(
 )
 
 GROUPING = re.compile(r"[,\s\u202f\u00a0]")
+
+#: Cardinal number words (value), fraction denominators (value of 1/n, singular and plural),
+#: and multiple verbs (the ratio they state) — see :mod:`assay.claims.numwords`.
+CARDINAL_WORDS = {
+    w: float(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+} | {w: float(10 * i) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+FRACTION_WORDS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fourth": 4,
+    "fourths": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "sixth": 6,
+    "sixths": 6,
+    "seventh": 7,
+    "sevenths": 7,
+    "eighth": 8,
+    "eighths": 8,
+    "ninth": 9,
+    "ninths": 9,
+    "tenth": 10,
+    "tenths": 10,
+}
+MULTIPLE_WORDS = {
+    "doubled": 2.0,
+    "doubling": 2.0,
+    "tripled": 3.0,
+    "trebled": 3.0,
+    "tripling": 3.0,
+    "quadrupled": 4.0,
+    "halved": 0.5,
+    "halving": 0.5,
+    "twice": 2.0,
+    "thrice": 3.0,
+}
+#: Every word that can start or make a number word (the reader's cheap pre-check).
+NUMBER_WORDS = frozenset(CARDINAL_WORDS) | frozenset(FRACTION_WORDS) | frozenset(MULTIPLE_WORDS)

@@ -23,9 +23,10 @@ code-point offsets ``[start, end)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.numwords import DIGIT_FRACTION, word_quantities
 from assay.claims.patterns import (
     CODE_AFTER,
     CURRENCY_SYMBOLS,
@@ -36,75 +37,69 @@ from assay.claims.patterns import (
     GROUPING,
     KOREAN_LABEL_AFTER,
     KOREAN_SCALE,
+    KOREAN_SUB,
     LABEL_BEFORE,
     NUM,
     NUMBER,
     NUMBER_NO_SPACE,
     ORDINAL_AFTER,
 )
-from assay.claims.wording import WordIndex, direction_after
+from assay.claims.quantity import Quantity
+from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
 __all__ = ["Quantity", "extract_quantities", "extract_masked"]
 
 
-@dataclass(frozen=True)
-class Quantity:
-    """A number stated in text.
-
-    ``value`` is signed and before scale (``1.2`` for ``$1.2 billion``); ``scale`` the multiplier
-    (``1e9``); ``unit`` one of an ISO currency code, ``"<ISO>/share"``, ``"%"``, ``"pp"``, ``"x"``
-    or ``None`` (bare number); ``decimals`` the displayed decimals (``383.3`` → 1).
-    ``explicit_sign`` is True when the text wrote a minus or parentheses. ``direction`` is +1/−1
-    when a verb of change precedes it ("grew", "fell"), else None; ``sign_wording`` is True when
-    the wording carries an outflow sign ("spent", "paid", "capex"). ``range_id`` links the two
-    ends of a range.
-    """
-
-    text: str
-    span: tuple[int, int]
-    value: float
-    scale: float = 1.0
-    unit: str | None = None
-    decimals: int = 0
-    explicit_sign: bool = False
-    direction: int | None = None
-    sign_wording: bool = False
-    range_id: int | None = None
-
-    @property
-    def base_value(self) -> float:
-        """``value * scale`` (``$1.2 billion`` → ``1.2e9``)."""
-        return self.value * self.scale
-
-    @property
-    def has_scale_word(self) -> bool:
-        """True when a scale word/suffix was written (``million``, ``bn``, ``억``)."""
-        return self.scale != 1.0
-
-
 def extract_quantities(
-    text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN, space_thousands: bool = True
+    text: str,
+    *,
+    citation_pattern: str = DEFAULT_CITATION_PATTERN,
+    space_thousands: bool = True,
+    words: bool = False,
 ) -> list[Quantity]:
     """Every quantity stated in ``text``, in order of appearance (rules in the module docstring).
 
     ``space_thousands=False`` reads a plain space as a separator between numbers, not a
     thousands separator (source passages: ``"Cost of sales 900 800"`` is 900 and 800; the
-    no-break and narrow no-break spaces still group thousands).
+    no-break and narrow no-break spaces still group thousands). ``words=True`` also reads
+    numbers written in words and digit fractions (:mod:`assay.claims.numwords`; answers —
+    :func:`~assay.claims.extract_claims` always does); off by default so source passages and
+    importers read what they read before issue 15.
     """
-    return extract_masked(mask(text, re.compile(citation_pattern)), space_thousands)
+    return extract_masked(mask(text, re.compile(citation_pattern), keep_fractions=words), space_thousands, words)
 
 
-def extract_masked(masked: str, space_thousands: bool = True) -> list[Quantity]:
+def extract_masked(masked: str, space_thousands: bool = True, words: bool = False) -> list[Quantity]:
     """Every quantity of ``masked`` (a text already through :func:`~assay.claims.citations.mask`):
-    :func:`extract_quantities` without the masking, for callers that mask once for several uses."""
+    :func:`extract_quantities` without the masking, for callers that mask once for several uses.
+    With ``words=True`` mask with ``keep_fractions=True`` (digit fractions are read, not dates)."""
     out: list[Quantity] = []
-    words = WordIndex(masked)
+    index = WordIndex(masked)
+    fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
     for m in (NUMBER if space_thousands else NUMBER_NO_SPACE).finditer(masked):
-        q = _to_quantity(masked, m, words)
+        if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
+            continue  # "1/3" is a fraction (read below), not 1 and 3
+        q = _to_quantity(masked, m, index)
         if q is not None:
             out.append(q)
-    return _link_ranges(masked, out)
+    out = _link_ranges(masked, out)
+    if words and (index.number_words or fractions):
+        out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
+    return _with_base_and_loss(masked, out, index)
+
+
+def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
+    """Fill ``negative_wording`` and ``change_base`` (one look-up each per quantity)."""
+    prev_end = 0
+    for i, q in enumerate(qs):
+        neg = index.negative_word(q.span[0], q.span[1], prev_end)
+        base, stated = change_base_at(text, q.span[0], q.span[1]) if q.form in ("digits", "words") else _NO_BASE
+        if neg is not None or base is not None:
+            direction = q.direction if q.direction is not None or q.explicit_sign else stated
+            qs[i] = replace(q, negative_wording=neg, change_base=base, direction=direction)
+        prev_end = q.span[1]
+    return qs
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -202,20 +197,19 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
             "euros": "EUR",
         }.get(cur.lower(), cur.upper())
     scale = 1.0
+    tolerance: float | None = None
     if g["kr"]:
-        value, scale, decimals = _korean(value, decimals, g["kr"])
+        value, scale, decimals, tolerance = _korean(value, decimals, g["kr"])
     if g["scale"] or g["scale2"]:
         w = (g["scale"] or g["scale2"]).strip()
-        scale = {"K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
-        if w in ("K", "M", "B") and not cur:
-            return None  # a code or name, not a magnitude: "3M" (the company), "10K", "Item 1B"
+        scale = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
+        if w in ("K", "k", "M", "B") and not cur:
+            return None  # a code or name, not a magnitude: "3M" (the company), "10K", "401k", "Item 1B"
     suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
     if suffix:
-        if suffix in ("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.") or suffix.startswith(
-            "percentage point"
-        ):
+        if suffix in _PP_SUFFIXES or suffix.startswith("percentage point"):
             unit = "pp"
-        elif suffix in ("%", "percent", "pct") or suffix.startswith("per"):
+        elif suffix in ("%", "percent", "pct", "퍼센트") or suffix.startswith("per"):
             unit = "%"
         elif suffix.startswith("basis point") or suffix == "bps":
             unit, scale = "pp", 0.01
@@ -238,27 +232,47 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
         direction = direction_after(text, q_end)
     return Quantity(
-        text[q_start:q_end], (q_start, q_end), value, scale, unit, decimals, negative, direction, sign_wording
+        text[q_start:q_end],
+        (q_start, q_end),
+        value,
+        scale,
+        unit,
+        decimals,
+        negative,
+        direction,
+        sign_wording,
+        tolerance=tolerance,
     )
 
 
-def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int]:
-    """``1,234억`` → (1234, 1e8, 0); ``5조 3,000억`` → (53000, 1e8, 0)."""
-    parts = re.findall(r"(" + NUM + r")?\s?([조억만])?", tail)
+def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
+    """``1,234억`` → (1234, 1e8, 0, None); ``5조 3,000억`` → (53000, 1e8, 0, None); ``3조 5천억`` →
+    (35000, 1e8, 0, 500): value in units of the smallest 만/억/조 written, and the tolerance on it
+    when a digit multiplier (천/백/십) sets the displayed precision (half of 1천억 = 500억)."""
     terms: list[tuple[float, float]] = []
-    pending = value
-    for num, unit in parts:
+    pending, small, step = value, 0.0, 1.0  # the number being read, the 만-group so far, last 천/백/십
+    for num, sub, big in _KR_TOKEN.findall(tail):
         if num:
             pending, decimals = _parse_num(num)
-        if unit:
-            terms.append((pending, KOREAN_SCALE[unit]))
-            pending = 0.0
-    if pending:
-        terms.append((pending, 1.0))  # trailing units ("1억 5000") are ones
+            step = 1.0
+        if sub:
+            small, pending, step = small + pending * KOREAN_SUB[sub], 0.0, KOREAN_SUB[sub]
+        if big:
+            terms.append((small + pending, KOREAN_SCALE[big]))
+            small = pending = 0.0
+    if small or pending:
+        terms.append((small + pending, 1.0))  # trailing units ("1억 5000", "3천") are ones
     smallest = min((sc for _, sc in terms), default=1.0)
     # summed in units of the smallest scale: one term (the usual case) keeps its value exactly
     # (1.2억 stays 1.2, not 1.2e8 / 1e8 = 1.2000000000000002)
-    return sum(v * (sc / smallest) for v, sc in terms), smallest, decimals
+    total = sum(v * (sc / smallest) for v, sc in terms)
+    tolerance = 0.5 * 10.0 ** (-decimals) * step if step != 1.0 else None
+    return total, smallest, decimals, tolerance
+
+
+_NO_BASE: tuple[None, None] = (None, None)
+_PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
+_KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
 
 
 def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:

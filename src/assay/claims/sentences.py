@@ -13,36 +13,46 @@ from itertools import pairwise
 
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask
 from assay.claims.quantities import Quantity, extract_masked
+from assay.claims.unchecked import Unchecked, unchecked_masked
 
 __all__ = ["Claim", "extract_claims", "split_sentences"]
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One sentence of an answer: its text, span, the quantities it states and the ids it cites."""
+    """One sentence of an answer: its text, span, the quantities it states and the ids it cites.
+
+    ``unchecked`` (issue 15): the number-like forms of the sentence the reader saw but did not
+    interpret (:class:`~assay.claims.unchecked.Unchecked`); a sentence whose only numbers are
+    unchecked has ``numbers == ()`` and a non-empty ``unchecked``."""
 
     text: str
     span: tuple[int, int]
     numbers: tuple[Quantity, ...] = ()
     citations: tuple[str, ...] = field(default_factory=tuple)
+    unchecked: tuple[Unchecked, ...] = ()
 
 
 def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTERN) -> list[Claim]:
     """Split ``text`` into sentence claims with their quantities and citation ids.
 
     A citation marker right after a sentence's final period (``… $5 billion. [F1]``) belongs to
-    that sentence. Spans index into ``text``.
+    that sentence. Spans index into ``text``. Numbers in words and digit fractions are read
+    (``extract_quantities(..., words=True)``), and each claim lists its unchecked spans.
     """
     cite_re = re.compile(citation_pattern)
-    masked = mask(text, cite_re)
-    quantities = extract_masked(masked)
+    masked = mask(text, cite_re, keep_fractions=True)
+    quantities = extract_masked(masked, words=True)
     starts = [q.span[0] for q in quantities]
+    unchecked = unchecked_masked(masked, [q.span for q in quantities])
+    u_starts = [u.span[0] for u in unchecked]
     claims: list[Claim] = []
     for start, end in split_sentences(text, masked):
         sentence = text[start:end]
         cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
         nums = tuple(quantities[bisect_left(starts, start) : bisect_left(starts, end)])
-        claims.append(Claim(sentence, (start, end), nums, cites))
+        unread = tuple(unchecked[bisect_left(u_starts, start) : bisect_left(u_starts, end)]) if unchecked else ()
+        claims.append(Claim(sentence, (start, end), nums, cites, unread))
     return claims
 
 
