@@ -97,7 +97,17 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
             )
             out.append(
                 Candidate(
-                    a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono
+                    a.value - b.value,
+                    dim,
+                    f"{a.ref}-{b.ref}",
+                    "",
+                    cur,
+                    disp[1],
+                    refs,
+                    "a-b",
+                    "derived",
+                    chrono=chrono,
+                    operands=(a, b),
                 )
             )
             if a.dim in ("percent", "none") and b.dim in ("percent", "none"):

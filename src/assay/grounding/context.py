@@ -20,8 +20,10 @@ Rules, in the order checked:
   "combined", "together", "in total", "total of", "sum", "합계", and, across periods of one
   line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years").
 - **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
-  ``2023년``) that are periods of the snapshot's facts, and none is a period of the candidate
-  (of an operand, for a derivation); candidates without a period are never judged.
+  ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
+  their clause, and none is the candidate's period (for a derivation: one of them is no
+  operand's period); candidates without a period are never judged, nor sentences that say
+  "respectively" (the years pair with the numbers in order).
 - **label_mismatch**: the sentence names a line item that is exactly (case-insensitively, on word
   boundaries, or through the material-label synonyms of
   :data:`~assay.grounding.labels.DEFAULT_MATERIAL_LABELS`) the line item of a fact, and
@@ -267,7 +269,9 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
-        if len(years) and None not in op_years and not years & named_years:
+        # a value of one period: that period must be named; a derivation: every named year is an operand's
+        off = not years & named_years if c.op is None else bool(named_years - years)
+        if len(years) and None not in op_years and off:
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"

@@ -11,8 +11,9 @@ has facts, else ``uncited``):
   or within facts of one period or one row label (``"row | column"`` labels group by row).
 
 Matching rules (units, precision, signs) are in :mod:`assay.grounding.match`. The result is
-``pass`` (every quantity matched), ``fail`` (a violation), or ``no_claims`` (nothing checkable,
-e.g. a refusal: explicit, never a silent pass). :data:`GATE_VERSION` names the rules: bump it
+``pass`` (every quantity matched), ``fail`` (a violation), ``no_claims`` (nothing checkable,
+e.g. a refusal: explicit, never a silent pass) or ``unchecked`` (the only numbers are forms the
+reader saw but could not interpret: not proven). :data:`GATE_VERSION` names the rules: bump it
 whenever a rule changes (the memo cache re-gates on a version change).
 """
 
@@ -35,6 +36,8 @@ __all__ = [
     "GATE_VERSION",
     "Mode",
     "GateResult",
+    "Status",
+    "UncheckedSpan",
     "Violation",
     "QuantityCheck",
     "CandidateRef",
@@ -50,7 +53,8 @@ __all__ = [
 #: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
 #: wording must agree with the fact's sign, sums need different line items of one period or
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
-#: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``.
+#: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``;
+#: numbers in words match within their stated tolerance; status ``unchecked``.
 GATE_VERSION = "gate-5"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
@@ -105,15 +109,33 @@ class QuantityCheck(BaseModel):
     sign_from_wording: bool = False
 
 
-class GateResult(BaseModel):
-    """Outcome of the gate on one answer. ``sourcing`` = matched ÷ checkable (None if none)."""
+class UncheckedSpan(BaseModel):
+    """A number-like form the reader saw but could not interpret (never silently passed)."""
 
     model_config = ConfigDict(frozen=True)
-    status: Literal["pass", "fail", "no_claims"]
+    text: str
+    span: tuple[int, int]
+    reason: str
+
+
+Status = Literal["pass", "fail", "no_claims", "unchecked"]
+
+
+class GateResult(BaseModel):
+    """Outcome of the gate on one answer. ``sourcing`` = matched ÷ checkable (None if none).
+
+    ``unchecked`` lists the spans the reader saw but could not interpret; a case whose only
+    numbers are unchecked has status ``unchecked`` (not proven), one with checked numbers keeps
+    the status they give and still lists them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    status: Status
     mode: Literal["cited", "uncited"]
     gate_version: str = GATE_VERSION
     checks: tuple[QuantityCheck, ...] = ()
     violations: tuple[Violation, ...] = ()
+    unchecked: tuple[UncheckedSpan, ...] = ()
 
     _quantities: tuple[Quantity, ...] | None = PrivateAttr(default=None)
 
@@ -185,14 +207,17 @@ def check_answer(
         checks, violations = _cited(claims, idx, question)
     else:
         checks, violations = _uncited(claims, idx, question)
-    status: Literal["pass", "fail", "no_claims"]
+    unchecked = tuple(UncheckedSpan(text=u.text, span=u.span, reason=u.reason) for c in claims for u in c.unchecked)
+    status: Status
     if violations:
         status = "fail"
     elif not checks:
-        status = "no_claims"
+        status = "unchecked" if unchecked else "no_claims"
     else:
         status = "pass"
-    result = GateResult(status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations))
+    result = GateResult(
+        status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations), unchecked=unchecked
+    )
     result._quantities = tuple(q for c in claims for q in c.numbers)
     return result
 
@@ -351,8 +376,33 @@ def _violation(
         span=q.span,
         quantity=q.text,
         candidate=_ref(near) if near else None,
-        reason=reason + (f"; nearest: {near.ref} = {near.value:g}" if near else ""),
+        reason=reason + (f"; nearest: {near.ref} = {show_value(near)}" if near else ""),
     )
+
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "KRW": "₩"}
+_SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
+
+
+def show_value(c: Candidate) -> str:
+    """A candidate's value in its own unit, as a reader writes it: ``$383.3 billion`` (currency and
+    unstated-currency amounts at four significant digits with a scale word), ``44.1%``, ``$6.13 per
+    share``, ``1.5x``; a ratio as is."""
+    v = c.value
+    sign = "-" if v < 0 else ""
+    if c.dim in ("currency", "amount"):
+        sym = _SYMBOLS.get(c.currency or "", f"{c.currency} " if c.currency else "")
+        for size, word in _SCALES:
+            if abs(v) >= size:
+                return f"{sign}{sym}{abs(v) / size:,.4g} {word}"
+        return f"{sign}{sym}{abs(v):,.6g}"
+    if c.dim == "per_share":
+        return f"{sign}{_SYMBOLS.get(c.currency or '', '')}{abs(v):,.2f} per share"
+    if c.dim in ("percent", "pp"):
+        return f"{v:,.6g}{'%' if c.dim == 'percent' else ' pp'}"
+    if c.dim == "multiple":
+        return f"{v:,.6g}x"
+    return f"{v:,.6g}"
 
 
 def _ref(c: Candidate) -> CandidateRef:

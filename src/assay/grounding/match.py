@@ -78,7 +78,8 @@ class CandidateSet:
         """Candidates that may match ``q`` (in their original order); O(log n) per reading."""
         if not self.items:
             return []
-        tol = 0.5 * 10.0 ** (-q.decimals) * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
+        half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
+        tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
         stated, base, s = abs(q.value), abs(q.base_value), q.scale
         hits: set[int] = set()
         for keys, idx, lo, hi in (
@@ -239,8 +240,8 @@ def _targets(q: Quantity, c: Candidate) -> list[float]:
     return out
 
 
-def _close(target: float, stated: float, decimals: int) -> bool:
-    tol = 0.5 * 10.0 ** (-decimals)
+def _close(target: float, stated: float, decimals: int, tolerance: float | None = None) -> bool:
+    tol = 0.5 * 10.0 ** (-decimals) if tolerance is None else max(tolerance, 0.5 * 10.0 ** (-decimals))
     return abs(target - stated) <= tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(target))
 
 
@@ -252,16 +253,16 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
             if c.chrono is False:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
-            if _close(t, want, q.decimals):
+            if _close(t, want, q.decimals, q.tolerance):
                 return True, False
             continue
-        if _close(t, stated, q.decimals):
+        if _close(t, stated, q.decimals, q.tolerance):
             return True, False
         if (
             t < 0 < stated
             and not q.explicit_sign
             and (q.sign_wording or q.direction == -1)
-            and _close(-t, stated, q.decimals)
+            and _close(-t, stated, q.decimals, q.tolerance)
         ):
             return True, True
     return False, False

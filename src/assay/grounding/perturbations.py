@@ -9,8 +9,9 @@ or the change would not make the answer wrong). Every function copies the case w
 - :func:`sign_word` — the first profit/income/gain/earned wording flipped to loss/lost (or back),
   around the correct figure: "net income of $97.0 billion" → "net loss of $97.0 billion".
   None when the answer has no such word or has both kinds ("gain (loss)").
-- :func:`direction_word` — the first verb or noun of change flipped: rose↔fell,
-  increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소.
+- :func:`direction_word` — the verb or noun of change that gives an unsigned number its
+  direction flipped: rose↔fell, increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소;
+  None when no number takes its direction from the wording or both directions are written.
 - :func:`period_swap` — the first year the answer names (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that is the period of a cited fact replaced by another year present in the
   snapshot's fact periods; None when no other year exists or some fact of the same row label and
@@ -129,11 +130,30 @@ _DIRECTION = re.compile(
 
 
 def direction_word(case: Case) -> Case | None:
-    """The first word of change flipped (``_DIRECTION_FLIPS``); None without one."""
-    m = _DIRECTION.search(case.answer)
-    if m is None or not extract_quantities(case.answer):
+    """The word of change that gives an unsigned number its direction, flipped (``_DIRECTION_FLIPS``).
+
+    The word is the last one within 60 characters before the first such number (or the first
+    within 24 after it: "a 2.8% decline"); None when no number takes a direction from the
+    wording, or when the answer has both an increase and a decrease word ("increase /
+    (decrease)": a label, not a statement).
+    """
+    text = case.answer
+    words = list(_DIRECTION.finditer(text))
+    kinds = {_DIRECTION_FLIPS[m.group(0).lower()] in _UP for m in words}
+    if not words or len(kinds) > 1:
         return None
-    return _with(case, _replace(case.answer, m, _DIRECTION_FLIPS[m.group(0).lower()]), "direction_word")
+    for q in extract_quantities(text):
+        if q.direction is None or q.explicit_sign:
+            continue
+        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
+        after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
+        m = before[-1] if before else after[0] if after else None
+        if m is not None:
+            return _with(case, _replace(text, m, _DIRECTION_FLIPS[m.group(0).lower()]), "direction_word")
+    return None
+
+
+_UP = {"rose", "rise", "increased", "increase", "increases", "higher", "grew", "growth", "up", "증가"}
 
 
 _YEAR = re.compile(r"(?<![\d.,])((?:19|20)\d{2})(?![\d,]|\.\d)")

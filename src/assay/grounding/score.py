@@ -41,7 +41,10 @@ class AnswerScores:
 
     @property
     def sourcing(self) -> float | None:
-        """Matched ÷ checkable quantities, 4 decimals; ``None`` when nothing was checkable."""
+        """Matched ÷ checkable quantities, 4 decimals; ``None`` when nothing was checkable; 0 when
+        the only numbers are unchecked (status ``unchecked``: not proven)."""
+        if self.gate.status == "unchecked":
+            return 0.0
         s = self.gate.sourcing
         return None if s is None else round(s, 4)
 
