@@ -132,3 +132,43 @@ def test_property_true_statements_pass_and_perturbed_ones_fail(case: Case):
         p = change(case)
         if p is not None:
             assert check_answer(p.answer, snap).status == "fail", (change.__name__, p.answer)
+
+
+def test_a_fact_that_states_its_own_direction_must_agree_with_the_wording():
+    snap = Snapshot(
+        facts=(
+            Fact(
+                id="P",
+                label="…Interest income increased by $16.9 million in fiscal year 2019…",
+                value=16.9,
+                unit="USD millions",
+            ),
+        )
+    )
+    assert status("The increase in interest income was $16.9 million [P].", snap=snap) == "pass"
+    assert status("Interest income decreased by $16.9 million [P].", snap=snap) == "fail"
+
+
+def test_loss_and_profit_words_must_agree_with_the_line_items_polarity_in_a_derivation():
+    snap = Snapshot(
+        facts=(
+            Fact(id="A", label="Operating loss carryforward | 2019", value=73260, unit="thousands", period="2019"),
+            Fact(id="B", label="Operating loss carryforward | 2018", value=57768, unit="thousands", period="2018"),
+        )
+    )
+    assert status("The operating loss carryforward rose 26.82% from 2018 to 2019 [A, B].", snap=snap) == "pass"
+    assert status("The operating income carryforward rose 26.82% from 2018 to 2019 [A, B].", snap=snap) == "fail"
+
+
+def test_a_derivation_naming_a_line_item_that_is_none_of_its_operands_fails():
+    snap = Snapshot(
+        facts=(
+            Fact(id="TA", label="Total assets | 2019", value=1000, unit="USD millions", period="2019"),
+            Fact(id="TL", label="Total liabilities | 2019", value=500, unit="USD millions", period="2019"),
+            Fact(id="C", label="Cash and equivalents | 2019", value=90, unit="USD millions", period="2019"),
+        )
+    )
+    assert status("The ratio of total assets to total liabilities in 2019 was 2.0 [TA, TL].", snap=snap) == "pass"
+    assert (
+        status("The ratio of cash and equivalents to total liabilities in 2019 was 2.0 [TA, TL].", snap=snap) == "fail"
+    )

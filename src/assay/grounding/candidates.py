@@ -46,10 +46,14 @@ class Candidate:
 
 
 def fact_candidate(fact: Fact) -> Candidate:
-    """The candidate for a fact (its base value, its dimension and currency)."""
+    """The candidate for a fact (its base value, its dimension and currency); a fact without a
+    period takes the one its label's column part names (``"Green tariff | FY19**"``)."""
     spec = fact.unit_spec
+    period = fact.period
+    if not period and " | " in fact.label and period_rank(fact.label.split(" | ", 1)[1]) is not None:
+        period = fact.label.split(" | ", 1)[1]  # a column header "FY19**" names the period
     return Candidate(
-        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period
+        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=period
     )
 
 

@@ -15,6 +15,13 @@ Rules, in the order checked:
   sign is positive fails; a profit word (:data:`GAIN_WORDS`) on a negative candidate fails. A
   candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
   and names no gain. Both kinds in one window (``gain (loss)``) decide nothing.
+- **direction** (direct matches of a number the wording gives a direction): a fact that states
+  its own direction — the one change word of a paragraph number's context, or the sign of a
+  cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
+  fails on "…increased by $16.9 million…").
+- **profit/loss line items** (any match): a loss or profit word attributed to the number (the
+  nearest number of its clause) must agree with the polarity of the candidate's line item(s):
+  "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
 - **sums** (``a+b``): backed only when the operands are different line items of one period
   (segments, components), or the sentence or question licenses a sum (:data:`SUM_WORDS`:
   "combined", "together", "in total", "total of", "sum", "합계", and, across periods of one
@@ -27,7 +34,9 @@ Rules, in the order checked:
 - **label_mismatch**: the sentence names a line item that is exactly (case-insensitively, on word
   boundaries, or through the material-label synonyms of
   :data:`~assay.grounding.labels.DEFAULT_MATERIAL_LABELS`) the line item of a fact, and
-  no named item is related to the candidate's (equal, one containing the other, or one concept).
+  no named item is related to the candidate's (equal, one containing the other, or one concept);
+  for a derivation, a named exact line item that is none of the operands' fails too ("the ratio
+  of cash to total liabilities" on total assets / total liabilities).
 """
 
 from __future__ import annotations
@@ -122,6 +131,7 @@ def _words(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 _LOSS = _words(LOSS_WORDS)
+_POLARITY = _words(LOSS_WORDS + GAIN_WORDS)
 _GAIN = _words(GAIN_WORDS)
 _SUM = _words(SUM_WORDS)
 _CROSS = _words(CROSS_PERIOD_WORDS)
@@ -192,6 +202,8 @@ class SentenceContext:
     number_ends: tuple[int, ...]
     sum_licensed: bool
     cross_period_licensed: bool
+    polarity: dict[int, int] | None = None  # quantity start → −1 (loss words) / +1 (profit words)
+    exact: frozenset[str] = frozenset()  # named items that are exactly a fact's line item
 
     @classmethod
     def read(
@@ -208,15 +220,25 @@ class SentenceContext:
         cross = any(_CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
-        if numbers and (vocab.years or vocab.has_items):
+        polar: dict[int, set[int]] = {}
+        if numbers:
             respectively = _RESPECTIVELY.search(text) is not None
+            years_known = bool(vocab.years)
             cuts = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
-            years = [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
+            years = (
+                [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
+                if years_known
+                else []
+            )
             for s, e, y in [] if respectively else years:  # "in 2019 and 2018, respectively"
                 k = _nearest(spans, s, e, cuts)
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
+            for m in _POLARITY.finditer(text):
+                k = _nearest(spans, m.start(), m.end(), cuts)
+                if k is not None:
+                    polar.setdefault(numbers[k].span[0], set()).add(-1 if _LOSS.fullmatch(m.group(0)) else 1)
             for s, e, name in vocab.named_spans(text):
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
@@ -224,7 +246,10 @@ class SentenceContext:
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
         frozen = {k: (frozenset(y), tuple(i)) for k, (y, i) in by_number.items()}
-        return cls(text, offset, frozen, tuple(n.span[1] - offset for n in numbers), summed, cross)
+        polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
+        exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
+        ends = tuple(n.span[1] - offset for n in numbers)
+        return cls(text, offset, frozen, ends, summed, cross, polarity, exact)
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
@@ -248,12 +273,21 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if ctx is None:
         return None
     operands = c.operands or (c,)
+    if c.op is None and q.direction is not None and not q.explicit_sign:
+        told = _told_direction(c)
+        if told is not None and told != q.direction:
+            said = "a rise" if q.direction > 0 else "a fall"
+            return "sign", f"the wording states {said}, but {c.ref} is {'a rise' if told > 0 else 'a fall'}"
     if c.op is None and not q.explicit_sign:
         stated = ctx.stated_sign(q)
         if stated is not None and _sign(c) != stated:
             word = "a loss" if stated < 0 else "a profit"
             return "sign", f"the wording states {word}, but {c.ref} is {'positive' if stated < 0 else 'negative'}"
-    net = c.op == "a+b" and operands[0].value * operands[-1].value < 0  # a net figure: a difference
+    net = (  # one line item across periods with opposite signs: a net change, a difference
+        c.op == "a+b"
+        and operands[0].value * operands[-1].value < 0
+        and line_item(operands[0].label) == line_item(operands[-1].label)
+    )
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
         same_item = line_item(a.label) == line_item(b.label)
@@ -265,6 +299,15 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         a, b = operands[0], operands[-1]
         if line_item(a.label) == line_item(b.label) and _year(a.period) != _year(b.period):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
+    pol = (ctx.polarity or {}).get(q.span[0])
+    if pol is not None:
+        pols = {_polarity(o) for o in operands}
+        if len(pols) == 1 and (p := pols.pop()) is not None and p != pol:
+            item = line_item(operands[0].label)
+            return (
+                "label_mismatch",
+                f"the wording states {'a loss' if pol < 0 else 'a profit'}, but {c.ref} is {item!r}",
+            )
     named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
     if named_years:
         op_years = [_year(o.period) for o in operands]
@@ -277,6 +320,10 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
+        if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
+            stray = [n for n in named_items if n in ctx.exact and not any(_related(n, m) for m in mine)]
+            if stray:
+                return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
         if mine and not any(_related(n, m) for n in named_items for m in mine) and not _names_own_item(ctx.text, mine):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
@@ -328,6 +375,37 @@ def _related(named: str, item: str) -> bool:
         return True
     cn = _concept(named)
     return cn is not None and cn == _concept(item)
+
+
+_UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
+_DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
+_CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
+
+
+def _told_direction(c: Candidate) -> int | None:
+    """The direction a fact itself states: the one change word of a paragraph number's context
+    ("…increased by $16.9 million…"), or the sign of a cell in a "Change" column; else None."""
+    if c.origin != "fact" or not c.label:
+        return None
+    if not _is_line_item(c.label):  # a paragraph number: its context
+        up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
+        return None if up == down else (1 if up else -1)
+    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
+        return 1 if c.value > 0 else -1
+    return None
+
+
+def _polarity(c: Candidate) -> int | None:
+    """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
+    profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
+    (loss)") or a passage number."""
+    if c.origin == "passage" or not _is_line_item(c.label):
+        return None
+    item = line_item(c.label)
+    loss, gain = _LOSS.search(item) is not None, _GAIN.search(item) is not None
+    if loss == gain:
+        return None
+    return -1 if loss or c.value < 0 else 1
 
 
 def _sign(c: Candidate) -> int:

@@ -143,7 +143,7 @@ def direction_word(case: Case) -> Case | None:
     if not words or len(kinds) > 1:
         return None
     for q in extract_quantities(text):
-        if q.direction is None or q.explicit_sign:
+        if q.direction is None or q.explicit_sign or q.value == 0:
             continue
         before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
         after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
