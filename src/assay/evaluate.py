@@ -77,6 +77,8 @@ def evaluate_case(
     reasons: dict[str, str] = {
         "sourcing": f"{gate.n_matched}/{gate.n_checkable} quantities matched ({gate.mode} mode)"
         if gate.checks
+        else "only unchecked numbers (unchecked)"
+        if gate.status == "unchecked"
         else "no checkable quantity (no_claims)",
         "completeness": _completeness_reason(comp),
         "impersonal": f"{len(imp.flags)} flag(s): " + ", ".join(f.rule for f in imp.flags)

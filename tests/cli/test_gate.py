@@ -62,14 +62,14 @@ def test_text_output_and_exit_1_when_a_case_fails(tmp_path):
     assert lines[0].startswith("PASS") and "q1 [a] cited: 2/2 quantities matched" in lines[0]
     assert lines[1].startswith("FAIL") and "value_mismatch '$385.3 billion'" in lines[1]
     assert lines[2].startswith("NO_CLAIMS") and "nothing checkable" in lines[2]
-    assert lines[-1] == "3 case(s): 1 pass, 1 fail, 1 no_claims"
+    assert lines[-1] == "3 case(s): 1 pass, 1 fail, 0 unchecked, 1 no_claims"
 
 
 def test_exit_0_when_nothing_fails_and_no_claims_does_not_fail(tmp_path):
     r = gate(write(tmp_path, PASS, REFUSAL))
-    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 0 fail, 1 no_claims"
+    assert r.exit_code == 0 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 0 fail, 0 unchecked, 1 no_claims"
     r = gate(write(tmp_path, REFUSAL, name="refusal.jsonl"))
-    assert r.exit_code == 0
+    assert r.exit_code == 3  # every case no_claims: done, but nothing was measured
 
 
 def test_json_output(tmp_path):
@@ -195,7 +195,7 @@ def test_console_script_json_and_exit_codes(tmp_path):
     recs = [json.loads(line) for line in r.stdout.splitlines()]  # one object per line even when long (no wrapping)
     assert [x["status"] for x in recs] == ["pass", "no_claims", "pass"] and recs[2]["id"] == "k" * 120
     r = _run(str(write(tmp_path, PASS, FAIL, name="fail.jsonl")))
-    assert r.returncode == 1 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 1 fail, 0 no_claims"
+    assert r.returncode == 1 and r.stdout.splitlines()[-1] == "2 case(s): 1 pass, 1 fail, 0 unchecked, 0 no_claims"
 
 
 def test_console_script_bad_input(tmp_path):
@@ -204,3 +204,39 @@ def test_console_script_bad_input(tmp_path):
     r = _run(str(p))
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == f"error: {p}:2: answer: required field is missing"
+
+
+def test_exit_1_for_a_case_whose_only_numbers_are_unchecked(tmp_path):
+    vague = {"id": "q9", "variant": "a", "answer": "Services were about a few billion [F1].", "facts": FACTS}
+    from assay.claims import extract_claims
+
+    if not any(c.unchecked for c in extract_claims(vague["answer"])):
+        pytest.skip("the reader reports no unchecked span for this form")
+    r = gate(write(tmp_path, vague))
+    assert r.exit_code == 1 and "UNCHECKED" in r.stdout, r.output
+
+
+def test_gate_reads_standard_input_with_a_dash():
+    r = runner.invoke(app, ["gate", "-"], input=json.dumps(PASS) + "\n")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[-1] == "1 case(s): 1 pass, 0 fail, 0 unchecked, 0 no_claims"
+
+
+def test_messages_show_the_nearest_value_in_the_facts_unit(tmp_path):
+    r = gate(write(tmp_path, FAIL))
+    assert r.exit_code == 1 and "nearest: F1 = $383.3 billion" in r.stdout, r.output
+
+
+def test_markers_without_facts_are_unknown_citation_not_unsourced(tmp_path):
+    bare = {"id": "q5", "variant": "a", "answer": "Net sales were $383.3 billion [F1]."}
+    r = gate("--json", write(tmp_path, bare))
+    rec = json.loads(r.stdout.splitlines()[0])
+    assert r.exit_code == 1 and rec["violations"][0]["kind"] == "unknown_citation"
+
+
+def test_gate_validity_on_the_bundled_example_prints_one_table():
+    r = gate("validity", "--dataset", "example", EXAMPLE)
+    assert r.exit_code == 0, r.output
+    assert "gold accepted" in r.stdout and "sum_periods" in r.stdout and "Wilson" in r.stdout
+    bad = gate("validity", "--dataset", "nope", EXAMPLE)
+    assert bad.exit_code == 2 and "--dataset" in bad.output

@@ -148,7 +148,7 @@ def test_two_operations_do_not_derive():
 def test_regression_fell_to_a_level_is_not_a_change():
     """Bug fixed: "fell to 44.1%" forced a negative derived value and rejected a correct ratio."""
     assert passes("Gross margin fell to 44.1% of net sales [F1, F3].", APPLE)
-    assert passes("Combined sales fell to $777.6 billion [F1, F2].", APPLE)
+    assert passes("Cumulative sales fell to $777.6 billion [F1, F2].", APPLE)
 
 
 def test_regression_change_noun_after_the_number_states_the_sign():

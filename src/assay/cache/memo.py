@@ -110,7 +110,10 @@ def check_request(key: str, ttl_s: float, gate_mode: str) -> None:
 def gate_accepts(gate: GateResult, accept_no_claims: bool = False) -> bool:
     """True when a memo with this gate result may be stored or served: ``pass``, or
     ``no_claims`` when the caller accepts answers with nothing checkable (never by default:
-    a refusal is explicit, not a silent pass)."""
+    a refusal is explicit, not a silent pass). Never with unchecked spans (numbers the reader
+    could not interpret are not proven)."""
+    if gate.unchecked:
+        return False
     return gate.status == "pass" or (accept_no_claims and gate.status == "no_claims")
 
 
@@ -118,6 +121,8 @@ def gate_summary(gate: GateResult) -> str:
     """One line on a gate result for cache details: ``"fail: 2 violation(s): unsourced"``."""
     if gate.status == "no_claims":
         return "no_claims: nothing checkable"
+    if gate.unchecked:
+        return f"{gate.status}: {len(gate.unchecked)} unchecked span(s)"
     kinds = sorted({v.kind for v in gate.violations})
     return f"{gate.status}: {len(gate.violations)} violation(s): {', '.join(kinds)}" if kinds else gate.status
 

@@ -1,42 +1,61 @@
-"""``assay gate FILE``: the sourcing gate on every case of a cases JSONL.
+"""``assay gate FILE``: the sourcing gate on every case of a cases JSONL (``-``: standard input).
 
-Exit 0 when no case fails, 1 when any case fails, 2 on bad input (one line). ``--json`` prints one
-object per case (status, violations, completeness, impersonal); otherwise one line per case and a
-count.
+Exit codes (the one contract): 0 no case fails or is ``unchecked`` (and not every case is
+``no_claims``), 1 any case fails or is ``unchecked`` (numbers the reader could not interpret are
+not proven), 3 every case is ``no_claims`` (done, but nothing was measured), 2 bad input (one
+line). ``--json`` prints one object per case (status, violations, unchecked spans, completeness,
+impersonal); otherwise one line per case and a count.
+
+``assay gate validity --dataset tatqa|financebench|example SRC``: the perturbation suite
+(:mod:`assay.grounding.suite`): per measured set, gold acceptance and each perturbation class's
+false-accept rate with a 95% Wilson interval, as one table (``--json``: the figures).
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 from pathlib import Path
 
 import typer
 
-from assay.cases import load_cases
+from assay.cases import Case, load_cases
 from assay.cli.app import app
-from assay.cli.common import GateMode, out, user_errors
+from assay.cli.common import GateMode, UsageError, out, user_errors
 
 __all__ = ["gate_cmd"]
+
+_DATASETS = ("tatqa", "financebench", "example")
 
 
 @app.command("gate")
 def gate_cmd(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="Cases JSONL."),
+    file: str = typer.Argument(..., help="Cases JSONL ('-': standard input), or 'validity' (then SRC)."),
+    src: Path | None = typer.Argument(None, help="gate validity: the dataset's folder or file."),
     mode: GateMode = typer.Option(GateMode.auto, "--mode", help="auto: cited when the answer has citation markers."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
+    dataset: str | None = typer.Option(None, "--dataset", help="gate validity: tatqa, financebench or example."),
 ) -> None:
-    """Run the sourcing gate on every case; exit 1 when any case fails, 2 on bad input."""
+    """Run the sourcing gate on every case; exit 1 when any case fails or is unchecked, 3 when
+    every case is no_claims, 2 on bad input."""
+    if file == "validity":
+        _validity(ctx, dataset, src, as_json)
+        return
     from assay.grounding import IndexCache, score_answer
 
     with user_errors(ctx):
-        cases = load_cases(file)
-    counts = {"pass": 0, "fail": 0, "no_claims": 0}
+        if src is not None or dataset is not None:
+            raise UsageError("SRC and --dataset belong to 'assay gate validity'")
+        cases = _load(file)
+    counts = {"pass": 0, "fail": 0, "no_claims": 0, "unchecked": 0}
     indexes = IndexCache()  # variants of one question share their snapshot's index
     for case in cases:
         scored = score_answer(
             case.answer,
             case.snapshot(),
+            question=case.question,
             reference=case.reference,
             mode=mode.value,
             indexes=indexes,
@@ -52,12 +71,15 @@ def gate_cmd(
                 "status": g.status,
                 "mode": g.mode,
                 "violations": [v.model_dump() for v in g.violations],
+                "unchecked": [u.model_dump() for u in g.unchecked],
                 "completeness": scored.completeness.model_dump(),
                 "impersonal": scored.impersonal.model_dump(),
             }
             out.print(json.dumps(rec, ensure_ascii=False), markup=False)
         else:
             detail = f"{g.n_matched}/{g.n_checkable} quantities matched" if g.checks else "nothing checkable"
+            if g.unchecked:
+                detail += f", {len(g.unchecked)} unchecked: " + ", ".join(repr(u.text) for u in g.unchecked[:3])
             line = f"{g.status.upper():9} {case.id} [{case.variant}] {g.mode}: {detail}"
             if g.violations:
                 v = g.violations[0]
@@ -67,7 +89,40 @@ def gate_cmd(
             out.print(line, markup=False)
     if not as_json:
         out.print(
-            f"{len(cases)} case(s): {counts['pass']} pass, {counts['fail']} fail, {counts['no_claims']} no_claims",
+            f"{len(cases)} case(s): {counts['pass']} pass, {counts['fail']} fail, "
+            f"{counts['unchecked']} unchecked, {counts['no_claims']} no_claims",
             markup=False,
         )
-    raise typer.Exit(1 if counts["fail"] else 0)
+    if counts["fail"] or counts["unchecked"]:
+        raise typer.Exit(1)
+    raise typer.Exit(3 if counts["no_claims"] == len(cases) else 0)
+
+
+def _load(file: str) -> list[Case]:
+    """Cases from a path, or from standard input for ``-`` (read whole, then validated)."""
+    if file != "-":
+        return load_cases(Path(file))
+    data = sys.stdin.read()
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "stdin.jsonl"
+        p.write_text(data, encoding="utf-8")
+        return load_cases(p)
+
+
+def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool) -> None:
+    from assay.grounding.suite import dataset_sets, format_table, run_suite
+
+    with user_errors(ctx):
+        if dataset not in _DATASETS:
+            raise UsageError(f"--dataset: one of {', '.join(_DATASETS)}, got {dataset!r}")
+        if src is None:
+            raise UsageError("gate validity: SRC (the dataset's folder or file) is missing")
+        if not src.exists():
+            raise UsageError(f"{src}: no such file or folder")
+        sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
+    results = [run_suite(name, cases, m) for name, m, cases in sets]
+    if as_json:
+        out.print(json.dumps([r.to_dict() for r in results], ensure_ascii=False), markup=False)
+    else:
+        out.print(format_table(results), markup=False)
+    raise typer.Exit(0)

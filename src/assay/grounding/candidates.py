@@ -28,7 +28,7 @@ class Candidate:
     ``value`` is in base units (scale applied; percent in percent, ratio as a fraction);
     ``displayed`` is the number as its source displays it (``None`` when not applicable);
     ``ref`` names the fact id or passage location; ``derived_from`` the operand refs and ``op``
-    the operation for a derivation.
+    the operation for a derivation, ``operands`` the two candidates it was derived from.
     """
 
     value: float
@@ -42,13 +42,18 @@ class Candidate:
     origin: Literal["fact", "passage", "derived"] = "fact"
     period: str | None = None
     chrono: bool | None = None
+    operands: tuple[Candidate, ...] = ()
 
 
 def fact_candidate(fact: Fact) -> Candidate:
-    """The candidate for a fact (its base value, its dimension and currency)."""
+    """The candidate for a fact (its base value, its dimension and currency); a fact without a
+    period takes the one its label's column part names (``"Green tariff | FY19**"``)."""
     spec = fact.unit_spec
+    period = fact.period
+    if not period and " | " in fact.label and period_rank(fact.label.split(" | ", 1)[1]) is not None:
+        period = fact.label.split(" | ", 1)[1]  # a column header "FY19**" names the period
     return Candidate(
-        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=fact.period
+        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=period
     )
 
 
@@ -80,10 +85,33 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                 if a.displayed is not None and b.displayed is not None
                 else (None, None)
             )
-            out.append(Candidate(a.value + b.value, dim, f"{a.ref}+{b.ref}", "", cur, disp[0], refs, "a+b", "derived"))
             out.append(
                 Candidate(
-                    a.value - b.value, dim, f"{a.ref}-{b.ref}", "", cur, disp[1], refs, "a-b", "derived", chrono=chrono
+                    a.value + b.value,
+                    dim,
+                    f"{a.ref}+{b.ref}",
+                    "",
+                    cur,
+                    disp[0],
+                    refs,
+                    "a+b",
+                    "derived",
+                    operands=(a, b),
+                )
+            )
+            out.append(
+                Candidate(
+                    a.value - b.value,
+                    dim,
+                    f"{a.ref}-{b.ref}",
+                    "",
+                    cur,
+                    disp[1],
+                    refs,
+                    "a-b",
+                    "derived",
+                    chrono=chrono,
+                    operands=(a, b),
                 )
             )
             if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
@@ -99,11 +127,23 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                         "a-b",
                         "derived",
                         chrono=chrono,
+                        operands=(a, b),
                     )
                 )
         if b.value != 0:
             out.append(
-                Candidate(a.value / b.value, "ratio", f"{a.ref}/{b.ref}", "", None, None, refs, "a/b", "derived")
+                Candidate(
+                    a.value / b.value,
+                    "ratio",
+                    f"{a.ref}/{b.ref}",
+                    "",
+                    None,
+                    None,
+                    refs,
+                    "a/b",
+                    "derived",
+                    operands=(a, b),
+                )
             )
             if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
                 out.append(
@@ -117,6 +157,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                         refs,
                         "|a|/|b|",
                         "derived",
+                        operands=(a, b),
                     )
                 )
             if chrono is not False:  # a change is relative to the earlier period
@@ -132,6 +173,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                         "(a-b)/b",
                         "derived",
                         chrono=chrono,
+                        operands=(a, b),
                     )
                 )
     return out

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.claims import Quantity, extract_quantities, find_citations
 from assay.facts import Snapshot, canonical_number
 from assay.grounding.gate import GateResult
+from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
 
 __all__ = [
     "CompletenessResult",
@@ -34,52 +35,6 @@ __all__ = [
     "is_material",
     "material_pattern",
 ]
-
-#: Material labels for financial statements: each entry is one concept with its synonyms.
-#: Source: the core line items of the income statement, balance sheet and cash-flow statement
-#: plus the headline ratios analysts quote (margins, EPS, ROE); extend per domain. A bare "cash"
-#: is not a synonym: it matched "cash flow hedges" and "cash dividends declared". A synonym
-#: right after one of :data:`NOT_MATERIAL_BEFORE` does not count ("cost of sales" is not sales).
-DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
-    ("revenue", "revenues", "net sales", "total revenue", "total net sales", "sales", "turnover", "매출", "매출액"),
-    ("gross profit", "gross margin"),
-    (
-        "operating income",
-        "operating profit",
-        "income from operations",
-        "operating margin",
-        "ebit",
-        "ebitda",
-        "영업이익",
-    ),
-    (
-        "net income",
-        "net earnings",
-        "net profit",
-        "net loss",
-        "profit attributable",
-        "net margin",
-        "순이익",
-        "당기순이익",
-    ),
-    ("earnings per share", "eps", "diluted eps", "basic eps"),
-    ("total assets",),
-    ("total liabilities",),
-    ("total equity", "shareholders' equity", "stockholders' equity", "total shareholders' equity"),
-    ("cash and cash equivalents", "cash and equivalents", "cash, cash equivalents", "total cash"),
-    ("operating cash flow", "cash from operations", "net cash provided by operating activities"),
-    (
-        "capital expenditure",
-        "capital expenditures",
-        "capex",
-        "purchases of property",
-        "purchases of property, plant and equipment",
-    ),
-    ("free cash flow",),
-    ("total debt", "long-term debt", "net debt"),
-    ("dividends", "dividend per share"),
-    ("return on equity", "roe", "return on assets", "roa"),
-)
 
 
 #: Words that turn a material synonym into another concept when they come right before it:

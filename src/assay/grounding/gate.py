@@ -11,14 +11,16 @@ has facts, else ``uncited``):
   or within facts of one period or one row label (``"row | column"`` labels group by row).
 
 Matching rules (units, precision, signs) are in :mod:`assay.grounding.match`. The result is
-``pass`` (every quantity matched), ``fail`` (a violation), or ``no_claims`` (nothing checkable,
-e.g. a refusal: explicit, never a silent pass). :data:`GATE_VERSION` names the rules: bump it
+``pass`` (every quantity matched), ``fail`` (a violation), ``no_claims`` (nothing checkable,
+e.g. a refusal: explicit, never a silent pass) or ``unchecked`` (the only numbers are forms the
+reader saw but could not interpret: not proven). :data:`GATE_VERSION` names the rules: bump it
 whenever a rule changes (the memo cache re-gates on a version change).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -26,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive
+from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
 
@@ -33,6 +36,8 @@ __all__ = [
     "GATE_VERSION",
     "Mode",
     "GateResult",
+    "Status",
+    "UncheckedSpan",
     "Violation",
     "QuantityCheck",
     "CandidateRef",
@@ -45,7 +50,12 @@ __all__ = [
 #: "fell to X" is a level, "a 2.8% decline"), passage cells split at plain spaces.
 #: gate-3: a bare K/M/B suffix is a name ("3M"), not a scale; stated directions follow period order.
 #: gate-4: uncited mode checks a bare single-digit integer against facts only (never a page's "1").
-GATE_VERSION = "gate-4"
+#: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
+#: wording must agree with the fact's sign, sums need different line items of one period or
+#: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
+#: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``;
+#: numbers in words match within their stated tolerance; status ``unchecked``.
+GATE_VERSION = "gate-5"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -60,7 +70,9 @@ UNCITED_DERIVATION_MAX_REL_TOL = 0.05
 UNCITED_MIN_BARE_PASSAGE = 10
 
 Mode = Literal["auto", "cited", "uncited"]
-ViolationKind = Literal["uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced"]
+ViolationKind = Literal[
+    "uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced", "period_mismatch", "label_mismatch"
+]
 
 
 class CandidateRef(BaseModel):
@@ -97,15 +109,33 @@ class QuantityCheck(BaseModel):
     sign_from_wording: bool = False
 
 
-class GateResult(BaseModel):
-    """Outcome of the gate on one answer. ``sourcing`` = matched ÷ checkable (None if none)."""
+class UncheckedSpan(BaseModel):
+    """A number-like form the reader saw but could not interpret (never silently passed)."""
 
     model_config = ConfigDict(frozen=True)
-    status: Literal["pass", "fail", "no_claims"]
+    text: str
+    span: tuple[int, int]
+    reason: str
+
+
+Status = Literal["pass", "fail", "no_claims", "unchecked"]
+
+
+class GateResult(BaseModel):
+    """Outcome of the gate on one answer. ``sourcing`` = matched ÷ checkable (None if none).
+
+    ``unchecked`` lists the spans the reader saw but could not interpret; a case whose only
+    numbers are unchecked has status ``unchecked`` (not proven), one with checked numbers keeps
+    the status they give and still lists them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    status: Status
     mode: Literal["cited", "uncited"]
     gate_version: str = GATE_VERSION
     checks: tuple[QuantityCheck, ...] = ()
     violations: tuple[Violation, ...] = ()
+    unchecked: tuple[UncheckedSpan, ...] = ()
 
     _quantities: tuple[Quantity, ...] | None = PrivateAttr(default=None)
 
@@ -139,10 +169,14 @@ class GateResult(BaseModel):
 def resolve_mode(
     answer: str, snapshot: Snapshot, mode: Mode = "auto", *, citation_pattern: str = DEFAULT_CITATION_PATTERN
 ) -> Literal["cited", "uncited"]:
-    """``auto`` → ``cited`` when the answer has citation markers and the snapshot has facts."""
+    """``auto`` → ``cited`` when the answer has citation markers and the snapshot has facts, or
+    has neither facts nor passages (every marker then names an unknown fact: ``unknown_citation``,
+    not ``unsourced``)."""
     if mode != "auto":
         return mode
-    return "cited" if snapshot.facts and find_citations(answer, citation_pattern) else "uncited"
+    if snapshot.sources and not snapshot.facts:
+        return "uncited"
+    return "cited" if find_citations(answer, citation_pattern) else "uncited"
 
 
 def check_answer(
@@ -153,6 +187,7 @@ def check_answer(
     citation_pattern: str = DEFAULT_CITATION_PATTERN,
     index: SnapshotIndex | None = None,
     claims: Sequence[Claim] | None = None,
+    question: str | None = None,
 ) -> GateResult:
     """Run the sourcing gate on ``answer`` against ``snapshot``.
 
@@ -160,24 +195,29 @@ def check_answer(
     answers of the same snapshot; ``claims`` (``extract_claims(answer,
     citation_pattern=citation_pattern)``, which depends on the text alone) to reuse an answer's
     parsed claims across snapshots — the caller guarantees they are of this ``answer``.
-    Returns a :class:`GateResult`; never raises on answer content.
+    ``question`` (optional) licenses a magnitude-only match of a negative figure when it names
+    a loss, an outflow or a decrease (:func:`~assay.grounding.context.question_carries_sign`),
+    and a sum when it asks for one. Returns a :class:`GateResult`; never raises on answer content.
     """
     used_mode = resolve_mode(answer, snapshot, mode, citation_pattern=citation_pattern)
     idx = index or SnapshotIndex.build(snapshot)
     if claims is None:
         claims = extract_claims(answer, citation_pattern=citation_pattern)
     if used_mode == "cited":
-        checks, violations = _cited(claims, idx)
+        checks, violations = _cited(claims, idx, question)
     else:
-        checks, violations = _uncited(claims, idx)
-    status: Literal["pass", "fail", "no_claims"]
+        checks, violations = _uncited(claims, idx, question)
+    unchecked = tuple(UncheckedSpan(text=u.text, span=u.span, reason=u.reason) for c in claims for u in c.unchecked)
+    status: Status
     if violations:
         status = "fail"
     elif not checks:
-        status = "no_claims"
+        status = "unchecked" if unchecked else "no_claims"
     else:
         status = "pass"
-    result = GateResult(status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations))
+    result = GateResult(
+        status=status, mode=used_mode, checks=tuple(checks), violations=tuple(violations), unchecked=unchecked
+    )
     result._quantities = tuple(q for c in claims for q in c.numbers)
     return result
 
@@ -185,10 +225,26 @@ def check_answer(
 # --- modes ---------------------------------------------------------------------------------
 
 
-def _cited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+def _reader(
+    claim: Claim, idx: SnapshotIndex, question: str | None
+) -> tuple[Callable[[Quantity, Candidate], tuple[str, str] | None], Callable[[Quantity], Quantity]]:
+    """The rule check of one sentence's matches, and the question's sign licence on its numbers."""
+    ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
+    signed = question_carries_sign(question)
+
+    def license_sign(q: Quantity) -> Quantity:
+        return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
+
+    return (lambda q, c: acceptable(q, c, ctx)), license_sign
+
+
+def _cited(
+    claims: Sequence[Claim], idx: SnapshotIndex, question: str | None = None
+) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
+        accept, license_sign = _reader(claim, idx, question)
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(
@@ -215,7 +271,7 @@ def _cited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCh
                 continue
             if derived is None:
                 derived = derive(cited)
-            r = best_match(q, cited, derived)
+            r = best_match(license_sign(q), cited, derived, accept)
             checks.append(_check(q, r))
             if not r.matched:
                 violations.append(
@@ -224,32 +280,37 @@ def _cited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCh
     return checks, violations
 
 
-def _uncited(claims: Sequence[Claim], idx: SnapshotIndex) -> tuple[list[QuantityCheck], list[Violation]]:
+def _uncited(
+    claims: Sequence[Claim], idx: SnapshotIndex, question: str | None = None
+) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     direct = idx.uncited_direct()
     derived: CandidateSet | None = None
     facts_only: CandidateSet | None = None
     for claim in claims:
-        for q in claim.numbers:
+        if not claim.numbers:
+            continue
+        accept, license_sign = _reader(claim, idx, question)
+        for q in map(license_sign, claim.numbers):
             if _too_coarse_for_passages(q):
                 if not idx.snapshot.facts:
                     continue  # not checkable: a lone digit "matches" some number on any page
                 facts_only = facts_only or CandidateSet(idx.facts.values())
-                r = best_match(q, facts_only, ())
+                r = best_match(q, facts_only, (), accept)
                 checks.append(_check(q, r))
                 if not r.matched:
                     violations.append(
                         _violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact")
                     )
                 continue
-            r = best_match(q, direct, ())
+            r = best_match(q, direct, (), accept)
             if not r.matched:
                 if derived is None:
                     derived = idx.uncited_derived()
                 if relative_precision(q) <= UNCITED_DERIVATION_MAX_REL_TOL:
-                    d = best_match(q, [], derived)
-                    r = d if d.matched else r
+                    d = best_match(q, [], derived, accept)
+                    r = d if d.matched or (d.rejected and not r.rejected) else r
             checks.append(_check(q, r))
             if not r.matched:
                 violations.append(
@@ -291,6 +352,15 @@ def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
 def _violation(
     q: Quantity, r: MatchResult, pool: list[Candidate] | CandidateSet, kind: ViolationKind, reason: str
 ) -> Violation:
+    if r.rejected is not None and r.candidate is not None:
+        rkind, rreason = r.rejected
+        return Violation(
+            kind=rkind if rkind in ("period_mismatch", "label_mismatch") else kind,  # type: ignore[arg-type]
+            span=q.span,
+            quantity=q.text,
+            candidate=_ref(r.candidate),
+            reason=rreason,
+        )
     if r.unit_mismatch and r.candidate is not None:
         c = r.candidate
         return Violation(
@@ -306,8 +376,33 @@ def _violation(
         span=q.span,
         quantity=q.text,
         candidate=_ref(near) if near else None,
-        reason=reason + (f"; nearest: {near.ref} = {near.value:g}" if near else ""),
+        reason=reason + (f"; nearest: {near.ref} = {show_value(near)}" if near else ""),
     )
+
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "KRW": "₩"}
+_SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
+
+
+def show_value(c: Candidate) -> str:
+    """A candidate's value in its own unit, as a reader writes it: ``$383.3 billion`` (currency and
+    unstated-currency amounts at four significant digits with a scale word), ``44.1%``, ``$6.13 per
+    share``, ``1.5x``; a ratio as is."""
+    v = c.value
+    sign = "-" if v < 0 else ""
+    if c.dim in ("currency", "amount"):
+        sym = _SYMBOLS.get(c.currency or "", f"{c.currency} " if c.currency else "")
+        for size, word in _SCALES:
+            if abs(v) >= size:
+                return f"{sign}{sym}{abs(v) / size:,.4g} {word}"
+        return f"{sign}{sym}{abs(v):,.6g}"
+    if c.dim == "per_share":
+        return f"{sign}{_SYMBOLS.get(c.currency or '', '')}{abs(v):,.2f} per share"
+    if c.dim in ("percent", "pp"):
+        return f"{v:,.6g}{'%' if c.dim == 'percent' else ' pp'}"
+    if c.dim == "multiple":
+        return f"{v:,.6g}x"
+    return f"{v:,.6g}"
 
 
 def _ref(c: Candidate) -> CandidateRef:

@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 from assay.claims import Claim, extract_claims
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive, fact_candidate
+from assay.grounding.context import SnapshotVocabulary
 from assay.grounding.match import CandidateSet
 from assay.grounding.passages import PassageNumbers, parse_passages
 
@@ -44,6 +45,7 @@ class SnapshotIndex:
         self._passages: PassageNumbers | None = None
         self._direct: CandidateSet | None = None
         self._derived: CandidateSet | None = None
+        self._vocabulary: SnapshotVocabulary | None = None
 
     @classmethod
     def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
@@ -88,6 +90,13 @@ class SnapshotIndex:
                 groups.extend(by_period.values())
             self._rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
         return self._rows
+
+    @property
+    def vocabulary(self) -> SnapshotVocabulary:
+        """The snapshot's fact years and line items (the gate's period and label rules)."""
+        if self._vocabulary is None:
+            self._vocabulary = SnapshotVocabulary(list(self.facts.values()))
+        return self._vocabulary
 
     @property
     def passages(self) -> PassageNumbers:

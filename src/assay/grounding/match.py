@@ -35,7 +35,7 @@ states a fall, and is recorded as ``sign_from_wording``. For derivations a state
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +54,7 @@ class MatchResult:
     candidate: Candidate | None = None
     sign_from_wording: bool = False
     unit_mismatch: bool = False
+    rejected: tuple[str, str] | None = None  # (kind, reason) of a value match the sentence contradicts
 
 
 class CandidateSet:
@@ -77,7 +78,8 @@ class CandidateSet:
         """Candidates that may match ``q`` (in their original order); O(log n) per reading."""
         if not self.items:
             return []
-        tol = 0.5 * 10.0 ** (-q.decimals) * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
+        half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
+        tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
         stated, base, s = abs(q.value), abs(q.base_value), q.scale
         hits: set[int] = set()
         for keys, idx, lo, hi in (
@@ -106,18 +108,29 @@ class CandidateSet:
         return [self.items[i] for i in order]
 
 
-def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> MatchResult:
+#: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):
+#: ``(kind, reason)`` when the candidate is not what the sentence says it is, else None.
+Accept = Callable[[Quantity, Candidate], "tuple[str, str] | None"]
+
+
+def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet, accept: Accept | None = None) -> MatchResult:
     """First candidate ``q`` matches, preferring plain values over sign-from-wording matches.
 
-    Returns ``MatchResult(matched=False, unit_mismatch=True, candidate=c)`` when only a
-    unit-incompatible candidate has the stated value.
+    ``accept`` vetoes a value match (the first veto is kept in ``rejected`` when nothing else
+    matches). Returns ``MatchResult(matched=False, unit_mismatch=True, candidate=c)`` when only
+    a unit-incompatible candidate has the stated value.
     """
     pool = cands.near(q) if isinstance(cands, CandidateSet) else cands
     wording_hit: MatchResult | None = None
     unit_hit: Candidate | None = None
+    rejected: MatchResult | None = None
     for c in pool:
         ok, via_wording = _value_matches(q, c)
         if ok:
+            veto = accept(q, c) if accept is not None else None
+            if veto is not None:
+                rejected = rejected or MatchResult(False, c, rejected=veto)
+                continue
             if not via_wording:
                 return MatchResult(True, c)
             wording_hit = wording_hit or MatchResult(True, c, sign_from_wording=True)
@@ -125,22 +138,30 @@ def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> MatchResult
             unit_hit = c
     if wording_hit:
         return wording_hit
+    if rejected is not None:
+        return rejected
     if unit_hit is not None:
         return MatchResult(False, unit_hit, unit_mismatch=True)
     return MatchResult(False)
 
 
 def best_match(
-    q: Quantity, direct: Iterable[Candidate] | CandidateSet, derived: Iterable[Candidate] | CandidateSet
+    q: Quantity,
+    direct: Iterable[Candidate] | CandidateSet,
+    derived: Iterable[Candidate] | CandidateSet,
+    accept: Accept | None = None,
 ) -> MatchResult:
-    """Match against direct candidates first, then derivations (a derived unit hit never wins)."""
-    r = match(q, direct)
+    """Match against direct candidates first, then derivations (a derived unit hit never wins;
+    a veto of a direct match is reported before one of a derivation)."""
+    r = match(q, direct, accept)
     if r.matched:
         return r
-    d = match(q, derived)
+    d = match(q, derived, accept)
     if d.matched:
         return d
-    return r if r.unit_mismatch else MatchResult(False)
+    if r.rejected is not None or r.unit_mismatch:
+        return r
+    return d if d.rejected is not None else MatchResult(False)
 
 
 def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candidate | None:
@@ -219,8 +240,8 @@ def _targets(q: Quantity, c: Candidate) -> list[float]:
     return out
 
 
-def _close(target: float, stated: float, decimals: int) -> bool:
-    tol = 0.5 * 10.0 ** (-decimals)
+def _close(target: float, stated: float, decimals: int, tolerance: float | None = None) -> bool:
+    tol = 0.5 * 10.0 ** (-decimals) if tolerance is None else max(tolerance, 0.5 * 10.0 ** (-decimals))
     return abs(target - stated) <= tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(target))
 
 
@@ -232,16 +253,16 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
             if c.chrono is False:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
-            if _close(t, want, q.decimals):
+            if _close(t, want, q.decimals, q.tolerance):
                 return True, False
             continue
-        if _close(t, stated, q.decimals):
+        if _close(t, stated, q.decimals, q.tolerance):
             return True, False
         if (
             t < 0 < stated
             and not q.explicit_sign
             and (q.sign_wording or q.direction == -1)
-            and _close(-t, stated, q.decimals)
+            and _close(-t, stated, q.decimals, q.tolerance)
         ):
             return True, True
     return False, False

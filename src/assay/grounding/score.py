@@ -41,7 +41,10 @@ class AnswerScores:
 
     @property
     def sourcing(self) -> float | None:
-        """Matched ÷ checkable quantities, 4 decimals; ``None`` when nothing was checkable."""
+        """Matched ÷ checkable quantities, 4 decimals; ``None`` when nothing was checkable; 0 when
+        the only numbers are unchecked (status ``unchecked``: not proven)."""
+        if self.gate.status == "unchecked":
+            return 0.0
         s = self.gate.sourcing
         return None if s is None else round(s, 4)
 
@@ -73,19 +76,19 @@ def score_answer(
     (against ``reference`` when given, else the snapshot's material facts) and the impersonal
     check.
 
-    ``question`` is accepted and not used yet: no rule of today's gate or signals reads it (the
-    gate's sign licensing will). Reuse: ``index`` is the snapshot's
+    ``question`` is an input of the gate (it licenses the sign of a magnitude and a sum, see
+    :func:`~assay.grounding.gate.check_answer`). Reuse: ``index`` is the snapshot's
     :class:`~assay.grounding.index.SnapshotIndex`; or ``indexes`` an
     :class:`~assay.grounding.index.IndexCache` to take it from (keyed by ``fingerprint``,
     computed when not given), which also supplies the answer's parsed claims. With neither, the
     index is built for this call. ``gate_only``: run the gate alone (``completeness`` and
     ``impersonal`` are ``None``). The gate result is exactly ``check_answer(answer, snapshot,
-    mode=mode)`` in every case. Never raises on answer content.
+    mode=mode, question=question)`` in every case. Never raises on answer content.
     """
     claims = indexes.claims_of(answer) if indexes is not None else None
     if index is None and indexes is not None:
         index = indexes.get(snapshot, fingerprint)
-    gate = check_answer(answer, snapshot, mode=mode, index=index, claims=claims)
+    gate = check_answer(answer, snapshot, mode=mode, index=index, claims=claims, question=question)
     if gate_only:
         return AnswerScores(gate)
     return AnswerScores(

@@ -1,0 +1,440 @@
+"""What a sentence says a number IS: its period, its line item, its sign wording, sum licences.
+
+The gate checks a stated value against the data; these rules check that the data it matched is
+what the sentence says it is (issue 15). Each is conservative: it only fires when the sentence
+names something the snapshot knows, so a sentence that names no period or no known label is
+judged by value alone. :func:`acceptable` is the one predicate the gate applies to a candidate
+that matches in value; it returns the violation kind and reason when the candidate is not what
+the sentence states.
+
+Rules, in the order checked:
+
+- **sign wording** (direct matches, stated number without a written sign): a loss word
+  (:data:`LOSS_WORDS`: "loss", "lost", "deficit", "negative", "손실") within the number's
+  clause (60 characters before it, or right after it: "a $5 million loss") on a candidate whose
+  sign is positive fails; a profit word (:data:`GAIN_WORDS`) on a negative candidate fails. A
+  candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
+  and names no gain. Both kinds in one window (``gain (loss)``) decide nothing.
+- **direction** (direct matches of a number the wording gives a direction): a fact that states
+  its own direction — the one change word of a paragraph number's context, or the sign of a
+  cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
+  fails on "…increased by $16.9 million…").
+- **profit/loss line items** (any match): a loss or profit word attributed to the number (the
+  nearest number of its clause) must agree with the polarity of the candidate's line item(s):
+  "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
+- **sums** (``a+b``): backed only when the operands are different line items of one period
+  (segments, components), or the sentence or question licenses a sum (:data:`SUM_WORDS`:
+  "combined", "together", "in total", "total of", "sum", "합계", and, across periods of one
+  line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years").
+- **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
+  ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
+  their clause, and none is the candidate's period (for a derivation: one of them is no
+  operand's period); candidates without a period are never judged, nor sentences that say
+  "respectively" (the years pair with the numbers in order).
+- **label_mismatch**: the sentence names a line item that is exactly (case-insensitively, on word
+  boundaries, or through the material-label synonyms of
+  :data:`~assay.grounding.labels.DEFAULT_MATERIAL_LABELS`) the line item of a fact, and
+  no named item is related to the candidate's (equal, one containing the other, or one concept);
+  for a derivation, a named exact line item that is none of the operands' fails too ("the ratio
+  of cash to total liabilities" on total assets / total liabilities).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assay.claims import Quantity
+from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
+
+__all__ = [
+    "LOSS_WORDS",
+    "GAIN_WORDS",
+    "SUM_WORDS",
+    "CROSS_PERIOD_WORDS",
+    "SentenceContext",
+    "SnapshotVocabulary",
+    "acceptable",
+    "question_carries_sign",
+    "line_item",
+]
+
+LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
+GAIN_WORDS = (
+    "net income",
+    "operating income",
+    "income from operations",
+    "net profit",
+    "net earnings",
+    "profits",
+    "profit",
+    "gains",
+    "gain",
+    "earned",
+    "흑자",
+)
+SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "합계", "합산", "합친")
+CROSS_PERIOD_WORDS = (
+    "over the two years",
+    "over two years",
+    "over the two fiscal years",
+    "over the two periods",
+    "two-year total",
+    "across both years",
+    "in both years combined",
+    "cumulative",
+    "cumulatively",
+    "both years",
+    "2년 합계",
+    "누적",
+)
+#: Words of a question that license a magnitude-only match of a negative figure ("What was
+#: the net loss", "How much was spent on"): the outflow and loss vocabulary of the answer's own
+#: sign wording (:mod:`assay.claims.wording`) plus the decrease words.
+QUESTION_SIGN_WORDS = (
+    "loss",
+    "losses",
+    "lost",
+    "deficit",
+    "spent",
+    "spend",
+    "paid",
+    "payment",
+    "payments",
+    "outflow",
+    "outflows",
+    "used in",
+    "capex",
+    "capital expenditure",
+    "repurchase",
+    "expense",
+    "expenses",
+    "cost",
+    "costs",
+    "decrease",
+    "decline",
+    "impairment",
+    "write-down",
+    "purchase of",
+    "purchases of",
+    "dividends paid",
+)
+
+
+def _words(words: tuple[str, ...]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
+
+
+_LOSS = _words(LOSS_WORDS)
+_POLARITY = _words(LOSS_WORDS + GAIN_WORDS)
+_GAIN = _words(GAIN_WORDS)
+_SUM = _words(SUM_WORDS)
+_CROSS = _words(CROSS_PERIOD_WORDS)
+_QSIGN = _words(QUESTION_SIGN_WORDS)
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
+_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
+_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
+_BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
+_CONCEPT = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS) for syn in concept}
+_GENERIC = {"total", "other", "net", "balance", "amount", "value", "change", "none", "others", "ending", "beginning"}
+
+
+def line_item(label: str) -> str:
+    """The row part of a ``"row | column"`` label, lower-case and stripped."""
+    return label.split(" | ")[0].strip().lower()
+
+
+def question_carries_sign(question: str | None) -> bool:
+    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
+    return bool(question) and _QSIGN.search(question or "") is not None
+
+
+class SnapshotVocabulary:
+    """The snapshot's periods (years) and line items, and a matcher of the items in text.
+
+    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items shorter than four
+    characters or generic ("Total", "Other") are left out of the matcher: naming them says
+    nothing about which fact is meant.
+    """
+
+    def __init__(self, facts: list[Candidate]):
+        self.years = frozenset(y for c in facts if (y := _year(c.period)) is not None)
+        items = {line_item(c.label) for c in facts if _is_line_item(c.label)}
+        items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
+        concepts = {_concept(i) for i in items} - {None}
+        names = items | {syn for syn, concept in _CONCEPT.items() if concept in concepts}
+        self.items = frozenset(items)
+        self._re = (
+            re.compile(
+                r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
+                re.I,
+            )
+            if names
+            else None
+        )
+
+    @property
+    def has_items(self) -> bool:
+        """Whether any line item can be named."""
+        return self._re is not None
+
+    def named_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``."""
+        if self._re is None:
+            return []
+        return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
+
+
+@dataclass(frozen=True)
+class SentenceContext:
+    """One sentence read for the rules: its text and offset, the known years and line items it
+    names, each attributed to the nearest number of its clause (``by_number``: quantity start →
+    ``(years, items)``), and whether it (or the question) licenses a sum or a cross-period sum."""
+
+    text: str
+    offset: int
+    by_number: dict[int, tuple[frozenset[int], tuple[str, ...]]]
+    number_ends: tuple[int, ...]
+    sum_licensed: bool
+    cross_period_licensed: bool
+    polarity: dict[int, int] | None = None  # quantity start → −1 (loss words) / +1 (profit words)
+    exact: frozenset[str] = frozenset()  # named items that are exactly a fact's line item
+
+    @classmethod
+    def read(
+        cls,
+        text: str,
+        offset: int,
+        vocab: SnapshotVocabulary,
+        question: str | None = None,
+        numbers: Sequence[Quantity] = (),
+    ) -> SentenceContext:
+        """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
+        q = question or ""
+        summed = any(p.search(t) is not None for p in (_SUM, _CROSS) for t in (text, q))
+        cross = any(_CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
+        summed = summed or cross
+        by_number: dict[int, tuple[set[int], list[str]]] = {}
+        polar: dict[int, set[int]] = {}
+        if numbers:
+            respectively = _RESPECTIVELY.search(text) is not None
+            years_known = bool(vocab.years)
+            cuts = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text) + 1]
+            spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
+            years = (
+                [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
+                if years_known
+                else []
+            )
+            for s, e, y in [] if respectively else years:  # "in 2019 and 2018, respectively"
+                k = _nearest(spans, s, e, cuts)
+                if k is not None:
+                    by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
+            for m in _POLARITY.finditer(text):
+                k = _nearest(spans, m.start(), m.end(), cuts)
+                if k is not None:
+                    polar.setdefault(numbers[k].span[0], set()).add(-1 if _LOSS.fullmatch(m.group(0)) else 1)
+            for s, e, name in vocab.named_spans(text):
+                k = _nearest(spans, s, e, cuts)
+                if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
+                    continue  # "44.1% of net sales": the base of a ratio, not what it is
+                if k is not None:
+                    by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
+        frozen = {k: (frozenset(y), tuple(i)) for k, (y, i) in by_number.items()}
+        polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
+        exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
+        ends = tuple(n.span[1] - offset for n in numbers)
+        return cls(text, offset, frozen, ends, summed, cross, polarity, exact)
+
+    def stated_sign(self, q: Quantity) -> int | None:
+        """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
+        s, e = q.span[0] - self.offset, q.span[1] - self.offset
+        cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
+        prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
+        before = self.text[max(cut, prev, s - 40) : s]
+        after = self.text[e : e + 16]
+        loss = _LOSS.search(before) is not None or _LOSS.match(after.lstrip()) is not None
+        gain = _GAIN.search(before) is not None or _GAIN.match(after.lstrip()) is not None
+        if loss == gain:
+            return None
+        return -1 if loss else 1
+
+
+def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[str, str] | None:
+    """``(kind, reason)`` when ``c`` matches ``q``'s value but not what the sentence states, else None.
+
+    ``kind`` is ``"sign"``, ``"sum"``, ``"period_mismatch"`` or ``"label_mismatch"``.
+    """
+    if ctx is None:
+        return None
+    operands = c.operands or (c,)
+    if c.op is None and q.direction is not None and not q.explicit_sign:
+        told = _told_direction(c)
+        if told is not None and told != q.direction:
+            said = "a rise" if q.direction > 0 else "a fall"
+            return "sign", f"the wording states {said}, but {c.ref} is {'a rise' if told > 0 else 'a fall'}"
+    if c.op is None and not q.explicit_sign:
+        stated = ctx.stated_sign(q)
+        if stated is not None and _sign(c) != stated:
+            word = "a loss" if stated < 0 else "a profit"
+            return "sign", f"the wording states {word}, but {c.ref} is {'positive' if stated < 0 else 'negative'}"
+    net = (  # one line item across periods with opposite signs: a net change, a difference
+        c.op == "a+b"
+        and operands[0].value * operands[-1].value < 0
+        and line_item(operands[0].label) == line_item(operands[-1].label)
+    )
+    if c.op == "a+b" and not net and not ctx.sum_licensed:
+        a, b = operands[0], operands[-1]
+        same_item = line_item(a.label) == line_item(b.label)
+        ya, yb = _year(a.period), _year(b.period)
+        if same_item or (ya is not None and yb is not None and ya != yb):
+            what = "two periods of one line item" if same_item else "two periods"
+            return "sum", f"{c.ref} adds {what}; nothing says so"
+    elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
+        a, b = operands[0], operands[-1]
+        if line_item(a.label) == line_item(b.label) and _year(a.period) != _year(b.period):
+            return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
+    pol = (ctx.polarity or {}).get(q.span[0])
+    if pol is not None:
+        pols = {_polarity(o) for o in operands}
+        if len(pols) == 1 and (p := pols.pop()) is not None and p != pol:
+            item = line_item(operands[0].label)
+            return (
+                "label_mismatch",
+                f"the wording states {'a loss' if pol < 0 else 'a profit'}, but {c.ref} is {item!r}",
+            )
+    named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
+    if named_years:
+        op_years = [_year(o.period) for o in operands]
+        years = {y for y in op_years if y is not None}
+        # a value of one period: that period must be named; a derivation: every named year is an operand's
+        off = not years & named_years if c.op is None else bool(named_years - years)
+        if len(years) and None not in op_years and off:
+            named = ", ".join(str(y) for y in sorted(named_years))
+            of = ", ".join(map(str, sorted(years)))
+            return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
+    if named_items:
+        mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
+        if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
+            stray = [n for n in named_items if n in ctx.exact and not any(_related(n, m) for m in mine)]
+            if stray:
+                return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
+        if mine and not any(_related(n, m) for n in named_items for m in mine) and not _names_own_item(ctx.text, mine):
+            return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
+    return None
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _year(period: str | None) -> int | None:
+    r = period_rank(period)
+    return r[0] if r else None
+
+
+def _match_year(m: re.Match[str]) -> int:
+    return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+
+
+_CONCEPT_RE = re.compile(
+    r"(?<![\w])(?:" + "|".join(re.escape(k) for k in sorted(_CONCEPT, key=len, reverse=True)) + r")(?![\w])", re.I
+)
+
+
+@lru_cache(maxsize=8192)
+def _concept(item: str) -> int | None:
+    """The material concept of a line item: that of the longest synonym it contains."""
+    hit = _CONCEPT.get(item)
+    if hit is not None:
+        return hit
+    m = _CONCEPT_RE.search(item)
+    return _CONCEPT[m.group(0).lower()] if m else None
+
+
+def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
+    """Index of the number nearest to the mention ``[s, e)`` within its clause, or None."""
+    k = bisect_right(cuts, s) - 1
+    lo, hi = cuts[k], cuts[k + 1]
+    best, best_d = None, 1 << 30
+    for i, (a, b) in enumerate(spans):
+        if a < lo or a >= hi:
+            continue
+        d = a - e if a >= e else s - b if s >= b else 0
+        if d < best_d:
+            best, best_d = i, d
+    return best
+
+
+def _related(named: str, item: str) -> bool:
+    if named == item or named in item or item in named:
+        return True
+    cn = _concept(named)
+    return cn is not None and cn == _concept(item)
+
+
+_UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
+_DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
+_CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
+
+
+def _told_direction(c: Candidate) -> int | None:
+    """The direction a fact itself states: the one change word of a paragraph number's context
+    ("…increased by $16.9 million…"), or the sign of a cell in a "Change" column; else None."""
+    if c.origin != "fact" or not c.label:
+        return None
+    if not _is_line_item(c.label):  # a paragraph number: its context
+        up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
+        return None if up == down else (1 if up else -1)
+    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
+        return 1 if c.value > 0 else -1
+    return None
+
+
+def _polarity(c: Candidate) -> int | None:
+    """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
+    profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
+    (loss)") or a passage number."""
+    if c.origin == "passage" or not _is_line_item(c.label):
+        return None
+    item = line_item(c.label)
+    loss, gain = _LOSS.search(item) is not None, _GAIN.search(item) is not None
+    if loss == gain:
+        return None
+    return -1 if loss or c.value < 0 else 1
+
+
+def _sign(c: Candidate) -> int:
+    if c.value < 0:
+        return -1
+    label = line_item(c.label)
+    if _LOSS.search(label) and not _GAIN.search(label):
+        return -1
+    return 1
+
+
+_TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
+
+
+def _total_over_years(text: str) -> bool:
+    """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
+    if not text or (_SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+        return False
+    return _TWO_YEARS.search(text) is not None
+
+
+def _names_own_item(text: str, labels: list[str]) -> bool:
+    """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK")."""
+    low = text.lower()
+    return any(re.search(r"(?<![\w])" + re.escape(line_item(lab)) + r"(?![\w])", low) for lab in labels)
+
+
+def _is_line_item(label: str) -> bool:
+    """A table or statement line item; not the text around a number of a paragraph ("…was $5…")."""
+    return (
+        bool(label) and not label.startswith(("…", "...")) and len(label) <= 120 and len(line_item(label).split()) <= 10
+    )

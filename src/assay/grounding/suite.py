@@ -1,0 +1,171 @@
+"""The perturbation suite run on a set of gold cases: false-accept rate per class next to gold acceptance.
+
+:func:`run_suite` gates every gold case in one mode; for each class of
+:data:`~assay.grounding.perturbations.CLASSES` it perturbs every gold case the gate ACCEPTS (a
+perturbation of an answer already rejected says nothing about soundness) and counts how many
+perturbed answers still pass: the false-accept rate. In uncited mode the case is perturbed with
+its citation markers (they name the facts the perturbation uses) and gated with the markers
+stripped. Rates carry a 95% Wilson score interval (:func:`wilson`, from
+``scipy.stats.binomtest(...).proportion_ci(method="wilson")``): unlike the normal
+approximation it stays inside [0, 1] and is informative at k = 0 (n = 300, k = 0 → upper 1.3%).
+
+:func:`dataset_sets` names the measured sets of each dataset (``tatqa``: gold figures and the
+templated sentences, each cited and uncited; ``financebench``: correct real answers, uncited;
+``example``: the bundled memos, auto mode) and :func:`format_table` prints them as one table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from scipy import stats as _sps
+
+from assay.cases import Case, load_cases
+from assay.claims import DEFAULT_CITATION_PATTERN
+from assay.grounding.gate import Mode
+from assay.grounding.index import IndexCache
+from assay.grounding.perturbations import CLASSES, CaseChange, templated_case
+from assay.grounding.score import score_answer
+
+__all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "Dataset"]
+
+Dataset = Literal["tatqa", "financebench", "example"]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``k`` of ``n`` with its 95% Wilson interval (``None`` rate and bounds when ``n == 0``)."""
+
+    k: int
+    n: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"k": self.k, "n": self.n, "rate": self.rate, "ci95": [self.low, self.high]}
+
+
+def wilson(k: int, n: int) -> Rate:
+    """``k``/``n`` with the 95% Wilson score interval (scipy); ``ValueError`` when ``k > n``."""
+    if n == 0:
+        return Rate(k, n, None, None, None)
+    ci = _sps.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return Rate(k, n, round(k / n, 4), round(float(ci.low), 4), round(float(ci.high), 4))
+
+
+@dataclass
+class SuiteResult:
+    """One measured set in one mode: gold acceptance and each class's false-accept rate."""
+
+    name: str
+    mode: Mode
+    gold: Rate
+    classes: dict[str, Rate] = field(default_factory=dict)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "set": self.name,
+            "mode": self.mode,
+            "gold_acceptance": self.gold.to_dict(),
+            "false_accept": {k: v.to_dict() for k, v in self.classes.items()},
+        }
+
+
+def run_suite(
+    name: str,
+    cases: Iterable[Case],
+    mode: Mode,
+    classes: dict[str, CaseChange] = CLASSES,
+    *,
+    n_examples: int = 3,
+) -> SuiteResult:
+    """Gold acceptance and per-class false-accept rates of ``cases`` gated in ``mode`` (see module doc).
+
+    Keeps up to ``n_examples`` false accepts per class (answer texts: case ids stay out).
+    """
+    indexes = IndexCache()
+    n = acc = 0
+    counts = {c: [0, 0] for c in classes}
+    examples: dict[str, list[str]] = {c: [] for c in classes}
+    for case in cases:
+        snap = case.snapshot()
+        idx = indexes.get(snap)
+        n += 1
+        if _gate(case, mode, idx, snap) != "pass":
+            continue
+        acc += 1
+        for cname, change in classes.items():
+            p = change(case)
+            if p is None:
+                continue
+            counts[cname][1] += 1
+            if _gate(p, mode, idx, snap) == "pass":
+                counts[cname][0] += 1
+                if len(examples[cname]) < n_examples:
+                    examples[cname].append(p.answer)
+    return SuiteResult(name, mode, wilson(acc, n), {c: wilson(k, m) for c, (k, m) in counts.items()}, examples)
+
+
+def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, list[Case]]]:
+    """The measured sets of ``dataset`` read from ``src`` as ``(name, mode, cases)``.
+
+    ``tatqa``: in-scope gold cases (``meta.in_scope``) and their templated sentences
+    (:func:`~assay.grounding.perturbations.templated_case`), each cited and uncited;
+    ``financebench``: answers labelled "Correct Answer", uncited; ``example``: a cases JSONL (the
+    bundled ``examples/apple_fy2023_memos.jsonl``), auto mode. Raises ``FileNotFoundError``.
+    """
+    if dataset == "tatqa":
+        from assay.importers.tatqa import import_tatqa
+
+        gold = [c for c in import_tatqa(src) if c.meta.get("in_scope")]
+        templ = [t for t in map(templated_case, gold) if t is not None]
+        return [
+            ("tatqa gold figures", "cited", gold),
+            ("tatqa gold figures", "uncited", gold),
+            ("tatqa templated sentences", "cited", templ),
+            ("tatqa templated sentences", "uncited", templ),
+        ]
+    if dataset == "financebench":
+        from assay.importers.financebench import import_financebench
+
+        correct = [c for c in import_financebench(src) if c.meta.get("human_label") == "Correct Answer"]
+        return [("financebench correct answers", "uncited", correct)]
+    return [("example memos", "auto", load_cases(src))]
+
+
+def format_table(results: Sequence[SuiteResult]) -> str:
+    """One plain-text table: per set and mode, gold acceptance then each class's false accepts."""
+    head = f"{'set':28} {'mode':8} {'class':15} {'k/n':>11} {'rate':>7} {'95% CI (Wilson)':>17}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        rows = [("gold accepted", r.gold), *r.classes.items()]
+        for cname, rate in rows:
+            if rate.rate is None:
+                lines.append(f"{r.name:28} {r.mode:8} {cname:15} {'0/0':>11} {'n/a':>7} {'':>17}")
+                continue
+            assert rate.low is not None and rate.high is not None
+            ci = f"[{100 * rate.low:.2f}, {100 * rate.high:.2f}]%"
+            lines.append(
+                f"{r.name:28} {r.mode:8} {cname:15} {f'{rate.k}/{rate.n}':>11} {100 * rate.rate:6.2f}% {ci:>17}"
+            )
+    return "\n".join(lines)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+_MARKERS = re.compile(r"\s*" + DEFAULT_CITATION_PATTERN)
+
+
+def _gate(case: Case, mode: Mode, idx: object, snap: object) -> str:
+    from assay.facts import Snapshot
+    from assay.grounding.index import SnapshotIndex
+
+    assert isinstance(idx, SnapshotIndex) and isinstance(snap, Snapshot)
+    answer = _MARKERS.sub("", case.answer) if mode == "uncited" else case.answer
+    return score_answer(answer, snap, question=case.question, mode=mode, index=idx, gate_only=True).gate.status
