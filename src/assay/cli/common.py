@@ -11,15 +11,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from assay.cases import CaseFileError
@@ -29,7 +38,9 @@ if TYPE_CHECKING:
     from assay.memory import MemoryStore
 
 __all__ = [
+    "PLAIN_PROGRESS_INTERVAL_S",
     "GateMode",
+    "ProgressBar",
     "UsageError",
     "check_out_dir_usable",
     "db_errors",
@@ -40,6 +51,7 @@ __all__ = [
     "fmt_plain",
     "open_memory_store",
     "out",
+    "plain_progress_line",
     "print_uncut",
     "progress_bar",
     "read_local_json",
@@ -199,8 +211,69 @@ def print_uncut(table: Table) -> None:
         Console(highlight=False, soft_wrap=True, width=natural).print(table)
 
 
-def progress_bar(label: str, *extra: ProgressColumn) -> Progress:
-    """A transient progress bar on stderr: ``label``, the bar, done/total, ``extra`` columns, elapsed time."""
-    return Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), *extra, TimeElapsedColumn(), console=err, transient=True
+#: Seconds between two plain progress lines when stderr is not a terminal (a log, CI, a pipe):
+#: often enough to show a long run is alive, rare enough to keep a log short (issue 16, item 5).
+PLAIN_PROGRESS_INTERVAL_S = 10.0
+
+
+class ProgressBar(Progress):
+    """A :class:`rich.progress.Progress` that, when its console is not a terminal, prints one
+    plain line (``label: done/total (pct), rate/s, elapsed``) every ``interval_s`` seconds of
+    progress instead of a live bar; ``quiet`` turns both off. Tasks are still counted when quiet,
+    so callers read ``task.completed`` as usual."""
+
+    def __init__(
+        self,
+        label: str,
+        *columns: str | ProgressColumn,
+        quiet: bool = False,
+        interval_s: float = PLAIN_PROGRESS_INTERVAL_S,
+        console: Console | None = None,
+        get_time: Callable[[], float] | None = None,
+    ) -> None:
+        console = console or err
+        self._label = label
+        self._plain = not quiet and not console.is_terminal
+        self._interval_s = interval_s
+        super().__init__(*columns, console=console, transient=True, disable=quiet or self._plain, get_time=get_time)
+        self._last_line = self.get_time()
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        self._maybe_line(task_id)
+
+    def update(self, task_id: TaskID, **kwargs: Any) -> None:  # type: ignore[override]
+        super().update(task_id, **kwargs)
+        self._maybe_line(task_id)
+
+    def _maybe_line(self, task_id: TaskID) -> None:
+        if not self._plain:
+            return
+        now = self.get_time()
+        if now - self._last_line < self._interval_s:
+            return
+        self._last_line = now
+        self.console.print(plain_progress_line(self._label, self._tasks[task_id]), markup=False, highlight=False)
+
+
+def plain_progress_line(label: str, task: Task) -> str:
+    """``label: 120/400 (30%), 4.0/s, 30 s`` for ``task`` (total unknown: ``label: 120, 4.0/s, 30 s``);
+    its extra fields (e.g. ``loss``) follow as ``name value``."""
+    done = int(task.completed)
+    elapsed = task.elapsed or 0.0
+    rate = done / elapsed if elapsed > 0 else 0.0
+    count = f"{done}/{int(task.total)} ({done / task.total:.0%})" if task.total else f"{done}"
+    fields = "".join(f", {k} {v}" for k, v in task.fields.items())
+    return f"{label}: {count}, {rate:.1f}/s, {elapsed:.0f} s{fields}"
+
+
+def progress_bar(label: str, *extra: ProgressColumn, quiet: bool = False) -> Progress:
+    """A transient progress bar on stderr: ``label``, the bar, done/total, ``extra`` columns, elapsed time.
+
+    On a terminal a live rich bar; off a terminal a plain stderr line every
+    :data:`PLAIN_PROGRESS_INTERVAL_S` seconds (:class:`ProgressBar`); ``quiet`` (the commands'
+    ``--quiet``) prints neither.
+    """
+    return ProgressBar(
+        label, TextColumn(label), BarColumn(), MofNCompleteColumn(), *extra, TimeElapsedColumn(), quiet=quiet
     )
