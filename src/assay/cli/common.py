@@ -51,6 +51,7 @@ __all__ = [
     "fmt_plain",
     "open_memory_store",
     "out",
+    "plain_flags_in_help",
     "plain_progress_line",
     "print_uncut",
     "progress_bar",
@@ -109,6 +110,29 @@ def db_errors() -> Iterator[None]:
     except SQLAlchemyError as e:
         detail = str(getattr(e, "orig", None) or e).splitlines()[0]
         raise UsageError(f"database: {type(e).__name__}: {detail}") from e
+
+
+def plain_flags_in_help() -> None:
+    """Show boolean flags as plain flags in help (``--json``, not ``--json <bool>``); idempotent.
+
+    Typer's rich help prints a type after every option, flags included, which reads as if
+    ``--json true`` were accepted (it is refused: a flag takes no value). Its plain help already
+    leaves the type out for flags; this applies the same rule to the rich help, for every command
+    and for ``--help`` itself, without touching any option declaration.
+    """
+    from typer.core import TyperOption
+
+    original = TyperOption.display_type_rich
+    if getattr(original, "_assay_plain_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        return original(self, ctx)
+
+    display_type_rich._assay_plain_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
 
 
 def db_url(ctx: typer.Context) -> str:
