@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from assay.cli.common import out, plain_flags_in_help, redact, user_errors
+from assay.cli.common import db_url, out, plain_flags_in_help, redact, user_errors
 
 __all__ = ["EXIT_CODES", "app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
 
@@ -103,6 +103,11 @@ def _global_options(
     ),
 ) -> None:
     ctx.obj = {"db": db, "debug": debug}
+    if db:  # a typo in --db must not create a folder tree (commands that use no database check too)
+        from assay.storage.engine import check_db_folder
+
+        with user_errors(ctx):
+            check_db_folder(db)
     if not debug:  # psycopg logs "error ignored terminating <Pipeline …>" when an error it also raises
         # leaves a pipeline; the raised error is handled (retried, or printed as one line)
         import logging
@@ -113,9 +118,9 @@ def _global_options(
 @app.command("init-db")
 def init_db_cmd(ctx: typer.Context) -> None:
     """Create the schema, or upgrade an older assay database in place (idempotent), in the configured database."""
-    from assay.storage import init_db, make_engine, resolve_db_url
+    from assay.storage import init_db, make_engine
 
     with user_errors(ctx):
-        url = resolve_db_url(ctx.obj["db"])
+        url = db_url(ctx)
         version = init_db(make_engine(url))
         out.print(f"schema version {version} ready at {redact(url)}", markup=False)

@@ -136,10 +136,17 @@ def plain_flags_in_help() -> None:
 
 
 def db_url(ctx: typer.Context) -> str:
-    """The database URL: the global ``--db`` option > ``ASSAY_DB_URL`` > ``$ASSAY_HOME/assay.db``."""
-    from assay.storage import resolve_db_url
+    """The database URL: the global ``--db`` option > ``ASSAY_DB_URL`` > ``$ASSAY_HOME/assay.db``.
 
-    return resolve_db_url((ctx.obj or {}).get("db"))
+    Raises :class:`assay.storage.StorageError` (exit 2) when a named SQLite database's folder
+    does not exist (:func:`assay.storage.engine.check_db_folder`): only ``$ASSAY_HOME`` is created.
+    """
+    from assay.storage import resolve_db_url
+    from assay.storage.engine import check_db_folder
+
+    cli_url = (ctx.obj or {}).get("db")
+    check_db_folder(cli_url)
+    return resolve_db_url(cli_url)
 
 
 def redact(url: str) -> str:
