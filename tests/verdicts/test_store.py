@@ -62,11 +62,47 @@ def test_rows_missing_from_the_index_trigger_a_full_reload(tmp_path):
 def test_duplicate_ids_insert_nothing(tmp_path):
     s = VerdictStore(_url(tmp_path))
     s.add(FIXTURE[:2])
-    with pytest.raises(DuplicateVerdictError, match="'v-01-led' is already in store 'default'"):
-        s.add([FIXTURE[5], FIXTURE[0]])
+    changed = dict(FIXTURE[0], decision="reject")
+    with pytest.raises(
+        DuplicateVerdictError,
+        match="'v-01-led' is already in store 'default' with another decision \\(stored 'approve', given 'reject'\\)",
+    ):
+        s.add([FIXTURE[5], changed])
     with pytest.raises(DuplicateVerdictError, match="duplicate id 'v-05-fleet'; first at line 1"):
         s.add([FIXTURE[4], FIXTURE[4]])
     assert s.count() == 2
+
+
+def test_adding_an_identical_verdict_again_changes_nothing(tmp_path):
+    """``verdicts add`` twice on one file failed while ``memory add`` merges (issue 16)."""
+    s = VerdictStore(_url(tmp_path))
+    from sqlalchemy import select
+
+    from assay.verdicts.tables import verdict_stores
+
+    def revision() -> int:
+        with s.engine.connect() as conn:
+            return conn.execute(select(verdict_stores.c.revision)).scalar_one()
+
+    assert s.add(FIXTURE[:2]) == 2
+    assert s.add(FIXTURE[:3]) == 1  # the two stored ones are identical: only the third is new
+    before = revision()
+    assert s.add(FIXTURE[:3]) == 0 and s.count() == 3 and revision() == before  # no write at all
+    two = dict(FIXTURE[1], rationale="other words", source="elsewhere")
+    with pytest.raises(DuplicateVerdictError, match="with another rationale, source; give it a new id"):
+        s.add([two])
+    assert s.get(FIXTURE[1]["id"]).rationale == FIXTURE[1]["rationale"] and s.count() == 3
+
+
+def test_store_sizes_and_exists(tmp_path):
+    from assay.verdicts import store_sizes
+
+    url = _url(tmp_path)
+    assert store_sizes(url) == {}
+    VerdictStore(url, name="b").add(FIXTURE[:2])
+    VerdictStore(url, name="a").add(FIXTURE[:1])
+    assert store_sizes(url) == {"a": 1, "b": 2}
+    assert VerdictStore(url, name="a").exists() and not VerdictStore(url, name="typo").exists()
 
 
 def test_a_bad_line_in_a_file_inserts_nothing_and_names_every_bad_line(tmp_path):
