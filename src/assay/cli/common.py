@@ -100,14 +100,19 @@ def user_errors(ctx: typer.Context) -> Iterator[None]:
 
 
 @contextmanager
-def db_errors() -> Iterator[None]:
+def db_errors(url: str | None = None) -> Iterator[None]:
     """Database failures (unreachable server, bad URL, locked file) → :class:`UsageError`: one
-    readable line and exit 2 under :func:`user_errors`."""
+    readable line and exit 2 under :func:`user_errors`. With the ``url`` in use, the line is
+    :func:`assay.storage.describe_db_error`'s ``database URL: reason`` (password hidden)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         yield
     except SQLAlchemyError as e:
+        if url is not None:
+            from assay.storage import describe_db_error
+
+            raise UsageError(describe_db_error(e, url)) from e
         detail = str(getattr(e, "orig", None) or e).splitlines()[0]
         raise UsageError(f"database: {type(e).__name__}: {detail}") from e
 
