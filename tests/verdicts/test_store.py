@@ -252,3 +252,18 @@ def test_two_processes_adding_to_one_new_store_at_once(tmp_path):
     assert st["fields"]["measure_type"]["counts"] == {"a": 200, "b": 200}
     hits = s.retrieve({"fields": {"cost_codes": ["C1"], "measure_type": "a", "claimed_saving": 10}}, k=400)
     assert len(hits) == 400 and hits[0].verdict.id == "a-0-1"
+
+
+def test_the_readme_verdict_example_is_a_valid_verdict(tmp_path):
+    """README "Remember" documents the verdict fields with an example: it must load as written."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r'```json\n(\{"id": "v-01-led".*?)```', readme, re.S)
+    assert block, "README lacks the verdict example"
+    s = VerdictStore(_url(tmp_path))
+    (tmp_path / "v.jsonl").write_text(" ".join(block.group(1).split()) + "\n", encoding="utf-8")
+    assert s.add_file(tmp_path / "v.jsonl") == 1
+    v = s.get("v-01-led")
+    assert v.fields["claimed_saving"] == 120000 and v.source == "capex-board" and v.created_at.year == 2024
