@@ -193,3 +193,25 @@ def test_cache(tmp_path):
         assert _run("--db", db, "cache", *args).exit_code == 0, args
     assert _run("--db", db, "cache", "clear").exit_code == 2  # no terminal to ask on, no --yes
     assert _run("--db", "nosuchdialect://x", "cache", "stats").exit_code == 2
+
+
+# --- eval --label-field / --positive: 2 naming what exists, nothing written ----------------------
+
+
+def test_a_misspelled_label_field_or_an_unseen_positive_exits_2_naming_what_exists(tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    rows = [
+        {"id": f"q{i}", "variant": "a", "question": "q", "answer": "No figure.", "meta": {"human_label": label}}
+        for i, label in enumerate(["Correct Answer"] * 3 + ["Refusal"] * 2 + [f"other{k}" for k in range(10)])
+    ]
+    cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "reports"
+    r = _run("eval", cases, "--out", out, "--label-field", "meta.human_lable", "--positive", "Incorrect Answer")
+    assert r.exit_code == 2 and _files(tmp_path / "reports") == []
+    assert f"--label-field meta.human_lable: no case of {cases} has it; did you mean meta.human_label?" in r.output
+    assert "fields with a value: answer, id, meta.human_label, question, variant" in " ".join(r.output.split())
+    r = _run("eval", cases, "--out", out, "--label-field", "meta.human_label", "--positive", "Incorrect Answer")
+    assert r.exit_code == 2 and _files(tmp_path / "reports") == []
+    said = " ".join(r.output.split())
+    assert "no case has meta.human_label = 'Incorrect Answer'; values seen: 'Correct Answer' (3), 'Refusal' (2)" in said
+    assert said.count("'other") == 8 and "… 2 more" in said  # the 10 most frequent, then how many others

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -31,7 +31,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from assay.cases import CaseFileError
+from assay.cases import Case, CaseFileError
 from assay.jsonl import read_utf8
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ __all__ = [
     "GateMode",
     "ProgressBar",
     "UsageError",
+    "check_label_field",
     "check_out_dir_usable",
     "db_errors",
     "db_url",
@@ -172,6 +173,41 @@ def open_memory_store(ctx: typer.Context, embedder: str | None = None, *, rerank
     if reranker:
         changes["reranker"] = reranker
     return MemoryStore(db_url(ctx), settings=default_settings(**changes))
+
+
+def check_label_field(cases: Sequence[Case], label_field: str, positive: str, file: Path | str) -> None:
+    """:class:`UsageError` (exit 2, nothing written) when ``--label-field`` is in no case of
+    ``file`` (naming the fields that are, nearest first) or ``--positive`` matches no case's
+    label (naming the values seen: the 10 most frequent with their counts).
+
+    Labels compare as ``--positive`` text: strings as they are, other JSON values as JSON
+    writes them (``true``, ``3``), as :mod:`assay.evaluate` reads them.
+    """
+    import difflib
+    from collections import Counter
+
+    labels = [c.get_field(label_field) for c in cases]
+    if all(v is None for v in labels):
+        fields = sorted(
+            {name for c in cases for name, v in c.model_dump().items() if _scalar(v)}
+            | {f"meta.{k}" for c in cases for k, v in c.meta.items() if _scalar(v)}
+        )
+        near = difflib.get_close_matches(label_field, fields, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        raise UsageError(
+            f"--label-field {label_field}: no case of {file} has it; {hint}fields with a value: {', '.join(fields)}"
+        )
+    seen = Counter(
+        v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True) for v in labels if v is not None
+    )
+    if positive not in seen:
+        top = ", ".join(f"{v!r} ({n})" for v, n in seen.most_common(10))
+        more = f", … {len(seen) - 10} more" if len(seen) > 10 else ""
+        raise UsageError(f"--positive {positive!r}: no case has {label_field} = {positive!r}; values seen: {top}{more}")
+
+
+def _scalar(v: object) -> bool:
+    return isinstance(v, str | int | float | bool) and v != ""
 
 
 def read_local_json(path: Path) -> dict:
