@@ -202,3 +202,14 @@ def test_console_script_registers_the_group(files):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["id"] == TRUE_MATCH
+
+
+@pytest.mark.parametrize("width", ["60", "80"])
+def test_the_search_table_folds_to_the_terminal_and_cuts_no_number(files, width):
+    vfile, qfile, db = files
+    assert _run("--db", db, "verdicts", "add", vfile).exit_code == 0
+    r = runner.invoke(app, ["--db", db, "verdicts", "search", "--query", str(qfile), "-k", "3"], env={"COLUMNS": width})
+    assert r.exit_code == 0, r.output
+    table = [line for line in r.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    assert max(len(line) for line in table) <= int(width) and "…" not in r.stdout
+    assert r.stdout.count("1.000") >= 4 and TRUE_MATCH in r.stdout

@@ -77,8 +77,14 @@ def search_cmd(
         return
     names = list(hits[0].components)
     t = Table(title=f"top {len(hits)} of store {store!r}")
-    for col in ("#", "id", "score", *names, "decision"):
-        t.add_column(col, no_wrap=col in ("#", "id", "score"))
+    for col in ("#", "id", "score", *names, "decision"):  # narrow terminals: names fold, numbers stay whole
+        number = col in ("score", *names)
+        t.add_column(
+            col.replace("_", "_\n") if col in names else col,
+            no_wrap=col in ("#", "id"),
+            overflow="fold",
+            min_width=5 if number else None,
+        )
     for h in hits:
         t.add_row(
             str(h.rank),
