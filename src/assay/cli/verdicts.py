@@ -80,7 +80,7 @@ def search_cmd(
     for col in ("#", "id", "score", *names, "decision"):  # narrow terminals: names fold, numbers stay whole
         number = col in ("score", *names)
         t.add_column(
-            col.replace("_", "_\n") if col in names else col,
+            col,
             no_wrap=col in ("#", "id"),
             overflow="fold",
             min_width=5 if number else None,
