@@ -243,3 +243,29 @@ def test_property_any_single_change_changes_fingerprint(snap, k, field, data):
         facts = tuple(g.model_copy(update={field: new}) if g.id == f.id else g for g in snap.facts)
         changed = Snapshot(facts=facts, sources=snap.sources)
     assert changed.fingerprint() != before
+
+
+# --- issue 16: a huge value is a field error, not a traceback or Python's int-digits advice ----------
+
+
+@pytest.mark.parametrize("digits, said", [(400, "got a 400-digit integer"), (5000, "got a number that overflows it")])
+def test_a_huge_fact_value_is_one_field_error(tmp_path, digits, said):
+    from typer.testing import CliRunner
+
+    from assay.cases import CaseFileError, load_cases
+    from assay.cli import app
+
+    line = (
+        '{"id": "q1", "variant": "a", "question": "q", "answer": "It was 5 [F1].", '
+        f'"facts": [{{"id": "F1", "label": "x", "value": {"9" * digits}, "unit": "USD"}}]}}'
+    )
+    f = tmp_path / "cases.jsonl"
+    f.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as e:
+        load_cases(f)
+    assert str(e.value.problems[0]) == (
+        f"{f}:1: facts.0.value: must be finite and below 1.8e308 in magnitude (a 64-bit float), {said}"
+    )
+    res = CliRunner().invoke(app, ["gate", str(f)])
+    assert res.exit_code == 2 and "set_int_max_str_digits" not in res.output and "Traceback" not in res.output
+    assert "facts.0.value: must be finite and below" in res.output

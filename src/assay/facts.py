@@ -149,9 +149,16 @@ class Fact(BaseModel):
     def _finite(cls, v: object) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValueError(f"must be a number, got {type(v).__name__} {v!r}")
-        if not math.isfinite(float(v)):
+        try:
+            f = float(v)
+        except OverflowError:  # an int beyond float64 (more than 308 digits)
+            f = math.inf
+        if math.isnan(f):
             raise ValueError(f"must be finite, got {v!r}")
-        return float(v)
+        if math.isinf(f):
+            got = f"a {len(str(abs(v)))}-digit integer" if isinstance(v, int) else "a number that overflows it"
+            raise ValueError(f"must be finite and below 1.8e308 in magnitude (a 64-bit float), got {got}")
+        return f
 
     @field_validator("unit")
     @classmethod

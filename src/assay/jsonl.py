@@ -95,7 +95,7 @@ def iter_lines(text: str) -> Iterator[tuple[int, str]]:
 def json_object(text: str, *, file: str, line: int) -> tuple[dict[str, Any] | None, list[InputProblem]]:
     """Parse ``text`` as one JSON object. A multi-line document reports the line inside it."""
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except ValueError as e:
         at = line + e.lineno - 1 if isinstance(e, json.JSONDecodeError) else line
         msg = f"{e.msg} (column {e.colno})" if isinstance(e, json.JSONDecodeError) else str(e)
@@ -208,6 +208,13 @@ def load_jsonl(
     if problems:
         raise error(problems)
     return out
+
+
+def _parse_int(digits: str) -> int | float:
+    """A JSON integer; one longer than Python converts (4,300 digits) is read as the float it
+    would round to (±inf), so the field's validator reports it, not the JSON parser's advice
+    to call ``sys.set_int_max_str_digits()``."""
+    return int(digits) if len(digits) <= 4300 else float(digits)
 
 
 def _reject_constant(name: str) -> float:

@@ -47,11 +47,11 @@ def test_stats_json_and_table(db):
 
 
 def test_clear_by_prefix_expired_and_all(db):
-    r = run("--db", db, "cache", "clear", "--expired")
+    r = run("--db", db, "cache", "clear", "--expired", "--yes")
     assert (r.exit_code, r.stdout.strip()) == (0, "removed 1 entry")
-    r = run("--db", db, "cache", "clear", "--key", "memo:ID2")
+    r = run("--db", db, "cache", "clear", "--key", "memo:ID2", "-y")
     assert (r.exit_code, r.stdout.strip()) == (0, "removed 1 entry")
-    r = run("--db", db, "cache", "clear")
+    r = run("--db", db, "cache", "clear", "--yes")
     assert (r.exit_code, r.stdout.strip()) == (0, "removed 1 entry and the request counts")
     assert json.loads(run("--db", db, "cache", "stats", "--json").stdout)["lookups"] == 0
 
@@ -94,5 +94,22 @@ def test_a_database_error_mid_command_is_one_line_naming_the_database(db):
             )
         )
     engine.dispose()
-    r = run("--db", db, "cache", "clear")
+    r = run("--db", db, "cache", "clear", "--yes")
     assert r.exit_code == 2 and r.stderr.strip() == f"error: database {db}: deletes refused"
+
+
+def test_clear_without_yes_off_a_terminal_exits_2_and_deletes_nothing(db):
+    for args in ([], ["--expired"], ["--key", "memo:"]):
+        r = run("--db", db, "cache", "clear", *args)
+        assert r.exit_code == 2, r.output
+        assert "pass --yes to confirm (no terminal to ask on)" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert json.loads(run("--db", db, "cache", "stats", "--json").stdout)["entries"] == 3
+
+
+@pytest.mark.parametrize("answer, left, said", [("y\n", 0, "removed 3 entries"), ("n\n", 3, "nothing deleted")])
+def test_clear_asks_on_a_terminal(db, monkeypatch, answer, left, said):
+    monkeypatch.setattr("assay.cli.cache._interactive", lambda: True)
+    r = runner.invoke(app, ["--db", db, "cache", "clear"], input=answer)
+    assert r.exit_code == 0, r.output
+    assert "Delete every cache entry and the request counts from sqlite:///" in r.output and said in r.output
+    assert json.loads(run("--db", db, "cache", "stats", "--json").stdout)["entries"] == left

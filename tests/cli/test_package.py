@@ -127,3 +127,80 @@ def test_no_module_but_init_imports_a_command_module(module):
     }.get(module, {"assay.cli.app", "assay.cli.common"})
     assert cli_targets <= allowed, f"assay/cli/{module}.py imports {sorted(cli_targets - allowed)}"
     assert not {t for t in targets if t == "assay.commands" or t.startswith("assay.commands.")}
+
+
+# --- help: every option explained, flags shown as flags, --version, the exit-code table ----------
+
+#: Options still without help that other helpers own at the time of writing (issue 16: h16e owns
+#: eval/compare, h16m memory): ``(command path, option)``. An entry that has gained help is fine;
+#: the lead empties this set once their branches are merged. Nothing else may be added.
+_OWNED_ELSEWHERE = {
+    ("assay eval", "--mode"),
+    ("assay compare", "--json"),
+    ("assay memory evaluate", "--ranker"),
+    ("assay memory train", "--epochs"),
+    ("assay memory train", "--lr"),
+}
+
+
+def _walk(cmd, path):
+    yield path, cmd
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from _walk(sub, f"{path} {name}")
+
+
+def _commands():
+    import typer.main
+
+    return list(_walk(typer.main.get_command(assay.cli.app), "assay"))
+
+
+def test_every_option_and_argument_has_help():
+    """Walks the whole app, other owners' commands included, and names each offender."""
+    missing = [
+        (path, p.opts[0] if p.opts else p.name)
+        for path, cmd in _commands()
+        for p in cmd.params
+        if not (getattr(p, "help", None) or "").strip()
+    ]
+    offenders = [f"{path} {opt}" for path, opt in missing if (path, opt) not in _OWNED_ELSEWHERE]
+    assert not offenders, "options without help: " + ", ".join(offenders)
+
+
+def test_boolean_flags_show_as_plain_flags_in_help():
+    """``--json <bool>`` read as if ``--json true`` worked (it is refused); a flag shows no type."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    for path, _cmd in _commands():
+        r = runner.invoke(assay.cli.app, [*path.split()[1:], "--help"], terminal_width=200)
+        assert r.exit_code == 0, (path, r.output)
+        assert "<bool>" not in r.output, f"{path} --help shows a flag as <bool>"
+    gate = runner.invoke(assay.cli.app, ["cache", "stats", "--help"], terminal_width=200).output
+    assert "--json " in gate and "One JSON object." in gate
+
+
+def test_version():
+    from typer.testing import CliRunner
+
+    r = CliRunner().invoke(assay.cli.app, ["--version"])
+    assert r.exit_code == 0 and r.output.strip() == f"assay {assay.__version__}"
+
+
+def test_help_and_readme_carry_the_one_exit_code_table():
+    from typer.testing import CliRunner
+
+    from assay.cli.app import EXIT_CODES
+
+    helptext = " ".join(CliRunner().invoke(assay.cli.app, ["--help"], terminal_width=400).output.split())
+    assert "2 is always a usage or input error (nothing written); 130 is Ctrl-C" in helptext
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = {
+        tuple(c.strip().replace("`", "") for c in line.strip().strip("|").split("|"))
+        for line in readme.splitlines()
+        if line.startswith("| ")
+    }
+    for cmd, ok, bad, partial in EXIT_CODES:
+        line = f"{cmd}: 0 {ok}" + (f"; 1 {bad}" if bad != "—" else "") + (f"; 3 {partial}" if partial != "—" else "")
+        assert line in helptext, f"assay --help lacks the row of {cmd}"
+        assert (cmd, ok, bad, partial) in rows, f"README's exit-code table lacks the row of {cmd}"

@@ -68,13 +68,38 @@ def test_bad_line_exits_2_naming_file_and_line_and_inserts_nothing(files, tmp_pa
     assert json.loads(r.stdout)["n"] == 0
 
 
-def test_re_adding_the_same_file_is_refused(files):
+def test_re_adding_the_same_file_changes_nothing_and_a_changed_one_names_the_conflict(files, tmp_path):
     vfile, _, db = files
     assert _run("--db", db, "verdicts", "add", vfile).exit_code == 0
     r = _run("--db", db, "verdicts", "add", vfile)
+    assert r.exit_code == 0, r.output
+    n = len(FIXTURE)
+    assert f"added 0 verdict(s) to store 'default', {n} already there unchanged ({n} in all)" in r.stdout
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(
+        json.dumps(dict(FIXTURE[0], decision="reject")) + "\n" + json.dumps(dict(FIXTURE[0], id="new-one")) + "\n"
+    )
+    r = _run("--db", db, "verdicts", "add", changed)
     assert r.exit_code == 2
-    assert f"{vfile}:1: id: 'v-01-led' is already in store 'default'" in r.stderr
-    assert json.loads(_run("--db", db, "verdicts", "stats", "--json").stdout)["n"] == len(FIXTURE)
+    assert (
+        f"{changed}:1: id: 'v-01-led' is already in store 'default' with another decision "
+        "(stored 'approve', given 'reject')" in r.stderr
+    )
+    assert json.loads(_run("--db", db, "verdicts", "stats", "--json").stdout)["n"] == n  # nothing inserted
+
+
+def test_a_store_that_does_not_exist_exits_2_naming_the_stores(files):
+    vfile, qfile, db = files
+    assert _run("--db", db, "verdicts", "add", vfile, "--store", "plans").exit_code == 0
+    for cmd in (["search", "--query", qfile], ["search", "--query", qfile, "--json"], ["stats"]):
+        for store in ("typo", "default"):
+            r = _run("--db", db, "verdicts", *cmd, "--store", store)
+            assert r.exit_code == 2, (cmd, store, r.output)
+            assert r.stderr.strip() == (
+                f"error: --store {store!r}: no such verdict store; stores here: 'plans' ({len(FIXTURE)} verdicts)"
+            )
+    r = _run("--db", db, "verdicts", "search", "--query", qfile, "--store", "plans")
+    assert r.exit_code == 0 and TRUE_MATCH in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -177,3 +202,14 @@ def test_console_script_registers_the_group(files):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["id"] == TRUE_MATCH
+
+
+@pytest.mark.parametrize("width", ["60", "80"])
+def test_the_search_table_folds_to_the_terminal_and_cuts_no_number(files, width):
+    vfile, qfile, db = files
+    assert _run("--db", db, "verdicts", "add", vfile).exit_code == 0
+    r = runner.invoke(app, ["--db", db, "verdicts", "search", "--query", str(qfile), "-k", "3"], env={"COLUMNS": width})
+    assert r.exit_code == 0, r.output
+    table = [line for line in r.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    assert max(len(line) for line in table) <= int(width) and "…" not in r.stdout
+    assert r.stdout.count("1.000") >= 4 and TRUE_MATCH in r.stdout

@@ -302,3 +302,48 @@ def test_parse_cell_year() -> None:
 )
 def test_derivation_scope(derivation: str, expected: tuple[bool, str | None]) -> None:
     assert derivation_scope(derivation) == expected
+
+
+# --- issue 16: --in-scope-only, progress ------------------------------------------------------
+
+
+def test_tatqa_in_scope_only_leaves_out_and_counts_the_rest(tmp_path: Path) -> None:
+    ctx = _tatqa_context()
+    second = dict(ctx[0]["questions"][0], uid="q2", derivation="($120 - $100) / $100 * 2")  # two steps
+    third = dict(ctx[0]["questions"][0], uid="q3", answer_type="count", answer=2, derivation="")
+    ctx[0]["questions"] += [second, third]
+    path = tmp_path / "tatqa_dataset_dev.json"
+    path.write_text(json.dumps(ctx), encoding="utf-8")
+    everything = import_tatqa(path)
+    assert [c.meta["in_scope"] for c in everything] == [True, False, False]
+    calls: list[tuple[int, int]] = []
+    kept = import_tatqa(path, in_scope_only=True, on_progress=lambda d, t: calls.append((d, t)))
+    assert [c.id for c in kept] == ["q1"]
+    assert kept.skipped == {"out of scope (multi-step formula)": 1, "out of scope (count answer)": 1}
+    assert calls[0] == (0, 1) and calls[-1] == (1, 1)
+
+
+def test_tatqa_in_scope_only_on_the_real_data(tatqa_cases: list[Case], shared_data: Path) -> None:
+    kept = import_tatqa(shared_data / "tatqa", in_scope_only=True)
+    assert [c.id for c in kept] == [c.id for c in tatqa_cases if c.meta["in_scope"]]
+    assert sum(kept.skipped.values()) == len(tatqa_cases) - len(kept) > 900  # the ~1,000 of issue 16
+    assert kept.skipped["out of scope (multi-step formula)"] == sum(
+        c.meta["out_of_scope_reason"] == "multi-step formula" for c in tatqa_cases
+    )
+
+
+def test_cli_import_in_scope_only_and_its_misuse(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    ctx = _tatqa_context()
+    ctx[0]["questions"].append(dict(ctx[0]["questions"][0], uid="q2", answer_type="count", answer=2))
+    (tmp_path / "tatqa_dataset_dev.json").write_text(json.dumps(ctx), encoding="utf-8")
+    out = tmp_path / "cases.jsonl"
+    r = CliRunner().invoke(app, ["import", "tatqa", str(tmp_path), "--out", str(out), "--in-scope-only", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "1 cases" in r.output and "left out: 1 source record(s): out of scope (count answer)" in r.output
+    assert [c.id for c in load_cases(out)] == ["q1"]
+    r = CliRunner().invoke(app, ["import", "financebench", str(tmp_path), "--out", str(out), "--in-scope-only"])
+    assert r.exit_code == 2 and "--in-scope-only applies to tatqa only" in r.output

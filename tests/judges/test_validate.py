@@ -238,3 +238,27 @@ def test_stub_is_at_chance_on_real_halueval_and_faithbench(shared_data):
         anchors = fb["anchors"][reading]
         assert {"hhem-2.1", "gpt_4o", "gpt-4-turbo"} <= set(anchors)
         assert all(a["n_scored"] == fb["n"] for a in anchors.values())
+
+
+def test_halueval_wrong_file_stops_at_the_third_line_with_one_problem(tmp_path):
+    lines = [json.dumps({"ID": str(i), "user_query": "q", "chatgpt_response": "r"}) for i in range(1000)]
+    f = _write_halueval(tmp_path / "general_data.jsonl", lines)
+    with pytest.raises(CaseFileError) as e:
+        load_halueval(f)
+    assert len(e.value.problems) == 1
+    assert str(e.value.problems[0]).startswith(f"{f}:1: <file>: the first 3 lines are not HaluEval QA records")
+    assert "line 3 lacks knowledge, question, right_answer, hallucinated_answer" in str(e.value)
+    # a good first record: later bad lines are bad lines, each reported (not "the wrong file")
+    rec = {"knowledge": "K.", "question": "Q?", "right_answer": "A", "hallucinated_answer": "B"}
+    g = _write_halueval(tmp_path / "qa_x.jsonl", [json.dumps(rec), *lines[:4]])
+    with pytest.raises(CaseFileError) as e:
+        load_halueval(g)
+    assert len(e.value.problems) == 16 and "<file>" not in str(e.value)
+
+
+def test_validate_reports_each_judged_case(tmp_path):
+    rec = {"knowledge": "K.", "question": "Q?", "right_answer": "A", "hallucinated_answer": "B"}
+    f = _write_halueval(tmp_path / "qa_x.jsonl", [json.dumps({**rec, "question": f"Q{i}?"}) for i in range(5)])
+    loaded, done = [], []
+    local, _ = validate_judge("halueval", f, n_resamples=100, on_loaded=loaded.append, on_case=done.append)
+    assert loaded == [10] and sorted(done) == list(range(10)) and len(local["cases"]) == 10

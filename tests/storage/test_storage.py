@@ -270,3 +270,37 @@ def test_regression_query_string_passwords_are_hidden(url):
     assert "S3CRETpw" not in describe_db_error(Exception("FATAL: password S3CRETpw rejected"), url)
     r = CliRunner().invoke(app, ["--db", url, "cache", "stats"])
     assert r.exit_code != 0 and "S3CRETpw" not in r.output
+
+
+# --- issue 16: a named database's folder is never created; ASSAY_HOME named when it fails ----------
+
+
+def test_a_db_option_in_a_missing_folder_exits_2_and_creates_nothing(tmp_path):
+    missing = tmp_path / "nonexistent" / "dir"
+    for args in (["init-db"], ["cache", "stats"], ["verdicts", "stats"], ["gate", str(tmp_path / "x.jsonl")]):
+        res = run("--db", f"sqlite:///{missing / 'x.db'}", *args)
+        assert res.exit_code == 2, (args, res.output)
+        assert f"--db sqlite:///{missing / 'x.db'}: the folder {missing} does not exist" in res.output
+        assert not (tmp_path / "nonexistent").exists()
+    res = run("cache", "stats", env={"ASSAY_DB_URL": f"sqlite:///{missing / 'x.db'}"})
+    assert res.exit_code == 2 and "ASSAY_DB_URL sqlite:///" in res.output and "does not exist" in res.output
+    assert not (tmp_path / "nonexistent").exists()
+    (tmp_path / "afile").write_text("x")
+    res = run("--db", f"sqlite:///{tmp_path / 'afile' / 'x.db'}", "init-db")
+    assert res.exit_code == 2 and "is not a folder" in res.output
+
+
+def test_the_default_home_folder_is_still_created(tmp_path):
+    home = tmp_path / "a" / "b" / "home"
+    res = run("init-db", env={"ASSAY_HOME": str(home)})
+    assert res.exit_code == 0, res.output
+    assert (home / "assay.db").exists()
+
+
+def test_an_unusable_assay_home_is_named(tmp_path):
+    (tmp_path / "file").write_text("x")
+    for home in ("/proc/nonexist", str(tmp_path / "file" / "home")):
+        res = run("init-db", env={"ASSAY_HOME": home})
+        assert res.exit_code == 2, res.output
+        assert f"ASSAY_HOME={home}: cannot create the database folder" in res.output
+        assert "Traceback" not in res.output and ": no such file" not in res.output

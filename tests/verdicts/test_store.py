@@ -62,11 +62,47 @@ def test_rows_missing_from_the_index_trigger_a_full_reload(tmp_path):
 def test_duplicate_ids_insert_nothing(tmp_path):
     s = VerdictStore(_url(tmp_path))
     s.add(FIXTURE[:2])
-    with pytest.raises(DuplicateVerdictError, match="'v-01-led' is already in store 'default'"):
-        s.add([FIXTURE[5], FIXTURE[0]])
+    changed = dict(FIXTURE[0], decision="reject")
+    with pytest.raises(
+        DuplicateVerdictError,
+        match="'v-01-led' is already in store 'default' with another decision \\(stored 'approve', given 'reject'\\)",
+    ):
+        s.add([FIXTURE[5], changed])
     with pytest.raises(DuplicateVerdictError, match="duplicate id 'v-05-fleet'; first at line 1"):
         s.add([FIXTURE[4], FIXTURE[4]])
     assert s.count() == 2
+
+
+def test_adding_an_identical_verdict_again_changes_nothing(tmp_path):
+    """``verdicts add`` twice on one file failed while ``memory add`` merges (issue 16)."""
+    s = VerdictStore(_url(tmp_path))
+    from sqlalchemy import select
+
+    from assay.verdicts.tables import verdict_stores
+
+    def revision() -> int:
+        with s.engine.connect() as conn:
+            return conn.execute(select(verdict_stores.c.revision)).scalar_one()
+
+    assert s.add(FIXTURE[:2]) == 2
+    assert s.add(FIXTURE[:3]) == 1  # the two stored ones are identical: only the third is new
+    before = revision()
+    assert s.add(FIXTURE[:3]) == 0 and s.count() == 3 and revision() == before  # no write at all
+    two = dict(FIXTURE[1], rationale="other words", source="elsewhere")
+    with pytest.raises(DuplicateVerdictError, match="with another rationale, source; give it a new id"):
+        s.add([two])
+    assert s.get(FIXTURE[1]["id"]).rationale == FIXTURE[1]["rationale"] and s.count() == 3
+
+
+def test_store_sizes_and_exists(tmp_path):
+    from assay.verdicts import store_sizes
+
+    url = _url(tmp_path)
+    assert store_sizes(url) == {}
+    VerdictStore(url, name="b").add(FIXTURE[:2])
+    VerdictStore(url, name="a").add(FIXTURE[:1])
+    assert store_sizes(url) == {"a": 1, "b": 2}
+    assert VerdictStore(url, name="a").exists() and not VerdictStore(url, name="typo").exists()
 
 
 def test_a_bad_line_in_a_file_inserts_nothing_and_names_every_bad_line(tmp_path):
@@ -216,3 +252,18 @@ def test_two_processes_adding_to_one_new_store_at_once(tmp_path):
     assert st["fields"]["measure_type"]["counts"] == {"a": 200, "b": 200}
     hits = s.retrieve({"fields": {"cost_codes": ["C1"], "measure_type": "a", "claimed_saving": 10}}, k=400)
     assert len(hits) == 400 and hits[0].verdict.id == "a-0-1"
+
+
+def test_the_readme_verdict_example_is_a_valid_verdict(tmp_path):
+    """README "Remember" documents the verdict fields with an example: it must load as written."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r'```json\n(\{"id": "v-01-led".*?)```', readme, re.S)
+    assert block, "README lacks the verdict example"
+    s = VerdictStore(_url(tmp_path))
+    (tmp_path / "v.jsonl").write_text(" ".join(block.group(1).split()) + "\n", encoding="utf-8")
+    assert s.add_file(tmp_path / "v.jsonl") == 1
+    v = s.get("v-01-led")
+    assert v.fields["claimed_saving"] == 120000 and v.source == "capex-board" and v.created_at.year == 2024

@@ -10,12 +10,56 @@ from __future__ import annotations
 
 import typer
 
-from assay.cli.common import out, redact, user_errors
+from assay.cli.common import db_url, out, plain_flags_in_help, redact, user_errors
 
-__all__ = ["app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
+__all__ = ["EXIT_CODES", "app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
 
+#: The one exit-code contract (issue 16, item 6), printed under ``assay --help`` and in the
+#: README; ``tests/cli/test_exit_codes.py`` runs a case per row. Rows are (command, 0, 1, 3).
+EXIT_CODES: tuple[tuple[str, str, str, str], ...] = (
+    ("gate", "every case passes", "any case fails or is unchecked", "every case no_claims"),
+    (
+        "eval, judge validate/rationality/pairwise, import, report",
+        "written (a gate failure inside an eval is a result, not an error)",
+        "—",
+        "written, but an LLM judge that was asked for scored nothing, or --expect-full-trace found an axis unmeasured",
+    ),
+    ("compare, claims check", "every claim/guard holds", "any does not", "zero pairs to compare"),
+    ("memory train", "deployed", "trained, not deployed", "too few labels to train"),
+    ("memory calibrate", "floor found", "floor refused", "too few labels"),
+    (
+        "memory retrain",
+        "deployed, or nothing to do, or another run holds the lock (said)",
+        "trained, rejected by the gate",
+        "—",
+    ),
+    ("memory ab promote", "promoted (or would, --dry-run)", "the gate says no", "—"),
+    ("memory ab tick", "always, unless an error (cron-friendly)", "—", "—"),
+    ("memory grade", "grades applied", "none matched a delivery", "—"),
+    ("other memory, cache, verdicts commands, judge agreement, init-db", "done", "—", "—"),
+    ("assay-hook", "always: it never blocks an agent", "—", "—"),
+)
+
+
+def _exit_code_epilog() -> str:
+    """``assay --help``'s epilog: the table as one line per command (``\\b`` keeps the lines)."""
+    rows = [
+        f"  {cmd}: 0 {ok}" + (f"; 1 {bad}" if bad != "—" else "") + (f"; 3 {part}" if part != "—" else "")
+        for cmd, ok, bad, part in EXIT_CODES
+    ]
+    intro = (
+        "Exit codes: 2 is always a usage or input error (nothing written); 130 is Ctrl-C "
+        "(nothing half-written). Per command:"
+    )
+    return intro + "\n\n\b\n" + "\n".join(rows)
+
+
+plain_flags_in_help()
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs."
+    add_completion=False,
+    no_args_is_help=True,
+    help="assay: prove, measure and remember the quality of LLM outputs.",
+    epilog=_exit_code_epilog(),
 )
 verdicts_app = typer.Typer(no_args_is_help=True, help="Past verdicts: add, search by structural similarity, stats.")
 judge_app = typer.Typer(
@@ -39,6 +83,14 @@ def main() -> None:
     app()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from assay import __version__
+
+        out.print(f"assay {__version__}", markup=False)
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
@@ -46,8 +98,16 @@ def _global_options(
         None, "--db", help="Database URL (sqlite:///… or postgresql+psycopg://…); overrides ASSAY_DB_URL."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+    _version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print assay's version and exit."
+    ),
 ) -> None:
     ctx.obj = {"db": db, "debug": debug}
+    if db:  # a typo in --db must not create a folder tree (commands that use no database check too)
+        from assay.storage.engine import check_db_folder
+
+        with user_errors(ctx):
+            check_db_folder(db)
     if not debug:  # psycopg logs "error ignored terminating <Pipeline …>" when an error it also raises
         # leaves a pipeline; the raised error is handled (retried, or printed as one line)
         import logging
@@ -58,9 +118,9 @@ def _global_options(
 @app.command("init-db")
 def init_db_cmd(ctx: typer.Context) -> None:
     """Create the schema, or upgrade an older assay database in place (idempotent), in the configured database."""
-    from assay.storage import init_db, make_engine, resolve_db_url
+    from assay.storage import init_db, make_engine
 
     with user_errors(ctx):
-        url = resolve_db_url(ctx.obj["db"])
+        url = db_url(ctx)
         version = init_db(make_engine(url))
         out.print(f"schema version {version} ready at {redact(url)}", markup=False)

@@ -1,19 +1,19 @@
-"""``assay cache stats [--json]`` and ``assay cache clear [--key PREFIX] [--expired]``.
+"""``assay cache stats [--json]`` and ``assay cache clear [--key PREFIX] [--expired] [--yes]``.
 
 Both use the database of the global ``--db`` option (> ``ASSAY_DB_URL`` > ``$ASSAY_HOME/assay.db``)
-and create the cache tables on first use. Output never shows a key or a memo.
+and create the cache tables on first use. Output never shows a key or a memo. ``clear`` asks
+before deleting unless ``--yes``; without a terminal to ask on it exits 2 and deletes nothing.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sys
 
 import typer
 
 from assay.cli.app import cache_app
-from assay.cli.common import db_url, out, redact, user_errors
+from assay.cli.common import UsageError, db_errors, db_url, err, out, redact, user_errors
 
 __all__ = ["clear_cmd", "stats_cmd"]
 
@@ -25,7 +25,7 @@ def stats_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
 
     with user_errors(ctx):
         url = db_url(ctx)
-        with _db_errors(url):
+        with db_errors(url):
             s = MemoCache(url).stats()
     if as_json:
         out.print(json.dumps(s, indent=2), markup=False)
@@ -53,13 +53,17 @@ def clear_cmd(
     ctx: typer.Context,
     key: str | None = typer.Option(None, "--key", metavar="PREFIX", help="Only entries whose key starts with PREFIX."),
     expired: bool = typer.Option(False, "--expired", help="Only entries past their TTL."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking (needed off a terminal)."),
 ) -> None:
-    """Delete cache entries (all of them, and the request counts, when no filter is given)."""
+    """Delete cache entries (all of them, and the request counts, when no filter is given).
+    Asks first unless --yes."""
     from assay.cache import MemoCache
 
     with user_errors(ctx):
         url = db_url(ctx)
-        with _db_errors(url):
+        if not yes:
+            _confirm(_what(key, expired), url)
+        with db_errors(url):
             r = MemoCache(url).clear(prefix=key, expired=expired)
     what = " and the request counts" if r["counts_reset"] else ""
     out.print(f"removed {r['removed']} entr{'y' if r['removed'] == 1 else 'ies'}{what}", markup=False)
@@ -68,17 +72,26 @@ def clear_cmd(
 # --- helpers -------------------------------------------------------------------------------
 
 
-@contextmanager
-def _db_errors(url: str) -> Iterator[None]:
-    """Turn a database error into the CLI's one-line error (:func:`assay.storage.describe_db_error`)."""
-    from sqlalchemy.exc import SQLAlchemyError
+def _what(key: str | None, expired: bool) -> str:
+    """The entries a clear removes, in words."""
+    if key is None and not expired:
+        return "every cache entry and the request counts"
+    parts = [f"whose key starts with {key!r}"] if key is not None else []
+    parts += ["past their TTL"] if expired else []
+    return "the cache entries " + " and ".join(parts)
 
-    try:
-        yield
-    except SQLAlchemyError as e:
-        from assay.storage import describe_db_error
 
-        raise ValueError(describe_db_error(e, url)) from e
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _confirm(what: str, url: str) -> None:
+    """Ask on the terminal; :class:`UsageError` (exit 2, nothing deleted) without one."""
+    if not _interactive():
+        raise UsageError(f"cache clear would delete {what}: pass --yes to confirm (no terminal to ask on)")
+    if not typer.confirm(f"Delete {what} from {redact(url)}?", default=False, err=True):
+        err.print("nothing deleted", markup=False)
+        raise typer.Exit(0)
 
 
 def _size(n: int) -> str:

@@ -19,6 +19,7 @@ from assay.cli.app import app
 from assay.cli.common import (
     GateMode,
     UsageError,
+    check_label_field,
     check_out_dir_usable,
     fmt_interval,
     fmt_number,
@@ -82,6 +83,8 @@ def eval_cmd(
         report_paths(out_dir, name)  # validates the name before any work
         missing = check_out_dir_usable(out_dir)  # fails fast, creates nothing
         cases = load_cases(cases_file)
+        if label_field is not None and positive is not None:
+            check_label_field(cases, label_field, positive, cases_file)
         variants = {c.variant for c in cases}
         if baseline is not None and baseline not in variants:
             raise UsageError(

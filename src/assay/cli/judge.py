@@ -3,7 +3,8 @@
 Thin: parses options, calls :func:`assay.judges.validate.validate_judge`, prints a table and,
 with ``--out DIR``, writes ``DIR/NAME.local.json`` (per case, with ids), ``DIR/NAME.aggregate.json``
 and ``DIR/NAME.md`` (figures only: the same tables as the console) atomically. Bad input exits 2
-with one line.
+with one line; an LLM backend that scored no case exits 3 after writing (the measurement is
+incomplete). Tables fold to the terminal width.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import typer
 from rich.table import Table
 
 from assay.cli.app import judge_app
-from assay.cli.common import db_errors, err, fmt_interval, fmt_number, out, user_errors
+from assay.cli.common import db_errors, err, fmt_interval, fmt_number, out, progress_bar, user_errors
 
-__all__ = ["Backend", "Dataset", "validate_cmd"]
+__all__ = ["EXIT_INCOMPLETE", "Backend", "Dataset", "validate_cmd"]
+
+#: Exit status when an LLM judge that was asked for scored no case (README, exit codes).
+EXIT_INCOMPLETE = 3
 
 
 class Dataset(str, Enum):
@@ -60,9 +64,10 @@ def validate_cmd(
     name: str | None = typer.Option(None, "--name", help="Report file stem (default validate-DATASET)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the aggregate JSON instead of tables."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (or progress lines off a terminal)."),
 ) -> None:
     """Judge every labelled case and report accuracy, balanced accuracy (and FaithBench span recall
-    and anchor detectors) with 95% bootstrap CIs."""
+    and anchor detectors) with 95% bootstrap CIs. Exit 3 when an LLM backend scored no case."""
     from assay.atomic import atomic_write_json, atomic_write_text, check_writable_dir
     from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET
     from assay.judges.validate import validate_judge
@@ -73,19 +78,23 @@ def validate_cmd(
             raise ValueError(f"--name {stem!r}: a plain file stem is needed")
         if out_dir is not None:
             check_writable_dir(out_dir)
-        local, agg = validate_judge(
-            dataset.value,
-            src,
-            backend=backend.value,
-            limit=limit,
-            sample_seed=sample_seed,
-            high_stakes=high_stakes,
-            escalate=escalate,
-            cache_dir=cache_dir,
-            db_url=ctx.obj["db"],
-            token_budget=DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget,
-            seed=seed,
-        )
+        with progress_bar("judging", quiet=quiet) as bar:
+            task = bar.add_task("cases", total=None)
+            local, agg = validate_judge(
+                dataset.value,
+                src,
+                backend=backend.value,
+                limit=limit,
+                sample_seed=sample_seed,
+                high_stakes=high_stakes,
+                escalate=escalate,
+                cache_dir=cache_dir,
+                db_url=ctx.obj["db"],
+                token_budget=DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget,
+                seed=seed,
+                on_loaded=lambda n: bar.update(task, total=n),
+                on_case=lambda _i: bar.advance(task),
+            )
         paths = []
         if out_dir is not None:
             paths = [
@@ -101,6 +110,13 @@ def validate_cmd(
         err.print(f"note: {note}", markup=False)
     for p in paths:
         out.print(str(p), markup=False)
+    if backend is not Backend.stub and agg["judge"]["n_scored"] == 0:
+        err.print(
+            f"error: judge {agg['backend']} scored 0 of {agg['n']} case(s): the figures are not a measurement "
+            "(see the notes above)",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -169,15 +185,37 @@ def _notes(agg: dict[str, Any]) -> list[str]:
 
 
 def _print_tables(agg: dict[str, Any]) -> None:
+    """Each table on one line per row when the console is wide enough, else folded to its width:
+    a figure and its CI on two lines of one cell, labels wrapped; a number is never cut."""
+    from rich.measure import Measurement
+
     for title, header, rows in _tables(agg):
-        t = Table(title=title)
-        for col in header:
-            t.add_column(col, no_wrap=True)
-        for row in rows:
-            t.add_row(*row)
+        t = _table(title, header, rows, fold=False)
+        if Measurement.get(out, out.options.update_width(10_000), t).maximum > out.width:
+            t = _table(title, header, rows, fold=True)
         out.print(t)
     for line in _notes(agg):
         out.print(line, markup=False)
+
+
+def _table(title: str, header: list[str], rows: list[list[str]], *, fold: bool) -> Table:
+    t = Table(title=title)
+    for i, col in enumerate(header):
+        # the first column (reading, detector) folds; figures stay whole, their CI on its own line
+        t.add_column(
+            _fold_cell(col) if fold else col, no_wrap=not fold or i > 0, overflow="fold" if i == 0 else "ellipsis"
+        )
+    for row in rows:
+        t.add_row(*(_fold_cell(c) if fold else c for c in row))
+    return t
+
+
+def _fold_cell(cell: str) -> str:
+    """``0.512 [0.490, 0.534]`` → ``0.512`` / ``[0.490, 0.534]``; ``a / b`` → ``a`` / ``b``."""
+    if " [" in cell:
+        value, ci = cell.split(" [", 1)
+        return f"{value}\n[{ci}"
+    return cell.replace(" / ", "\n", 1) if " / " in cell else cell
 
 
 def _markdown(agg: dict[str, Any]) -> str:

@@ -4,7 +4,8 @@ whether two of its runs agree.
 Thin: parses options, calls :mod:`assay.judges.rationality` / :mod:`assay.judges.rationality_validity`,
 prints tables, writes files atomically. Bad input exits 2 with one line
 (``file: field: problem``); ``--expect-full-trace`` exits 3 when ``answer_reasoning`` was measured
-on no case (the traces were not fully captured), after writing the reports.
+on no case (the traces were not fully captured), and ``--backend openai_compatible`` exits 3 when
+the LLM scored no case, both after writing the reports.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def rationality_cmd(
         False, "--expect-full-trace", help=f"Exit {EXIT_INCOMPLETE} when answer_reasoning was measured on no case."
     ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (or progress lines off a terminal)."),
 ) -> None:
     """Judge the rationality of agent traces (planner_decomposition, retrieval_recalls, answer_reasoning)."""
     from assay.atomic import atomic_write_text, check_writable_dir, dumps_json
@@ -96,7 +98,7 @@ def rationality_cmd(
         if traces_dir is not None and not traces_dir.is_dir():
             raise UsageError(f"--traces-dir {traces_dir}: no such directory")
         summary = load_summary(eval_summary)
-        with progress_bar("judging") as bar:
+        with progress_bar("judging", quiet=quiet) as bar:
             task = bar.add_task("traces", total=len(summary.case_results))
             local, aggregate = judge_rationality(
                 summary,
@@ -125,6 +127,14 @@ def rationality_cmd(
         err.print(f"note: {note}", markup=False)
     for p in targets.values():
         out.print(str(p), markup=False)
+    n_judged = sum(c["status"] == "scored" for c in local["cases"])
+    if backend is Backend.openai_compatible and n_judged == 0:
+        err.print(
+            f"error: judge openai_compatible scored 0 of {aggregate['n']} trace(s): the figures are not a "
+            "measurement (see the notes above)",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
     if expect_full_trace and aggregate["variants"]["all"]["dims"]["answer_reasoning"]["effective_n"] == 0:
         why = (
             "no trace has a synthesis_llm_call"

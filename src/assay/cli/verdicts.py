@@ -4,7 +4,9 @@ Thin: parses options, calls :mod:`assay.verdicts`, prints. The database is the g
 ``assay --db URL`` (then ``ASSAY_DB_URL``, then ``$ASSAY_HOME/assay.db``). A store is named with
 ``--store`` (default ``default``); its similarity spec is fixed when it is created (``--spec
 spec.json`` on the first ``add``, else the reference spec). Bad input exits 2 with one
-``file:line: field: problem`` line per problem and inserts nothing.
+``file:line: field: problem`` line per problem and inserts nothing; adding a verdict already
+stored identically changes nothing, one stored with other content is a conflict (exit 2). A
+``--store`` that does not exist exits 2 naming the stores that do (``search``, ``stats``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from assay.cli.app import verdicts_app
-from assay.cli.common import db_errors, db_url, err, out, user_errors
+from assay.cli.common import UsageError, db_errors, db_url, err, out, user_errors
 
 __all__ = ["add_cmd", "search_cmd", "stats_cmd"]
 
@@ -36,13 +38,15 @@ def add_cmd(
     store: str = _STORE_OPT,
     spec: Path | None = _SPEC_OPT,
 ) -> None:
-    """Insert every verdict of FILE in one transaction (nothing is inserted if any line is bad)."""
+    """Insert every verdict of FILE in one transaction (nothing is inserted if any line is bad).
+    Idempotent: verdicts already stored identically are left as they are."""
 
     with user_errors(ctx), db_errors():
         vs = _open(ctx, store, spec)
-        n = vs.add_file(file)
+        r = vs.add_file_result(file)
         total = vs.count()
-    out.print(f"added {n} verdict(s) to store {store!r} ({total} in all)", markup=False)
+    same = f", {r.unchanged} already there unchanged" if r.unchanged else ""
+    out.print(f"added {r.added} verdict(s) to store {store!r}{same} ({total} in all)", markup=False)
 
 
 @verdicts_app.command("search")
@@ -62,7 +66,7 @@ def search_cmd(
     from assay.verdicts.models import load_query
 
     with user_errors(ctx), db_errors():
-        vs = _open(ctx, store, spec)
+        vs = _open(ctx, store, spec, must_exist=True)
         q = load_query(query, vs.spec)
         hits = vs.retrieve(q, k)
     if as_json:
@@ -73,8 +77,14 @@ def search_cmd(
         return
     names = list(hits[0].components)
     t = Table(title=f"top {len(hits)} of store {store!r}")
-    for col in ("#", "id", "score", *names, "decision"):
-        t.add_column(col, no_wrap=col in ("#", "id", "score"))
+    for col in ("#", "id", "score", *names, "decision"):  # narrow terminals: names fold, numbers stay whole
+        number = col in ("score", *names)
+        t.add_column(
+            col,
+            no_wrap=col in ("#", "id"),
+            overflow="fold",
+            min_width=5 if number else None,
+        )
     for h in hits:
         t.add_row(
             str(h.rank),
@@ -95,7 +105,7 @@ def stats_cmd(
     """How many verdicts, decisions, sources and field distributions a store holds (no ids)."""
 
     with user_errors(ctx), db_errors():
-        s = _open(ctx, store, None).stats()
+        s = _open(ctx, store, None, must_exist=True).stats()
     if as_json:
         out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
         return
@@ -125,9 +135,12 @@ def stats_cmd(
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _open(ctx: typer.Context, store: str, spec_path: Path | None):
+def _open(ctx: typer.Context, store: str, spec_path: Path | None, *, must_exist: bool = False):
+    """The store; with ``must_exist``, :class:`UsageError` naming the stores there are when
+    ``store`` was never created (a typo in ``--store`` must not read as an empty store). The
+    default store of a database with no store at all is just empty."""
     from assay.verdicts.spec import load_spec
-    from assay.verdicts.store import VerdictStore
+    from assay.verdicts.store import VerdictStore, store_sizes
 
     spec = load_spec(spec_path) if spec_path is not None else None
     if spec is not None and spec.embedding.weight > 0:
@@ -135,7 +148,15 @@ def _open(ctx: typer.Context, store: str, spec_path: Path | None):
             f"{spec_path}: embedding.weight: the CLI has no embedder; use weight 0 here, "
             "or the library API VerdictStore(..., embedder=...) for a hybrid score"
         )
-    return VerdictStore(db_url(ctx), name=store, spec=spec)
+    vs = VerdictStore(db_url(ctx), name=store, spec=spec)
+    if must_exist and not vs.exists() and ((sizes := store_sizes(vs.engine)) or store != "default"):
+        there = (
+            "stores here: " + ", ".join(f"{n!r} ({c} verdict{'s' if c != 1 else ''})" for n, c in sizes.items())
+            if sizes
+            else "this database has no verdict store yet: add verdicts first (assay verdicts add FILE --store NAME)"
+        )
+        raise UsageError(f"--store {store!r}: no such verdict store; {there}")
+    return vs
 
 
 def _describe(summary: dict) -> str:

@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from assay.atomic import atomic_write_text
 from assay.cases import Case
 
-__all__ = ["ImportedCases", "write_cases_jsonl"]
+__all__ = ["ImportedCases", "OnProgress", "write_cases_jsonl"]
+
+#: ``on_progress(done, total)`` of the importers: records (or files) read so far and in all, for
+#: progress bars; ``total`` may grow as more files are opened.
+OnProgress = Callable[[int, int], None]
 
 
 class ImportedCases(list[Case]):

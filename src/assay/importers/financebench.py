@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.cases import Case
-from assay.importers.base import ImportedCases
+from assay.importers.base import ImportedCases, OnProgress
 from assay.jsonl import iter_lines, json_object, read_utf8, validation_problems
 
 __all__ = ["import_financebench", "QUESTIONS_FILE", "RESULTS_DIR"]
@@ -38,8 +38,9 @@ RESULTS_DIR = "results"
 SKIPPED_UNKNOWN_ID = "id not in questions file"
 
 
-def import_financebench(src: str | Path) -> ImportedCases:
+def import_financebench(src: str | Path, *, on_progress: OnProgress | None = None) -> ImportedCases:
     """Import every graded model answer under ``src/results`` as a case (see module docstring).
+    ``on_progress(done, total)``: results files (one per model configuration) read so far.
 
     Raises ``ValueError`` naming ``file:line: field`` for a malformed line, a duplicate
     ``financebench_id`` in the questions file, or a duplicate ``(id, variant)``;
@@ -55,7 +56,10 @@ def import_financebench(src: str | Path) -> ImportedCases:
     questions = _read_questions(questions_path)
     out = ImportedCases(skipped={SKIPPED_UNKNOWN_ID: 0})
     first_line: dict[tuple[str, str], str] = {}
-    for path in sorted(results_dir.glob("*.jsonl")):
+    results = sorted(results_dir.glob("*.jsonl"))
+    for n_done, path in enumerate(results):
+        if on_progress:
+            on_progress(n_done, len(results))
         for lineno, row in _jsonl(path):
             where = f"{path}:{lineno}"
             fid = _text_field(row, "financebench_id", where)
@@ -98,6 +102,8 @@ def import_financebench(src: str | Path) -> ImportedCases:
             except ValidationError as e:
                 raise ValueError(str(validation_problems(e, file=str(path), line=lineno)[0])) from None
             out.append(case)
+    if on_progress:
+        on_progress(len(results), len(results))
     return out
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from pydantic import ValidationError
 from assay.cases import Case
 from assay.claims import Quantity, extract_quantities, split_sentences
 from assay.facts import Fact, parse_unit
-from assay.importers.base import ImportedCases
+from assay.importers.base import ImportedCases, OnProgress
 from assay.jsonl import read_utf8
 
 __all__ = ["import_tatqa", "parse_cell", "CellNumber", "derivation_scope"]
@@ -56,8 +56,21 @@ SCALES = ("", "thousand", "million", "billion", "percent")
 _FACT_SCALE_WORD = {"thousand": "thousands", "million": "millions", "billion": "billions"}
 
 
-def import_tatqa(src: str | Path) -> ImportedCases:
+#: ``--in-scope-only``: what "in scope" means is ``meta.in_scope`` (module docstring): the
+#: questions a sourcing gate can check. The rest are counted in ``skipped`` by reason.
+OUT_OF_SCOPE = "out of scope ({reason})"
+
+
+def import_tatqa(
+    src: str | Path, *, in_scope_only: bool = False, on_progress: OnProgress | None = None
+) -> ImportedCases:
     """Import TAT-QA questions as gold cases.
+
+    ``in_scope_only``: keep only the ``meta.in_scope`` questions (a number sourced by a span, or
+    arithmetic of one operation, with the gold's numbers among the parsed facts); the others —
+    text and count answers, averages, multi-step formulas, golds whose numbers are not facts —
+    are left out and counted in ``skipped`` as :data:`OUT_OF_SCOPE` with their reason.
+    ``on_progress(done, total)``: contexts (table + paragraphs) converted so far.
 
     ``src`` is a folder holding ``tatqa_dataset_*.json`` files (read in name order) or one such
     file. The split (``meta.split``) is the file name between ``tatqa_dataset_`` and the first
@@ -73,11 +86,25 @@ def import_tatqa(src: str | Path) -> ImportedCases:
         raise ValueError(f"{src}: no tatqa_dataset_*.json files")
     out = ImportedCases()
     seen: dict[str, str] = {}
+    counted = [0, 0]  # contexts done, contexts in the files opened so far
+
+    def tick(n_in_file: int | None) -> None:
+        if n_in_file is not None:
+            counted[1] += n_in_file
+        else:
+            counted[0] += 1
+        if on_progress:
+            on_progress(counted[0], counted[1])
+
     for path in files:
-        for case in _import_file(path):
+        for case in _import_file(path, tick):
             if case.id in seen:
                 raise ValueError(f"{path}: question uid {case.id!r} already imported from {seen[case.id]}")
             seen[case.id] = str(path)
+            if in_scope_only and not case.meta["in_scope"]:
+                why = OUT_OF_SCOPE.format(reason=case.meta["out_of_scope_reason"])
+                out.skipped[why] = out.skipped.get(why, 0) + 1
+                continue
             out.append(case)
     return out
 
@@ -154,7 +181,8 @@ def _one_operation(derivation: str) -> tuple[list[float] | None, str | None]:
 # --- one file ------------------------------------------------------------------------------
 
 
-def _import_file(path: Path) -> list[Case]:
+def _import_file(path: Path, tick: Callable[[int | None], None]) -> list[Case]:
+    """The cases of one file; ``tick(n)`` once with its number of contexts, ``tick(None)`` after each."""
     try:
         data = json.loads(read_utf8(path))
     except json.JSONDecodeError as e:
@@ -163,6 +191,7 @@ def _import_file(path: Path) -> list[Case]:
         raise ValueError(f"{path}: <file>: expected a JSON list of contexts")
     split = path.name.removeprefix("tatqa_dataset_").split(".")[0]
     cases: list[Case] = []
+    tick(len(data))
     for i, ctx in enumerate(data):
         where = f"[{i}]"
         table, paragraphs, questions = _check_context(path, where, ctx)
@@ -174,6 +203,7 @@ def _import_file(path: Path) -> list[Case]:
                 cases.append(_question_case(context, q, split, table_uid=str(ctx["table"].get("uid", ""))))
             except (ValidationError, ValueError) as e:
                 raise ValueError(f"{path}: {qwhere}: {_first_error(e)}") from None
+        tick(None)
     return cases
 
 

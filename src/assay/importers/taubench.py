@@ -34,6 +34,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from assay.importers.base import OnProgress
 from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, is_state_changing, read_json
 
 __all__ = ["import_taubench", "classify_request", "LOOKUP_PREFIXES"]
@@ -56,8 +57,11 @@ _QUERY_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-def import_taubench(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace]]:
+def import_taubench(
+    src: str | os.PathLike[str], *, on_progress: OnProgress | None = None
+) -> list[tuple[CaseResult, Trace]]:
     """Read one tau-bench trajectories file (or every ``*.json`` in a folder), in record order.
+    ``on_progress(done, total)``: runs converted so far, of those in the files opened so far.
 
     Returns ``(summary row, trace)`` pairs; case ids are ``taubench-<domain>-<task:03d>-<trial>``
     and trace paths ``traces/<id>.json`` (see :func:`assay.traces.write_trace_set`). Raises
@@ -69,11 +73,13 @@ def import_taubench(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace
         raise ValueError(f"{src}: no *.json trajectory file")
     out: list[tuple[CaseResult, Trace]] = []
     seen: set[str] = set()
+    total = 0
     for f in files:
         records = read_json(f)
         if not isinstance(records, list):
             raise ValueError(f"{f}: <root>: expected a list of runs")
         domain = next((d for d in ("airline", "retail") if d in f.name), "tau")
+        total += len(records)
         for i, rec in enumerate(records):
             row, trace = _convert(rec, domain, f"{f}: [{i}]")
             if row.id in seen:
@@ -81,6 +87,8 @@ def import_taubench(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace
             seen.add(row.id)
             trace = trace.model_copy(update={"source": {"format": "tau-bench", "file": f.name, "record": i}})
             out.append((row, trace))
+            if on_progress:
+                on_progress(len(out), total)
     return out
 
 

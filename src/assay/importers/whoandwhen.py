@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from assay.importers.base import OnProgress
 from assay.traces import Attempt, CaseResult, LLMCall, Planner, Step, Trace, read_json
 
 __all__ = ["import_whoandwhen", "classify_question"]
@@ -53,8 +54,11 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-def import_whoandwhen(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Trace]]:
+def import_whoandwhen(
+    src: str | os.PathLike[str], *, on_progress: OnProgress | None = None
+) -> list[tuple[CaseResult, Trace]]:
     """Read the Who&When root folder, one of its subfolders, or one log file.
+    ``on_progress(done, total)``: log files converted so far.
 
     Returns ``(summary row, trace)`` pairs ordered by subset and file number; case ids are
     ``whowhen-<ag|hc>-<n:03d>``, slices ``algorithm-generated`` / ``hand-crafted``. Raises
@@ -68,7 +72,12 @@ def import_whoandwhen(src: str | os.PathLike[str]) -> list[tuple[CaseResult, Tra
         files = [f for d in subdirs for f in sorted(d.glob("*.json"), key=_file_number)]
     if not files:
         raise ValueError(f"{src}: no Who&When *.json log")
-    return [_convert(f) for f in files]
+    out = []
+    for f in files:
+        out.append(_convert(f))
+        if on_progress:
+            on_progress(len(out), len(files))
+    return out
 
 
 def classify_question(text: str) -> str:

@@ -92,7 +92,7 @@ def judge_rationality(
         n_resamples, seed: bootstrap settings (:func:`assay.stats.summarize`); ``None`` →
             :func:`resamples_for` the number of cases.
         bottom_k: lowest-scoring cases listed per axis (anonymised in the aggregate).
-        on_case: called with the case index after each case (progress bars).
+        on_case: called with the case index once each case is judged, in completion order (progress bars).
 
     Local records: ``{id, variant: "all", slice, status: scored|missing_trace|rejected|skipped,
     scores: {axis: float|None, composite}, reasons: {axis|trace|judge: str}, trace_path,
@@ -109,40 +109,50 @@ def judge_rationality(
     if not isinstance(summary, EvalSummary):
         summary = load_summary(summary)
     steps = backend == "heuristic"  # the stub and the LLM read only the axis inputs
-    loaded = [_load(summary, row.trace_path, traces_dir, steps) for row in summary.case_results]
+    rows = summary.case_results
     model: str | None
     usage: dict[str, Any] = {}
     notes: list[str] = []
-    if backend == "stub":
-        model = STUB_MODEL
-        verdicts = [
-            _scored(stub_scores(t, row.id), {}) if t is not None else None
-            for row, (t, _, _) in zip(summary.case_results, loaded, strict=True)
-        ]
-        notes.append(_STUB_NOTE)
-    elif backend == "heuristic":
-        from assay.judges.rationality_rules import RULES_VERSION, heuristic_scores
+    loaded: list[tuple[Trace | None, Path | None, str | None]] = []
+    verdicts: list[dict[str, Any] | None] = []
+    if backend in ("stub", "heuristic"):  # per case: load, score, count (progress is live)
+        if backend == "stub":
+            model = STUB_MODEL
+            notes.append(_STUB_NOTE)
+        else:
+            from assay.judges.rationality_rules import RULES_VERSION, heuristic_scores
 
-        model = RULES_VERSION
+            model = RULES_VERSION
         memo: dict[str, frozenset[str]] = {}
-        verdicts = [_scored(*heuristic_scores(t, memo=memo)) if t is not None else None for t, _, _ in loaded]
+        for i, row in enumerate(rows):
+            loaded.append(_load(summary, row.trace_path, traces_dir, steps))
+            t = loaded[-1][0]
+            if t is None:
+                verdicts.append(None)
+            elif backend == "stub":
+                verdicts.append(_scored(stub_scores(t, row.id), {}))
+            else:
+                verdicts.append(_scored(*heuristic_scores(t, memo=memo)))
+            if on_case:
+                on_case(i)
     else:
         from assay.judges.rationality_llm import judge_traces_llm
 
+        loaded = [_load(summary, row.trace_path, traces_dir, steps) for row in rows]
         result = judge_traces_llm(
             [t for t, _, _ in loaded],
             llm=llm,
             cache_dir=None if cache_dir is None else Path(cache_dir),  # str | Path downstream
             db_url=db_url,
             token_budget=token_budget,
+            on_case=on_case,
         )
         model, verdicts, usage, llm_notes = result.model, result.verdicts, result.usage, result.notes
         notes += llm_notes
-    records = []
-    for i, (row, (trace, path, problem)) in enumerate(zip(summary.case_results, loaded, strict=True)):
-        records.append(_record(row, trace, path, problem, verdicts[i]))
-        if on_case:
-            on_case(i)
+    records = [
+        _record(row, trace, path, problem, verdicts[i])
+        for i, (row, (trace, path, problem)) in enumerate(zip(rows, loaded, strict=True))
+    ]
     local = {"schema": 1, "kind": "rationality", "backend": backend, "model": model, "cases": records}
     aggregate = aggregate_rationality(
         records,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,12 +190,14 @@ def judge_traces_llm(
     db_url: str | None = None,
     token_budget: int | None = 200_000,
     model: str | None = None,
+    on_case: Callable[[int], None] | None = None,
 ) -> LLMJudgeResult:
     """Judge ``traces`` (``None`` entries are left as ``None``) with one call each.
 
     ``llm``: an :class:`assay.llm.base.LLMBackend` to use (tests, other providers); default the
     ``openai_compatible`` backend configured from the environment. With no endpoint configured,
-    every trace is ``skipped`` with the reason (once in ``notes``). Raises ``ModuleNotFoundError``
+    every trace is ``skipped`` with the reason (once in ``notes``). ``on_case(i)`` is called as
+    each trace's verdict is ready, in completion order (progress bars). Raises ``ModuleNotFoundError``
     naming the ``llm`` extra when the ``openai`` SDK is missing.
     """
     from assay.llm.client import LLMClient, LLMNotConfigured, make_client
@@ -219,18 +221,20 @@ def judge_traces_llm(
         )
     name = model or client.model_for(False)
 
+    async def counted(i: int, t: Trace | None) -> dict[str, Any] | None:
+        v = await _one(client, t, name) if t is not None else None
+        if on_case:
+            on_case(i)
+        return v
+
     async def run() -> list[dict[str, Any] | None]:
         try:
-            return list(await asyncio.gather(*(_one(client, t, name) if t is not None else _none() for t in traces)))
+            return list(await asyncio.gather(*(counted(i, t) for i, t in enumerate(traces))))
         finally:
             await client.aclose()
 
     verdicts = asyncio.run(run())
     return LLMJudgeResult(name, verdicts, usage=client.usage())
-
-
-async def _none() -> None:
-    return None
 
 
 async def _one(client: Any, trace: Trace, model: str) -> dict[str, Any]:

@@ -24,13 +24,15 @@ accuracy) — that is the floor a real backend has to clear.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import asyncio
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET, JudgeVerdict, make_faithfulness_judge
+from assay.cases import Case
+from assay.judges.faithfulness import DEFAULT_TOKEN_BUDGET, FaithfulnessJudge, JudgeVerdict, make_faithfulness_judge
 from assay.judges.validation_sets import LabelledCase, load_faithbench, load_halueval
 from assay.stats import summarize
 
@@ -53,6 +55,8 @@ def validate_judge(
     token_budget: int | None = DEFAULT_TOKEN_BUDGET,
     n_resamples: int = 10_000,
     seed: int = 0,
+    on_loaded: Callable[[int], None] | None = None,
+    on_case: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Judge the labelled cases of ``dataset`` at ``src`` and measure agreement with the labels.
 
@@ -68,6 +72,8 @@ def validate_judge(
         raise ValueError(f"--limit must be >= 1, got {limit}")
     items = load_halueval(src) if dataset == "halueval" else load_faithbench(src)
     items = sample_groups(items, limit, sample_seed)
+    if on_loaded:
+        on_loaded(len(items))
     judge = make_faithfulness_judge(
         backend,
         high_stakes=high_stakes,
@@ -78,7 +84,8 @@ def validate_judge(
     )
     if judge is None:
         raise ValueError("validation needs a judge backend other than none")
-    verdicts = judge.judge_many([it.case for it in items])
+    cases = [it.case for it in items]
+    verdicts = judge.judge_many(cases) if on_case is None else _judge_counting(judge, cases, on_case)
     stat = {"n_resamples": n_resamples, "seed": seed}
     readings = list(items[0].hallucinated) if items else []
     pred = [_call(v) for v in verdicts]
@@ -239,6 +246,35 @@ def sample_groups(items: Sequence[LabelledCase], limit: int | None, seed: int) -
     chosen = set(np.random.default_rng(seed).choice(len(order), size=limit, replace=False).tolist())
     keep = {order[i] for i in chosen}
     return [it for it in items if it.group in keep]
+
+
+def _judge_counting(
+    judge: FaithfulnessJudge, cases: Sequence[Case], on_case: Callable[[int], None]
+) -> list[JudgeVerdict]:
+    """:meth:`FaithfulnessJudge.judge_many` with ``on_case(i)`` after each verdict (same
+    concurrency bound, same order, same note on unscored cases)."""
+
+    async def one(i: int, case: Case) -> JudgeVerdict:
+        v = await judge.ajudge(case)
+        on_case(i)
+        return v
+
+    async def run() -> list[JudgeVerdict]:
+        try:
+            return list(await asyncio.gather(*(one(i, c) for i, c in enumerate(cases))))
+        finally:
+            if judge.client is not None:
+                await judge.client.aclose()
+
+    verdicts = asyncio.run(run())
+    s = judge.summary(verdicts)
+    if s["n_unscored"] and not judge.not_configured:
+        kinds = ", ".join(f"{n} {k}" for k, n in s["reasons"].items())
+        judge.notes.append(
+            f"faithfulness: {s['n_unscored']} of {s['n']} case(s) unscored "
+            f"({s['n_rejected']} rejected, {s['n_skipped']} skipped: {kinds})"
+        )
+    return verdicts
 
 
 def _call(v: JudgeVerdict) -> bool | None:

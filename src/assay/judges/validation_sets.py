@@ -28,9 +28,22 @@ from typing import Any
 from assay.cases import Case, CaseFileError, InputProblem
 from assay.jsonl import iter_lines, json_object, read_utf8
 
-__all__ = ["LabelledCase", "load_halueval", "load_faithbench", "HALUEVAL_GLOB", "FAITHBENCH_GLOB", "HHEM_THRESHOLD"]
+__all__ = [
+    "FAITHBENCH_GLOB",
+    "HALUEVAL_FIELDS",
+    "HALUEVAL_GLOB",
+    "HHEM_THRESHOLD",
+    "WRONG_FILE_AFTER",
+    "LabelledCase",
+    "load_faithbench",
+    "load_halueval",
+]
 
 HALUEVAL_GLOB = "qa_*turn_data*.jsonl"
+HALUEVAL_FIELDS = ("knowledge", "question", "right_answer", "hallucinated_answer")
+#: A file whose first this-many records are all bad is the wrong file, not a file with bad lines:
+#: one line says so instead of one error per line (HaluEval's general_data file gave 14,400).
+WRONG_FILE_AFTER = 3
 FAITHBENCH_GLOB = "batch_*.json"
 #: HHEM outputs P(consistent); below this the detector says "hallucinated".
 HHEM_THRESHOLD = 0.5
@@ -59,17 +72,23 @@ def load_halueval(src: str | Path) -> list[LabelledCase]:
     """Read HaluEval QA from a ``.jsonl`` file or a folder of ``qa_*turn_data*.jsonl`` files.
 
     Returns two cases per record (``variant`` ``right``/``hallucinated``; ids
-    ``<file stem>:<line>``). Raises ``FileNotFoundError`` / :class:`CaseFileError`.
+    ``<file stem>:<line>``). Raises ``FileNotFoundError`` / :class:`CaseFileError` (every bad
+    line; a file whose first :data:`WRONG_FILE_AFTER` records are all bad stops there with one
+    problem naming the expected fields).
     """
     files = _files(src, HALUEVAL_GLOB)
     out: list[LabelledCase] = []
     problems: list[InputProblem] = []
     for path in files:
-        for lineno, line in iter_lines(read_utf8(path, CaseFileError)):
-            rec, probs = _record(line, path, lineno, ("knowledge", "question", "right_answer", "hallucinated_answer"))
+        good = 0
+        for n_read, (lineno, line) in enumerate(iter_lines(read_utf8(path, CaseFileError)), start=1):
+            rec, probs = _record(line, path, lineno, HALUEVAL_FIELDS)
             problems += probs
             if rec is None:
+                if good == 0 and n_read == WRONG_FILE_AFTER:
+                    raise CaseFileError([_wrong_file(path, probs)])
                 continue
+            good += 1
             cid = f"{path.stem}:{lineno}"
             for variant, key, bad in (("right", "right_answer", False), ("hallucinated", "hallucinated_answer", True)):
                 case = Case(
@@ -136,6 +155,23 @@ def _files(src: str | Path, pattern: str) -> list[Path]:
             )
         return files
     raise FileNotFoundError(2, "no such file or directory", str(p))
+
+
+def _wrong_file(path: Path, last: list[InputProblem]) -> InputProblem:
+    """One problem for a file whose first :data:`WRONG_FILE_AFTER` records are all bad; ``last``:
+    the problems of the last of them, summarised as an example."""
+    missing = [p.field for p in last if p.problem.startswith("required")]
+    if missing:
+        example = f" (line {last[0].line} lacks {', '.join(missing)})"
+    else:
+        example = f" (line {last[0].line}: {last[0].field}: {last[0].problem})" if last else ""
+    return InputProblem(
+        file=str(path),
+        line=1,
+        field="<file>",
+        problem=f"the first {WRONG_FILE_AFTER} lines are not HaluEval QA records: expected fields "
+        f"{', '.join(HALUEVAL_FIELDS)}{example}; is this the qa_*turn_data*.jsonl file?",
+    )
 
 
 def _record(

@@ -16,13 +16,17 @@ Each variable, its default, and why:
   (reasoning models): the parameter is then not sent.
 - ``ASSAY_LLM_MAX_TOKENS_PARAM``; default ``max_tokens``; ``max_completion_tokens`` for endpoints
   that renamed it.
-- ``ASSAY_LLM_TIMEOUT``; default ``60`` s per attempt: a judge reply of a few hundred tokens takes
-  seconds.
+- ``ASSAY_LLM_TIMEOUT``; default ``60`` s per attempt (must be > 0): a judge reply of a few hundred
+  tokens takes seconds.
 - ``ASSAY_LLM_MAX_RETRIES``; default ``3`` retries after the first attempt on
-  429/5xx/timeout/connection errors.
+  429/5xx/timeout/connection errors (0–10; 0 = one attempt only).
 - ``ASSAY_LLM_BACKOFF``; default ``0.5`` s first backoff; doubles each retry (with ±25 % jitter),
   capped at 8 s; a ``Retry-After`` of at most 30 s is honoured.
-- ``ASSAY_LLM_CONCURRENCY``; default ``4`` calls in flight at once.
+- ``ASSAY_LLM_CONCURRENCY``; default ``4`` calls in flight at once (1–256): enough to hide the
+  latency of a remote endpoint without tripping its rate limit; a local server on one GPU serves
+  few requests at once anyway.
+
+The README's "Configuration" table lists these with every other ``ASSAY_*`` variable.
 
 With neither a base URL nor an API key configured, :meth:`LLMSettings.not_configured_reason`
 says so, and the judges mark every case ``skipped`` with that reason (never a score of 0).

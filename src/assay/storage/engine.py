@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 
 __all__ = [
+    "check_db_folder",
     "resolve_db_url",
     "make_engine",
     "describe_db_error",
@@ -64,8 +65,41 @@ def resolve_db_url(cli_url: str | None = None) -> str:
     env = os.environ.get("ASSAY_DB_URL")
     if env:
         return env
+    return _home_db_url()
+
+
+def _home_db_url() -> str:
+    """The default URL, ``$ASSAY_HOME/assay.db`` (the one location assay creates folders for)."""
     home = Path(os.environ.get("ASSAY_HOME") or Path.home() / ".assay").expanduser()
     return f"sqlite:///{home / 'assay.db'}"
+
+
+def check_db_folder(cli_url: str | None = None) -> None:
+    """Raise :class:`StorageError` when the database the user named (``cli_url``, the ``--db``
+    option, else ``ASSAY_DB_URL``) is a SQLite file in a folder that does not exist.
+
+    A typo there must not leave a new folder tree behind (``sqlite:////nonexistent/dir/x.db``
+    created ``/nonexistent/dir``): the CLI checks a named database first, so only the default
+    ``$ASSAY_HOME`` folder is ever created for it. The default location and other databases
+    (PostgreSQL) pass unchecked.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    url = resolve_db_url(cli_url)
+    if url == _home_db_url():
+        return
+    flag = "--db" if cli_url else "ASSAY_DB_URL"
+    try:
+        folder = _sqlite_folder(make_url(url))
+    except (ArgumentError, ValueError):
+        return  # make_engine says what is wrong with the URL
+    if folder is not None and not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise StorageError(
+            f"{flag} {safe_url(url)}: the folder {folder} {what}; create it first, or choose another path "
+            "(assay creates only the default $ASSAY_HOME folder)"
+        )
 
 
 def make_engine(url: str | None = None, *, sqlite_synchronous: str | None = None) -> Engine:
@@ -230,12 +264,27 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # pragma: no cover - exercise
     cur.close()
 
 
+def _make_folder(folder: Path, *, from_home: bool) -> None:
+    """Create a SQLite database's folder (with parents); an OS error → :class:`StorageError`
+    naming where the folder came from (``ASSAY_HOME`` for the default location)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        if from_home:
+            raise StorageError(
+                f"ASSAY_HOME={os.environ.get('ASSAY_HOME') or '~/.assay'}: cannot create the database folder "
+                f"{folder} ({why}); set ASSAY_HOME to a writable folder, or give --db / ASSAY_DB_URL"
+            ) from None
+        raise StorageError(f"database folder {folder}: cannot be created ({why})") from None
+
+
 def _create_engine(url: str, sqlite_synchronous: str | None) -> Engine:
     """The engine of :func:`make_engine` for a parsed ``url``."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
-            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            _make_folder(Path(path).expanduser().parent, from_home=url == _home_db_url())
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         if sqlite_synchronous:

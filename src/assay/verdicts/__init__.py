@@ -24,7 +24,7 @@ from assay.verdicts.models import (
 )
 from assay.verdicts.similarity import SimilarityIndex, similarity
 from assay.verdicts.spec import DEFAULT_SPEC, FieldSpec, FieldValueError, SimilaritySpec, SpecError, load_spec
-from assay.verdicts.store import DuplicateVerdictError, VerdictStore
+from assay.verdicts.store import AddResult, DuplicateVerdictError, VerdictStore, store_sizes
 
 __all__ = [
     "Verdict",
@@ -44,6 +44,8 @@ __all__ = [
     "similarity",
     "SimilarityIndex",
     "VerdictStore",
+    "AddResult",
+    "store_sizes",
     "Embedder",
     "DuplicateVerdictError",
     "few_shot_block",

@@ -14,6 +14,7 @@ dialect specifics live in :mod:`assay.storage`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +31,31 @@ from assay.verdicts.spec import DEFAULT_SPEC, SimilaritySpec, SpecError
 from assay.verdicts.stats import store_stats
 from assay.verdicts.tables import verdict_stores, verdicts_table
 
-__all__ = ["VerdictStore", "DuplicateVerdictError"]
+__all__ = ["AddResult", "DuplicateVerdictError", "VerdictStore", "store_sizes"]
 
 #: Rows per ``IN (...)`` list and per embedding batch: below SQLite's 999-parameter floor.
 _CHUNK = 500
 
 
 class DuplicateVerdictError(VerdictFileError):
-    """Verdict ids already in the store; nothing was inserted."""
+    """An id repeated in the input, or already stored with other content; nothing was inserted."""
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """What an add did: ``added`` new verdicts, ``unchanged`` ones already stored identically."""
+
+    added: int
+    unchanged: int
+
+
+def store_sizes(url: str | Engine | None = None) -> dict[str, int]:
+    """Every verdict store of the database, name → verdict count, by name (``{}`` when none)."""
+    engine = url if isinstance(url, Engine) else make_engine(url)
+    init_db(engine)
+    t = verdict_stores.c
+    with engine.connect() as conn:
+        return {r.name: int(r.n) for r in conn.execute(select(t.name, t.n).order_by(t.name))}
 
 
 class VerdictStore:
@@ -81,10 +99,12 @@ class VerdictStore:
     # -- writing ------------------------------------------------------------------------------
 
     def add(self, verdicts: Iterable[Verdict | Mapping[str, Any]]) -> int:
-        """Insert verdicts in one transaction; returns how many. All or nothing.
+        """Insert verdicts in one transaction; returns how many were new. All or nothing.
 
+        Idempotent: a verdict already stored identically (same id and content) is left as it is.
         Fields are validated against the spec (``FieldValueError`` naming the field). Raises
-        :class:`DuplicateVerdictError` when an id repeats or is already stored.
+        :class:`DuplicateVerdictError` when an id repeats, or is stored with other content
+        (naming what differs).
         """
         numbered = []
         for i, v in enumerate(verdicts, start=1):
@@ -93,15 +113,26 @@ class VerdictStore:
             else:
                 v = Verdict.model_validate({**v, "fields": self.spec.validate_fields(v.get("fields"))})
             numbered.append((i, v))
-        return self._insert(numbered, where="<verdicts>")
+        return self._insert(numbered, where="<verdicts>").added
 
     def add_file(self, path: str | Path) -> int:
-        """Insert every verdict of a JSONL file in one transaction; returns how many.
+        """Insert every verdict of a JSONL file in one transaction; returns how many were new."""
+        return self.add_file_result(path).added
+
+    def add_file_result(self, path: str | Path) -> AddResult:
+        """Insert every verdict of a JSONL file in one transaction: what was added, what was
+        already stored identically (adding a file twice changes nothing).
 
         Raises :class:`VerdictFileError` (``file:line: field: problem`` for every bad line, and
-        for ids already in the store); nothing from the file is inserted then.
+        for ids stored with other content); nothing from the file is inserted then.
         """
         return self._insert(load_verdicts(path, self.spec), where=str(path))
+
+    def exists(self) -> bool:
+        """Whether the store was ever created (by a first :meth:`add`) in this database."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(verdict_stores.c.name).where(verdict_stores.c.name == self.name)).first()
+        return row is not None
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -157,9 +188,9 @@ class VerdictStore:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _insert(self, numbered: list[tuple[int, Verdict]], *, where: str) -> int:
+    def _insert(self, numbered: list[tuple[int, Verdict]], *, where: str) -> AddResult:
         if not numbered:
-            return 0
+            return AddResult(0, 0)
         self._check_embedder()
         seen: dict[str, int] = {}
         dupes = []
@@ -173,31 +204,42 @@ class VerdictStore:
             seen.setdefault(v.id, line)
         if dupes:
             raise DuplicateVerdictError(dupes)
-        embeddings = self._embed([v.description for _, v in numbered]) if self.spec.embedding.weight > 0 else None
-        rows = [self._row(v, None if embeddings is None else embeddings[i]) for i, (_, v) in enumerate(numbered)]
         for attempt in (1, 2):  # a concurrent writer may insert one of these ids first
+            with self.engine.connect() as conn:
+                stored = self._stored(conn, list(seen))
+            self._check_conflicts(numbered, stored, where)
+            new = [v for _, v in numbered if v.id not in stored]
+            if not new:
+                return AddResult(added=0, unchanged=len(numbered))
+            embeddings = self._embed([v.description for v in new]) if self.spec.embedding.weight > 0 else None
+            rows = [self._row(v, None if embeddings is None else embeddings[i]) for i, v in enumerate(new)]
             try:
                 with self.engine.begin() as conn:
                     self._claim_store(conn, len(rows))
-                    stored = self._existing_ids(conn, list(seen))
-                    if stored:
-                        raise DuplicateVerdictError(
-                            [
-                                InputProblem(
-                                    file=where,
-                                    line=seen[i],
-                                    field="id",
-                                    problem=f"{i!r} is already in store {self.name!r}",
-                                )
-                                for i in sorted(stored, key=seen.__getitem__)
-                            ]
-                        )
+                    if set(self._stored(conn, [v.id for v in new])):  # inserted since: start again
+                        raise IntegrityError("verdict ids inserted concurrently", None, Exception())
                     conn.execute(verdicts_table.insert(), rows)
-                return len(rows)
+                return AddResult(added=len(rows), unchanged=len(numbered) - len(rows))
             except IntegrityError:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check_conflicts(self, numbered: list[tuple[int, Verdict]], stored: dict[str, Verdict], where: str) -> None:
+        """Raise :class:`DuplicateVerdictError` for each stored id whose content differs."""
+        conflicts = [
+            InputProblem(
+                file=where,
+                line=line,
+                field="id",
+                problem=f"{v.id!r} is already in store {self.name!r} with another "
+                f"{_differences(stored[v.id], v)}; give it a new id, or leave it out",
+            )
+            for line, v in numbered
+            if v.id in stored and stored[v.id] != v
+        ]
+        if conflicts:
+            raise DuplicateVerdictError(conflicts)
 
     def _check_embedder(self) -> None:
         if self.spec.embedding.weight > 0 and self.embedder is None:
@@ -221,13 +263,13 @@ class VerdictStore:
         if SimilaritySpec.model_validate(stored) != self.spec:
             raise SpecError(f"store {self.name!r} was created by another process with another spec; reopen it")
 
-    def _existing_ids(self, conn: Any, ids: list[str]) -> set[str]:
+    def _stored(self, conn: Any, ids: list[str]) -> dict[str, Verdict]:
+        """The stored verdicts among ``ids``, by id."""
         c = verdicts_table.c
-        found: set[str] = set()
+        found: dict[str, Verdict] = {}
         for i in range(0, len(ids), _CHUNK):
-            found.update(
-                conn.execute(select(c.id).where(c.store == self.name, c.id.in_(ids[i : i + _CHUNK]))).scalars()
-            )
+            rows = conn.execute(select(verdicts_table).where(c.store == self.name, c.id.in_(ids[i : i + _CHUNK])))
+            found.update((r.id, _to_verdict(r)) for r in rows)
         return found
 
     def _row(self, v: Verdict, emb: np.ndarray | None) -> dict[str, Any]:
@@ -325,6 +367,15 @@ def _to_verdict(row: Any) -> Verdict:
         created_at=row.created_at,
         source=row.source,
     )
+
+
+def _differences(stored: Verdict, given: Verdict) -> str:
+    """``decision (stored 'approve', given 'reject')``, or the names of every field that differs."""
+    a, b = stored.model_dump(), given.model_dump()
+    diff = [k for k in a if a[k] != b[k]]
+    if len(diff) == 1 and isinstance(a[diff[0]], str | None) and len(str(a[diff[0]])) <= 40:
+        return f"{diff[0]} (stored {a[diff[0]]!r}, given {b[diff[0]]!r})"
+    return ", ".join(diff)
 
 
 def _spec_diff(a: SimilaritySpec, b: SimilaritySpec) -> str:
