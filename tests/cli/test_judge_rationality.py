@@ -49,7 +49,9 @@ def test_out_dir_writes_four_files_and_prints_the_axis_table(tmp_path):
     agg = json.loads((tmp_path / "out" / "rationality.aggregate.json").read_text())
     assert agg["kind"] == "rationality" and agg["backend"] == "heuristic" and agg["n"] == 6
     md = (tmp_path / "out" / "rationality.md").read_text()
-    assert "## Per dimension" in md and "## Bottom 3 per dimension" in md and "| #3 |" in md
+    assert "## Per dimension" in md and "## Bottom " in md and "| #1 |" in md
+    bottom = md.split("## Bottom ", 1)[1].split("\n## ", 1)[0]
+    assert "| 1.000 |" not in bottom  # issue 16: a score of 1.0 is not a bottom row
     for shared in ("rationality.aggregate.json", "rationality.md", "rationality.html"):
         assert "case-ID" not in (tmp_path / "out" / shared).read_text()
     assert "case-ID-0" in (tmp_path / "out" / "rationality.local.json").read_text()

@@ -173,8 +173,14 @@ def test_markdown_agreement_and_bottom_rows():
     agreement = "\n".join(_table_lines(md, "Agreement with meta.human_label"))
     assert "Incorrect Answer" in agreement and "| 30 | 10 |" in agreement and "0.490" in agreement
     assert "Refusal 12" in md and "no claims 7" in md
-    bottom = _table_lines(md, "Bottom 3 per dimension")
-    assert bottom[2].split("|")[1:6] == [" composite ", " #1 ", " single_pass ", " income ", " 0.120 "]
+    bottom = _table_lines(md, "Bottom 3 per dimension (below 1.0)")
+    assert bottom[2].split("|")[1:6] == [
+        " composite (answered only, schema 1) ",  # a schema-1 composite leaves no_claims out
+        " #1 ",
+        " single_pass ",
+        " income ",
+        " 0.120 ",
+    ]
     assert bottom[3].split("|")[4].strip() == "—"  # slice None
 
 
@@ -327,7 +333,7 @@ def test_write_reports_writes_four_absolute_paths(tmp_path, monkeypatch):
     paths = write_reports("out/nested", "demo", {"schema": 1, "kind": "eval", "cases": []}, make_aggregate())
     assert [p.name for p in paths] == ["demo.local.json", "demo.aggregate.json", "demo.md", "demo.html"]
     assert all(p.is_absolute() and p.is_file() for p in paths)
-    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted(p.name for p in paths)
+    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted([".demo.lock", *(p.name for p in paths)])
     assert json.loads(paths[1].read_text(encoding="utf-8")) == make_aggregate()
 
 

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, ProgressColumn
 from rich.table import Table
 
 from assay.cases import CaseFileError
 from assay.jsonl import read_utf8
 
 if TYPE_CHECKING:
+    from assay.cli.progress import NullProgress, PlainProgress
     from assay.memory import MemoryStore
 
 __all__ = [
@@ -199,8 +200,14 @@ def print_uncut(table: Table) -> None:
         Console(highlight=False, soft_wrap=True, width=natural).print(table)
 
 
-def progress_bar(label: str, *extra: ProgressColumn) -> Progress:
-    """A transient progress bar on stderr: ``label``, the bar, done/total, ``extra`` columns, elapsed time."""
-    return Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), *extra, TimeElapsedColumn(), console=err, transient=True
+def progress_bar(
+    label: str, *extra: ProgressColumn, quiet: bool = False, interval: float | None = None
+) -> Progress | PlainProgress | NullProgress:
+    """Progress on stderr (:func:`assay.cli.progress.make_progress`): a transient rich bar on a
+    terminal (``label``, the bar, done/total, ``extra`` columns, elapsed time), a plain line every
+    ``interval`` seconds (default 10) off one, nothing when ``quiet``."""
+    from assay.cli.progress import PLAIN_INTERVAL_S, make_progress
+
+    return make_progress(
+        label, *extra, console=err, quiet=quiet, interval=PLAIN_INTERVAL_S if interval is None else interval
     )
