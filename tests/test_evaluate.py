@@ -325,3 +325,22 @@ def test_compare_runs_pairs_on_id_and_variant_and_notes_differences():
     assert res["lift"]["composite"]["diff"] == pytest.approx(0.3)
     assert (res["n_a"], res["n_b"]) == (4, 4)
     assert any("gate_version differs" in n for n in res["notes"])
+
+
+def test_on_verdict_reports_every_judge_verdict_live_with_the_client_counts():
+    """Issue 16 item 5: the eval's progress counts the judge's calls and rejections as they happen."""
+    seen: list[tuple[str, int]] = []
+    cases = _cases(two_variant_rows())
+    local, agg = run_eval(
+        cases,
+        EvalConfig(judge="stub", **FAST),
+        on_verdict=lambda v, usage: seen.append((v.status, usage.get("calls", 0))),
+    )
+    assert len(seen) == len(cases)
+    assert [c for _, c in seen] == sorted(c for _, c in seen)  # the call count only grows
+    assert agg["judge"]["n"] == len(cases)
+    quiet_local, _ = run_eval(cases, EvalConfig(judge="stub", run_id="r", salt="s", **FAST))
+    live_local, _ = run_eval(
+        cases, EvalConfig(judge="stub", run_id="r", salt="s", **FAST), on_verdict=lambda v, u: None
+    )
+    assert quiet_local == live_local  # the live path judges exactly as judge_many
