@@ -344,3 +344,19 @@ def test_on_verdict_reports_every_judge_verdict_live_with_the_client_counts():
         cases, EvalConfig(judge="stub", run_id="r", salt="s", **FAST), on_verdict=lambda v, u: None
     )
     assert quiet_local == live_local  # the live path judges exactly as judge_many
+
+
+def test_compare_runs_shows_every_rationality_axis(tmp_path):
+    """Issue 16: compare of two rationality runs showed only the composite."""
+    axes = ("planner_decomposition", "retrieval_recalls", "answer_reasoning", "composite")
+
+    def run(offset: float) -> dict:
+        cases = [
+            {"id": f"c{i}", "variant": "all", "scores": {a: min(1.0, 0.1 * i + offset) for a in axes}} for i in range(6)
+        ]
+        return {"schema": 1, "kind": "rationality", "backend": "heuristic", "cases": cases}
+
+    result = compare_runs(run(0.0), run(0.05), n_resamples=200)
+    assert list(result["lift"]) == ["composite", "planner_decomposition", "retrieval_recalls", "answer_reasoning"]
+    assert all(r["n_pairs"] == 6 for r in result["lift"].values())
+    assert result["composite"] == {"a": None, "b": None}  # a rationality composite is neither eval meaning

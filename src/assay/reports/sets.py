@@ -134,9 +134,10 @@ class SetCheck:
 def check_report_set(out_dir: str | os.PathLike[str], name: str, *, wait_s: float = CHECK_WAIT_S) -> SetCheck:
     """Read the run id of each of the four files of ``out_dir/name``; a writer holding the set's
     lock is waited for (up to ``wait_s`` seconds, then the files are read anyway), so a set
-    being written is not reported mixed. Raises ``ValueError`` for a bad ``name``."""
+    being written is not reported mixed; a set without a lock file is read as it is (the check
+    creates nothing). Raises ``ValueError`` for a bad ``name``."""
     paths = report_paths(out_dir, name)
-    if Path(out_dir).expanduser().is_dir():
+    if lock_path(out_dir, name).exists():  # no lock file: no assay writer has held it, and a check creates none
         try:
             with report_set_lock(out_dir, name, timeout=wait_s):
                 return _check(paths)
