@@ -360,3 +360,13 @@ def test_compare_runs_shows_every_rationality_axis(tmp_path):
     assert list(result["lift"]) == ["composite", "planner_decomposition", "retrieval_recalls", "answer_reasoning"]
     assert all(r["n_pairs"] == 6 for r in result["lift"].values())
     assert result["composite"] == {"a": None, "b": None}  # a rationality composite is neither eval meaning
+
+
+def test_schema2_files_load_into_their_models_and_dump_to_the_same_bytes():
+    from assay.atomic import dumps_json
+    from assay.results import EvalAggregateV2, EvalLocalV2, load_aggregate, load_local
+
+    local, agg = run_eval(_cases(two_variant_rows()), EvalConfig(baseline="base", judge="stub", **FAST))
+    assert type(load_local(local)) is EvalLocalV2 and type(load_aggregate(agg)) is EvalAggregateV2
+    assert dumps_json(load_local(local).to_json()) == dumps_json(local)
+    assert dumps_json(load_aggregate(agg).to_json()) == dumps_json(agg)

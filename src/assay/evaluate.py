@@ -168,7 +168,9 @@ def run_eval(
     records = []
     for i, case in enumerate(cases):
         record = evaluate_case(case, config, index=indexes.get(case.snapshot()), verdict=verdicts[i])
-        records.append({**record, "key": case_key(salt, case.id, case.variant)})
+        key = case_key(salt, case.id, case.variant)
+        head = {"id": case.id, "variant": case.variant, "slice": case.slice, "key": key}
+        records.append(head | record)  # the key after the slice, as EvalCaseRecordV2 orders the file
         if on_case:
             on_case(i)
     backend = judge.backend if judge else "none"
