@@ -64,8 +64,8 @@ def eval_cmd(
     mode: GateMode = typer.Option(
         GateMode.auto,
         "--mode",
-        help="Sourcing gate mode: cited (numbers must cite a fact id), uncited (matched against every fact), "
-        "auto (cited when the answer has citation markers).",
+        help="Sourcing gate mode: cited (each number matches a fact its sentence cites), uncited (any fact or "
+        "source passage), auto (cited when the answer has citation markers and the case has facts).",
     ),
     judge: JudgeBackend = typer.Option(JudgeBackend.none, "--judge", help="Faithfulness judge backend."),
     high_stakes: bool = typer.Option(False, "--high-stakes", help="Use the stronger judge model."),
