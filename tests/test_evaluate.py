@@ -57,7 +57,9 @@ def test_per_variant_stats_match_the_local_records():
             assert sum(s["hist"][d]["counts"]) == len(measured)
     base = agg["variants"]["base"]
     assert base["n"] == 7 and base["no_claims_rate"] == round(1 / 7, 4)
-    assert base["dims"]["composite"]["effective_n"] == 6  # the refusal is not a score of 0 nor of 1
+    assert base["dims"]["composite_answered"]["effective_n"] == 6  # the refusal is left out of the answered-only
+    assert base["dims"]["composite"]["effective_n"] == 7  # … and counts 0 in the headline
+    assert base["dims"]["coverage"]["mean"] == round(6 / 7, 6)
     assert base["dims"]["sourcing"]["mean"] == 1.0
     cand = agg["variants"]["cand"]
     assert cand["gate_fail_rate"] == round(4 / 6, 4)
@@ -81,7 +83,15 @@ def test_aggregate_is_reproducible_and_the_seed_is_used():
     _, a = run_eval(cases, EvalConfig(baseline="base", seed=7, **FAST))
     _, b = run_eval(cases, EvalConfig(baseline="base", seed=7, **FAST))
     _, c = run_eval(cases, EvalConfig(baseline="base", seed=8, **FAST))
-    assert a == b
+    assert a["run_id"] != b["run_id"]  # a fresh run id and key salt per run; the figures are the same
+    keyless = [
+        {**x, "run_id": None, "bottom": {d: [{**r, "key": None} for r in rows] for d, rows in x["bottom"].items()}}
+        for x in (a, b)
+    ]
+    assert keyless[0] == keyless[1]
+    _, d = run_eval(cases, EvalConfig(baseline="base", seed=7, run_id="r1", salt="s", **FAST))
+    _, e = run_eval(cases, EvalConfig(baseline="base", seed=7, run_id="r1", salt="s", **FAST))
+    assert d == e
     assert a["variants"]["cand"]["dims"]["composite"]["ci"] != c["variants"]["cand"]["dims"]["composite"]["ci"]
 
 
@@ -132,17 +142,21 @@ def test_baseline_not_among_variants_raises():
 # --- rubric inside the runner --------------------------------------------------------------
 
 
-def test_no_claims_case_has_null_sourcing_and_composite():
+def test_no_claims_case_has_null_sourcing_and_answered_composite_and_a_headline_of_0():
     rec = evaluate_case(Case.model_validate(case("r", "v", REFUSAL)), EvalConfig())
     assert rec["status"] == "no_claims"
-    assert rec["scores"]["sourcing"] is None and rec["scores"]["composite"] is None
+    assert rec["scores"]["sourcing"] is None and rec["scores"]["composite_answered"] is None
+    assert rec["scores"]["composite"] == 0.0 and rec["scores"]["coverage"] == 0.0
+    assert "did not do the job" in rec["reasons"]["composite"]
+    assert rec["answer"] == REFUSAL  # pairwise judges read the answer from the local file
     assert rec["weights_used"] == {}
     assert "no_claims" in rec["reasons"]["dropped.composite"]
     # a refusal never outranks an answer that states wrong numbers
     _, agg = run_eval(_cases([case("r", "refuses", REFUSAL), case("r", "wrong", WRONG)]), EvalConfig(**FAST))
-    assert agg["variants"]["refuses"]["dims"]["composite"]["mean"] is None
-    assert agg["variants"]["wrong"]["dims"]["composite"]["mean"] is not None
-    assert all(row["variant"] == "wrong" for row in agg["bottom"]["composite"])
+    refuses, wrong = (agg["variants"][v]["dims"] for v in ("refuses", "wrong"))
+    assert refuses["composite_answered"]["mean"] is None and wrong["composite_answered"]["mean"] is not None
+    assert refuses["composite"]["mean"] == 0.0 <= wrong["composite"]["mean"]
+    assert all(row["variant"] == "wrong" for row in agg["bottom"]["composite_answered"])
 
 
 def test_missing_dimension_renormalises_weights_and_records_them():
@@ -264,17 +278,21 @@ def test_a_positive_label_that_never_occurs_is_noted():
 
 def test_bottom_k_is_anonymised_sorted_and_capped():
     local, agg = run_eval(_cases(two_variant_rows()), EvalConfig(bottom_k=3, **FAST))
-    assert set(agg["bottom"]) == set(REPORT_DIMS)
+    # coverage has no bottom rows (its 0s are the no_claims cases); impersonal is 1.0 everywhere;
+    # faithfulness is not measured without a judge
+    assert set(agg["bottom"]) == {"composite", "composite_answered", "sourcing", "completeness"}
+    keys = {r["key"]: r["id"] for r in local["cases"]}
     for d, rows in agg["bottom"].items():
-        measured = sorted(r["scores"][d] for r in local["cases"] if r["scores"][d] is not None)
-        assert len(rows) == min(3, len(measured))
+        below = sorted(r["scores"][d] for r in local["cases"] if r["scores"][d] is not None and r["scores"][d] < 1)
+        assert len(rows) == min(3, len(below))
         assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
-        assert [r["score"] for r in rows] == measured[: len(rows)]
+        assert [r["score"] for r in rows] == below[: len(rows)]
         for r in rows:
-            assert set(r) == {"rank", "variant", "slice", "score"}  # no id, no answer
+            assert set(r) == {"rank", "key", "variant", "slice", "score"}  # no id, no answer
+            assert r["key"] in keys and r["key"] != keys[r["key"]]  # the local file maps the key back
     assert [r["score"] for r in agg["bottom"]["sourcing"]] == [0.0, 0.0, 0.5]
     assert {r["variant"] for r in agg["bottom"]["sourcing"]} == {"cand"}
-    assert agg["bottom"]["faithfulness"] == []
+    assert "faithfulness" not in agg["bottom"]
 
 
 # --- compare -------------------------------------------------------------------------------
@@ -307,3 +325,48 @@ def test_compare_runs_pairs_on_id_and_variant_and_notes_differences():
     assert res["lift"]["composite"]["diff"] == pytest.approx(0.3)
     assert (res["n_a"], res["n_b"]) == (4, 4)
     assert any("gate_version differs" in n for n in res["notes"])
+
+
+def test_on_verdict_reports_every_judge_verdict_live_with_the_client_counts():
+    """Issue 16 item 5: the eval's progress counts the judge's calls and rejections as they happen."""
+    seen: list[tuple[str, int]] = []
+    cases = _cases(two_variant_rows())
+    local, agg = run_eval(
+        cases,
+        EvalConfig(judge="stub", **FAST),
+        on_verdict=lambda v, usage: seen.append((v.status, usage.get("calls", 0))),
+    )
+    assert len(seen) == len(cases)
+    assert [c for _, c in seen] == sorted(c for _, c in seen)  # the call count only grows
+    assert agg["judge"]["n"] == len(cases)
+    quiet_local, _ = run_eval(cases, EvalConfig(judge="stub", run_id="r", salt="s", **FAST))
+    live_local, _ = run_eval(
+        cases, EvalConfig(judge="stub", run_id="r", salt="s", **FAST), on_verdict=lambda v, u: None
+    )
+    assert quiet_local == live_local  # the live path judges exactly as judge_many
+
+
+def test_compare_runs_shows_every_rationality_axis(tmp_path):
+    """Issue 16: compare of two rationality runs showed only the composite."""
+    axes = ("planner_decomposition", "retrieval_recalls", "answer_reasoning", "composite")
+
+    def run(offset: float) -> dict:
+        cases = [
+            {"id": f"c{i}", "variant": "all", "scores": {a: min(1.0, 0.1 * i + offset) for a in axes}} for i in range(6)
+        ]
+        return {"schema": 1, "kind": "rationality", "backend": "heuristic", "cases": cases}
+
+    result = compare_runs(run(0.0), run(0.05), n_resamples=200)
+    assert list(result["lift"]) == ["composite", "planner_decomposition", "retrieval_recalls", "answer_reasoning"]
+    assert all(r["n_pairs"] == 6 for r in result["lift"].values())
+    assert result["composite"] == {"a": None, "b": None}  # a rationality composite is neither eval meaning
+
+
+def test_schema2_files_load_into_their_models_and_dump_to_the_same_bytes():
+    from assay.atomic import dumps_json
+    from assay.results import EvalAggregateV2, EvalLocalV2, load_aggregate, load_local
+
+    local, agg = run_eval(_cases(two_variant_rows()), EvalConfig(baseline="base", judge="stub", **FAST))
+    assert type(load_local(local)) is EvalLocalV2 and type(load_aggregate(agg)) is EvalAggregateV2
+    assert dumps_json(load_local(local).to_json()) == dumps_json(local)
+    assert dumps_json(load_aggregate(agg).to_json()) == dumps_json(agg)

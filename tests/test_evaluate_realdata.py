@@ -97,9 +97,11 @@ def test_variant_table_shape_and_sane_values(fb_run):
             if st["ci"] is not None:
                 lo, hi = st["ci"]
                 assert 0.0 <= lo <= hi <= 1.0
-        # a no_claims case has no composite: composite's effective_n is the answered cases
+        # a no_claims case has no answered-only composite; the headline scores it 0 (issue 16)
         answered = round(s["n"] * (1 - s["no_claims_rate"]))
-        assert s["dims"]["composite"]["effective_n"] == answered
+        assert s["dims"]["composite_answered"]["effective_n"] == answered
+        assert s["dims"]["composite"]["effective_n"] == s["n"]
+        assert s["dims"]["coverage"]["mean"] == pytest.approx(1 - s["no_claims_rate"], abs=1e-4)
     assert agg["variants"][BASELINE]["dims"]["composite"]["mean"] is not None
     # closed-book models mostly decline to give numbers; oracle (evidence in context) models answer
     closed = [s["no_claims_rate"] for v, s in agg["variants"].items() if "closedBook" in v]

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from assay.facts import Fact, Snapshot, unique_fact_ids
 from assay.jsonl import InputFileError, InputProblem, load_jsonl, parse_model_line
@@ -25,6 +25,10 @@ class Case(BaseModel):
 
     ``facts`` build the case's :class:`Snapshot`; ``sources`` are raw passages; ``reference`` is
     a gold answer (text, a number, or a list of numbers/texts) used by completeness.
+    ``expect_refusal``: the right answer is to decline (the data cannot answer the question);
+    the eval's headline composite then scores a ``no_claims`` answer 1 instead of 0. It is a
+    property of the question, not of the answer: a FinanceBench answer labelled ``Refusal`` is
+    not one (those questions are answerable).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -39,6 +43,7 @@ class Case(BaseModel):
     slice: str | None = None
     trace: dict[str, Any] | str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+    expect_refusal: StrictBool = False
 
     @field_validator("id", "variant")
     @classmethod

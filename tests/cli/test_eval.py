@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import assay.cli
 import assay.evaluate
 from assay.cli import app
-from eval_cases import GOOD, HALF, WRONG, case, two_variant_rows, write_jsonl
+from eval_cases import GOOD, HALF, REFUSAL, WRONG, case, two_variant_rows, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 SUFFIXES = (".local.json", ".aggregate.json", ".md", ".html")
@@ -57,7 +57,7 @@ def test_eval_writes_four_reports_and_prints_their_absolute_paths_last(tmp_path,
     assert lines[-4:] == expected
     for p in expected:
         assert Path(p).is_absolute() and Path(p).stat().st_size > 0
-    assert _files(out) == sorted(Path(p) for p in expected)  # no temp files left
+    assert _files(out) == sorted([out / ".run1.lock", *(Path(p) for p in expected)])  # no temp files left
     agg = json.loads((out / "run1.aggregate.json").read_text())
     assert agg["name"] == "run1" and agg["baseline"] == "base" and set(agg["lift"]) == {"cand", "solo"}
     local = json.loads((out / "run1.local.json").read_text())
@@ -378,11 +378,20 @@ def test_compare_file_not_utf8_names_the_file(tmp_path, two_runs):
     assert res.exit_code == 2 and f"{bad}:2: <bytes>: not valid UTF-8" in res.stderr
 
 
-def test_compare_runs_without_a_shared_pair_exit_2(tmp_path, two_runs):
+def test_compare_runs_without_a_shared_pair_exit_3(tmp_path, two_runs):
+    """Issue 16's exit-code table: compare with zero pairs is done but incomplete (3), not a usage error."""
     other = write_jsonl(tmp_path / "other.jsonl", [case("zz", "v", GOOD), case("q1", "renamed", GOOD)])
     assert run("eval", other, "--out", tmp_path / "runs", "--name", "other").exit_code == 0
     res = run("compare", two_runs[0], tmp_path / "runs" / "other.local.json")
-    assert res.exit_code == 2 and "share no scored (id, variant) pair" in res.stderr
+    assert res.exit_code == 3 and "share no scored (id, variant) pair" in res.stderr
+
+
+def test_compare_exits_1_when_b_is_significantly_worse(two_runs):
+    a, b = two_runs
+    res = run("compare", b, a)  # A = all GOOD, B = GOOD/HALF/WRONG: B worse on sourcing
+    assert res.exit_code == 1, res.output
+    assert "B is worse than A on" in res.stderr and "sourcing" in res.stderr
+    assert run("compare", a, b).exit_code == 0  # B better: every guard holds
 
 
 def test_compare_missing_file(tmp_path, two_runs):
@@ -445,3 +454,112 @@ def test_import_to_a_directory_or_from_nowhere_exit_2(tmp_path, mini_financebenc
         res.exit_code == 2 and "None" not in res.stderr and "questions file not found" in res.stderr
     )  # was "None: no such file"
     assert not (tmp_path / "x.jsonl").exists()
+
+
+# --- issue 16: coverage headline, exit codes, help, console lift, report sets -------------------
+
+
+def _refuser_rows() -> list[dict]:
+    """Issue 16's defect input: a variant that copies single_pass on q1 and refuses q2–q8."""
+    rows = []
+    for i in range(1, 9):
+        rows.append(case(f"q{i}", "single_pass", GOOD if i % 3 else HALF))
+        rows.append(case(f"q{i}", "refuser", GOOD if i == 1 else REFUSAL))
+    return rows
+
+
+def test_a_variant_that_refuses_ranks_below_one_that_answers_and_is_flagged(tmp_path):
+    cases = write_jsonl(tmp_path / "c.jsonl", _refuser_rows())
+    res = run("eval", cases, "--out", tmp_path / "out", "--name", "r", "--baseline", "single_pass")
+    assert res.exit_code == 0, res.output
+    agg = json.loads((tmp_path / "out" / "r.aggregate.json").read_text(encoding="utf-8"))
+    assert agg["schema"] == 2
+    refuser, single = agg["variants"]["refuser"]["dims"], agg["variants"]["single_pass"]["dims"]
+    assert refuser["composite_answered"]["mean"] == 1.0  # what schema 1 ranked first on
+    assert refuser["composite"]["mean"] == pytest.approx(1 / 8)
+    assert refuser["composite"]["mean"] < single["composite"]["mean"]
+    assert refuser["coverage"]["mean"] == pytest.approx(1 / 8) and refuser["coverage"]["ci"] is not None
+    assert agg["lift"]["refuser"]["composite"]["n_pairs"] == 8  # the lift is on every pair, not one
+    assert [f["variant"] for f in agg["coverage_flags"]] == ["refuser"]
+    table = res.stdout.split("\n")
+    assert "Δ vs single_pass" in res.stdout  # the console shows the lift column with --baseline
+    row = next(
+        line for line in table if line.strip().startswith(("│ refuser", "┃ refuser", "refuser")) or "refuser " in line
+    )
+    assert "⚑" in row and "-0." in row
+    assert table.index(row) > next(i for i, line in enumerate(table) if "single_pass" in line and "0." in line)
+    md = (tmp_path / "out" / "r.md").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / "r.html").read_text(encoding="utf-8")
+    for text in (md, html):
+        assert "Coverage differs from single_pass" in text and "⚑" in text
+
+
+def test_an_expected_refusal_scores_1_when_declined(tmp_path):
+    rows = [case("q1", "v", REFUSAL, expect_refusal=True), case("q2", "v", REFUSAL)]
+    res = run("eval", write_jsonl(tmp_path / "c.jsonl", rows), "--out", tmp_path / "o")
+    assert res.exit_code == 0, res.output
+    local = json.loads((tmp_path / "o" / "eval.local.json").read_text(encoding="utf-8"))
+    scores = {r["id"]: r["scores"] for r in local["cases"]}
+    assert scores["q1"]["composite"] == 1.0 and scores["q2"]["composite"] == 0.0
+    assert scores["q1"]["composite_answered"] is None is scores["q2"]["composite_answered"]
+    assert [r["answer"] for r in local["cases"]] == [REFUSAL, REFUSAL]
+
+
+def test_expect_refusal_must_be_a_json_boolean(tmp_path):
+    bad = write_jsonl(tmp_path / "c.jsonl", [case("q1", "v", REFUSAL, expect_refusal="yes")])
+    res = run("eval", bad, "--out", tmp_path / "o")
+    assert res.exit_code == 2 and "c.jsonl:1: expect_refusal:" in res.stderr
+
+
+def test_eval_exits_3_when_the_llm_judge_asked_for_scores_nothing(tmp_path, monkeypatch, cases_file):
+    """Issue 16: all 24 replies rejected exited 0. Here the judge is not configured: every case skipped."""
+    for var in ("ASSAY_LLM_BASE_URL", "ASSAY_LLM_MODEL", "ASSAY_LLM_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    res = run("eval", cases_file, "--out", tmp_path / "o", "--judge", "openai_compatible")
+    assert res.exit_code == 3, res.output
+    assert "scored 0 of" in res.stderr and "faithfulness is unmeasured" in res.stderr
+    assert len(_files(tmp_path / "o")) == 5  # written all the same (+ the set's lock file)
+
+
+def test_eval_mode_and_compare_json_have_help():
+    assert "Sourcing gate mode" in run("eval", "--help").stdout
+    assert "Print the result as JSON" in run("compare", "--help").stdout
+
+
+def test_no_wait_exits_2_while_another_run_holds_the_set(tmp_path, cases_file):
+    from assay.reports.sets import report_set_lock
+
+    out = tmp_path / "o"
+    out.mkdir()
+    with report_set_lock(out, "eval"):
+        res = run("eval", cases_file, "--out", out, "--no-wait")
+    assert res.exit_code == 2 and "another run is writing this report set" in res.stderr
+    assert [p.name for p in _files(out)] == [".eval.lock"]  # nothing written
+
+
+def test_compare_of_schema1_and_schema2_says_which_composite_it_used(tmp_path, two_runs):
+    a, _ = two_runs
+    old = json.loads(a.read_text(encoding="utf-8"))
+    old = {
+        "schema": 1,
+        "kind": "eval",
+        "backend": old["backend"],
+        "gate_version": old["gate_version"],
+        "cases": [
+            {
+                **r,
+                "scores": {
+                    ("composite" if d == "composite_answered" else d): v
+                    for d, v in r["scores"].items()
+                    if d not in ("composite", "coverage")
+                },
+            }
+            for r in old["cases"]
+        ],
+    }
+    v1 = tmp_path / "v1.local.json"
+    v1.write_text(json.dumps(old), encoding="utf-8")
+    data = json.loads(run("compare", v1, a, "--json").stdout)
+    assert data["composite"] == {"a": "answered", "b": "headline"}
+    assert "composite" not in data["lift"] and data["lift"]["composite_answered"]["diff"] == 0.0
+    assert any("A is eval schema 1" in n and "headline composite is not compared" in n for n in data["notes"])

@@ -49,7 +49,9 @@ def test_out_dir_writes_four_files_and_prints_the_axis_table(tmp_path):
     agg = json.loads((tmp_path / "out" / "rationality.aggregate.json").read_text())
     assert agg["kind"] == "rationality" and agg["backend"] == "heuristic" and agg["n"] == 6
     md = (tmp_path / "out" / "rationality.md").read_text()
-    assert "## Per dimension" in md and "## Bottom 3 per dimension" in md and "| #3 |" in md
+    assert "## Per dimension" in md and "## Bottom " in md and "| #1 |" in md
+    bottom = md.split("## Bottom ", 1)[1].split("\n## ", 1)[0]
+    assert "| 1.000 |" not in bottom  # issue 16: a score of 1.0 is not a bottom row
     for shared in ("rationality.aggregate.json", "rationality.md", "rationality.html"):
         assert "case-ID" not in (tmp_path / "out" / shared).read_text()
     assert "case-ID-0" in (tmp_path / "out" / "rationality.local.json").read_text()
@@ -186,3 +188,16 @@ def test_regression_agreement_without_shared_cases_exits_2(tmp_path):
         ],
     )
     assert r.exit_code == 2 and "share no case id" in r.output
+
+
+def test_heuristic_is_described_as_rules_of_unestablished_validity(tmp_path):
+    """Issue 16 item 9: README, --help and the aggregate say what the heuristic is."""
+    r = _invoke("--help")
+    assert "validity beyond trajectory length is not established" in " ".join(r.output.replace("│", " ").split())
+    s = _summary(tmp_path)
+    r = _invoke("--eval-summary", str(s), "--out", str(tmp_path / "out"), "--backend", "heuristic")
+    assert r.exit_code == 0, r.output
+    agg = json.loads((tmp_path / "out" / "rationality.aggregate.json").read_text())
+    assert any("validity beyond trajectory length is not established" in n for n in agg["notes"])
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "validity beyond\ntrajectory length is not established" in readme

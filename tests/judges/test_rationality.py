@@ -214,8 +214,11 @@ def test_aggregate_markdown_and_html_hold_no_case_id(tmp_path):
         shared = dumps_json(agg) + render_markdown(agg) + render_html(agg)
         assert "SECRET" not in shared and str(tmp_path) not in shared
         md = render_markdown(agg)
-        assert "## Bottom 3 per dimension" in md and "| #1 |" in md and ("slice0" in md or "slice1" in md)
-        assert [row["rank"] for row in agg["bottom"]["composite"]] == [1, 2, 3]
+        below_1 = any(v is not None and v < 1 for r in local["cases"] for v in r["scores"].values())
+        assert below_1 or backend == "heuristic"  # the stub's hashes are below 1; these traces break no rule
+        if below_1:  # bottom rows list scores below 1.0 only (issue 16)
+            assert "## Bottom " in md and "| #1 |" in md and ("slice0" in md or "slice1" in md)
+            assert [row["rank"] for row in agg["bottom"]["composite"]] == [1, 2, 3]
         assert set(agg["dims"]) == set(REPORT_DIMS) and list(agg["variants"]) == ["all"]
 
 

@@ -173,8 +173,14 @@ def test_markdown_agreement_and_bottom_rows():
     agreement = "\n".join(_table_lines(md, "Agreement with meta.human_label"))
     assert "Incorrect Answer" in agreement and "| 30 | 10 |" in agreement and "0.490" in agreement
     assert "Refusal 12" in md and "no claims 7" in md
-    bottom = _table_lines(md, "Bottom 3 per dimension")
-    assert bottom[2].split("|")[1:6] == [" composite ", " #1 ", " single_pass ", " income ", " 0.120 "]
+    bottom = _table_lines(md, "Bottom 3 per dimension (below 1.0)")
+    assert bottom[2].split("|")[1:6] == [
+        " composite (answered only, schema 1) ",  # a schema-1 composite leaves no_claims out
+        " #1 ",
+        " single_pass ",
+        " income ",
+        " 0.120 ",
+    ]
     assert bottom[3].split("|")[4].strip() == "—"  # slice None
 
 
@@ -327,7 +333,7 @@ def test_write_reports_writes_four_absolute_paths(tmp_path, monkeypatch):
     paths = write_reports("out/nested", "demo", {"schema": 1, "kind": "eval", "cases": []}, make_aggregate())
     assert [p.name for p in paths] == ["demo.local.json", "demo.aggregate.json", "demo.md", "demo.html"]
     assert all(p.is_absolute() and p.is_file() for p in paths)
-    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted(p.name for p in paths)
+    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted([".demo.lock", *(p.name for p in paths)])
     assert json.loads(paths[1].read_text(encoding="utf-8")) == make_aggregate()
 
 
@@ -376,3 +382,39 @@ def test_renderers_take_only_the_aggregate():
 def render_fixture(out_dir: str | Path) -> list[Path]:
     """Write the fixture's four files (used for a manual look at the html)."""
     return write_reports(out_dir, "x", {"schema": 1, "kind": "eval", "cases": []}, make_aggregate())
+
+
+# --- issue 16: schema-2 sections ------------------------------------------------------------
+
+
+def _schema2_aggregate() -> dict:
+    from assay.cases import Case
+    from assay.evaluate import EvalConfig, run_eval
+    from eval_cases import REFUSAL, case, two_variant_rows
+
+    rows = two_variant_rows() + [case(f"r{i}", "cand", REFUSAL, slice="other") for i in range(3)]
+    rows += [case(f"r{i}", "base", rows[0]["answer"], slice="other") for i in range(3)]
+    _, agg = run_eval([Case.model_validate(r) for r in rows], EvalConfig(baseline="base", n_resamples=200, run_id="R1"))
+    return agg
+
+
+def test_schema2_report_has_run_id_coverage_flag_breakdown_and_a_lift_plot_per_dimension():
+    agg = _schema2_aggregate()
+    md, html = render_markdown(agg), render_html(agg)
+    assert md.startswith("<!-- run_id: R1 -->\n") and '<meta name="run_id" content="R1">' in html
+    assert [f["variant"] for f in agg["coverage_flags"]] == ["cand"]
+    for text in (md, html):
+        assert "Coverage differs from base" in text
+        assert "Cases with a violation, per kind" in text and "value_mismatch" in text
+        assert "Per slice" in text and "margins" in text
+    violations = _table_lines(md, "Cases with a violation, per kind")
+    assert violations[0].split("|")[1:4] == [" variant ", " n ", " value_mismatch "]
+    lifted = [d for d in agg["dims"] if any(d in per_dim for per_dim in agg["lift"].values())]
+    for d in lifted:
+        assert f"{d} lift vs base (paired diff, 95% CI)" in html
+    assert len(lifted) >= 6
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids))  # one id namespace per lift plot
+    bottom = _table_lines(md, "Bottom 3 per dimension (below 1.0)")
+    assert bottom[0].split("|")[1:4] == [" dimension ", " rank ", " key "]
+    assert "| 1.000 |" not in "\n".join(bottom)

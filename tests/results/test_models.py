@@ -11,7 +11,9 @@ from assay.results import (
     LOCAL_SCHEMAS,
     DimensionStats,
     EvalAggregateV1,
+    EvalAggregateV2,
     EvalCaseRecord,
+    EvalLocalV2,
     RationalityAggregateV1,
     load_aggregate,
     load_local,
@@ -27,10 +29,12 @@ def _eval_record(**extra) -> dict:
 
 
 def test_the_model_is_chosen_by_kind_and_schema():
-    assert AGGREGATE_SCHEMAS == LOCAL_SCHEMAS == ("eval/1", "rationality/1")
+    assert AGGREGATE_SCHEMAS == LOCAL_SCHEMAS == ("eval/2", "eval/1", "rationality/1")
     assert type(load_aggregate({"schema": 1, "kind": "eval"})) is EvalAggregateV1
+    assert type(load_aggregate({"schema": 2, "kind": "eval"})) is EvalAggregateV2
     assert type(load_aggregate({"schema": 1, "kind": "rationality"})) is RationalityAggregateV1
-    for bad in ({"schema": 2, "kind": "eval"}, {"schema": 1, "kind": "pairwise"}, {"kind": "eval"}, {}):
+    assert type(load_local({"schema": 2, "kind": "eval", "cases": []})) is EvalLocalV2
+    for bad in ({"schema": 3, "kind": "eval"}, {"schema": 1, "kind": "pairwise"}, {"kind": "eval"}, {}):
         with pytest.raises(ValidationError, match="does not match any of the expected tags"):
             load_aggregate(bad)
     with pytest.raises(ValueError):  # ValidationError is a ValueError: the CLI maps it to exit 2

@@ -5,10 +5,13 @@ agent traces and their eval summary) and the files assay wrote from it when sche
 typed: ``eval.local.json`` / ``eval.aggregate.json`` (``assay eval`` with the stub judge, a
 baseline and human labels), ``rationality.*`` (the stub backend) and ``rationality-heuristic.*``
 (the heuristic backend, whose records carry ``details``), with the ``NAME.md`` rendered from each
-aggregate. The tests check that today's writers re-produce them byte for byte from the same input.
+aggregate. The tests check that today's writers re-produce the rationality files byte for byte
+from the same input, and that the eval files (eval now writes schema 2) still load, dump back to
+the same bytes and render, their ``composite`` being schema 2's ``composite_answered``.
 
 Regenerate (only on a deliberate change of the files, with a new schema number when the meaning
-changes): ``PYTHONPATH=src python tests/results/test_schema1.py``.
+changes): ``PYTHONPATH=src python tests/results/test_schema1.py`` (rewrites the rationality files
+and every ``NAME.md``; the eval JSON files are schema 1 as last written and stay).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from assay.results import (
 DATA = Path(__file__).resolve().parents[1] / "data" / "results_schema1"
 #: Stored file stems (how each was made: :func:`produce`).
 STEMS = ("eval", "rationality", "rationality-heuristic")
+#: Stems today's writers still write as schema 1.
+WRITTEN = ("rationality", "rationality-heuristic")
 #: Stem → (local model, case record model, aggregate model) its files must load into.
 MODELS = {
     "eval": (EvalLocalV1, EvalCaseRecord, EvalAggregateV1),
@@ -77,11 +82,25 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ASSAY_DB_URL", raising=False)
 
 
-@pytest.mark.parametrize("stem", STEMS)
+@pytest.mark.parametrize("stem", WRITTEN)
 def test_writers_reproduce_the_stored_schema1_files(stem: str) -> None:
     local, aggregate = produce(stem)
     assert local == _stored(f"{stem}.local.json")
     assert aggregate == _stored(f"{stem}.aggregate.json")
+
+
+def test_schema1_eval_composite_is_schema2_composite_answered() -> None:
+    """Issue 16: a schema-1 file's composite is read as the answered-only composite."""
+    local, aggregate = (json.loads(t) for t in produce("eval"))
+    old_local, old_aggregate = (json.loads(_stored(f"eval{s}")) for s in (".local.json", ".aggregate.json"))
+    assert local["schema"] == aggregate["schema"] == 2 and old_local["schema"] == 1
+    new = {(r["id"], r["variant"]): r["scores"] for r in local["cases"]}
+    for r in old_local["cases"]:
+        scores = new[(r["id"], r["variant"])]
+        assert scores["composite_answered"] == r["scores"]["composite"]
+        assert scores["composite"] == (r["scores"]["composite"] if r["status"] != "no_claims" else 0.0)
+    for v, stats in old_aggregate["variants"].items():
+        assert aggregate["variants"][v]["dims"]["composite_answered"] == stats["dims"]["composite"]
 
 
 @pytest.mark.parametrize("stem", STEMS)
@@ -139,7 +158,10 @@ def _cwd(path: Path) -> Iterator[None]:
 def _write_all() -> None:
     """Write every stored file from the input (run as a script)."""
     for stem in STEMS:
-        local, aggregate = produce(stem)
+        if stem in WRITTEN:
+            local, aggregate = produce(stem)
+        else:
+            local, aggregate = _stored(f"{stem}.local.json"), _stored(f"{stem}.aggregate.json")
         md = render_markdown(json.loads(aggregate))
         for suffix, text in ((".local.json", local), (".aggregate.json", aggregate), (".md", md)):
             (DATA / f"{stem}{suffix}").write_text(text, encoding="utf-8")

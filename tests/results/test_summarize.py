@@ -47,9 +47,19 @@ def test_bottom_rows_are_anonymised_ordered_by_score_then_variant():
         BottomRow(rank=2, variant="a", slice="two", score=0.2),
         BottomRow(rank=3, variant="b", slice="one", score=0.2),
     ]
-    assert rows["y"] == []  # not measured anywhere
+    assert "y" not in rows  # not measured anywhere
     assert all(set(r.to_json()) == {"rank", "variant", "slice", "score"} for r in rows["x"])
     assert bottom_rows(records, ["x"], 0) == {"x": []}
+
+
+def test_bottom_rows_skip_perfect_scores_and_dimensions_where_every_case_scores_1():
+    """Issue 16: "Bottom 3" listed scores of 1.000."""
+    records = [_rec("q1", "a", 1.0, key="k1"), _rec("q2", "a", 0.4, key="k2"), _rec("q3", "b", 1.0, key="k3")]
+    for r in records:
+        r["scores"]["perfect"] = 1.0
+    rows = bottom_rows(records, ["x", "perfect"], 3, key_field="key")
+    assert list(rows) == ["x"]
+    assert [r.to_json() for r in rows["x"]] == [{"rank": 1, "key": "k2", "variant": "a", "slice": "s", "score": 0.4}]
 
 
 def test_summarize_variants_per_variant_statistics_rates_and_histograms():
@@ -72,7 +82,7 @@ def test_summarize_variants_reports_the_variants_asked_even_without_records():
     v = out.variants["all"]
     assert v.n == 0 and v.to_json()["r"] is None
     assert v.dims["x"].mean is None and v.hist["x"].counts == [0] * 10
-    assert out.bottom == {"x": []}
+    assert out.bottom == {}
     assert summarize_variants([], ["x"], **FAST).variants == {}
 
 

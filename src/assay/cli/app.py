@@ -12,7 +12,7 @@ import typer
 
 from assay.cli.common import db_url, out, plain_flags_in_help, redact, user_errors
 
-__all__ = ["EXIT_CODES", "app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
+__all__ = ["EXIT_CODES", "app", "cache_app", "judge_app", "main", "memory_app", "report_app", "verdicts_app"]
 
 #: The one exit-code contract (issue 16, item 6), printed under ``assay --help`` and in the
 #: README; ``tests/cli/test_exit_codes.py`` runs a case per row. Rows are (command, 0, 1, 3).
@@ -76,6 +76,8 @@ app.add_typer(verdicts_app, name="verdicts")
 app.add_typer(judge_app, name="judge")
 app.add_typer(cache_app, name="cache")
 app.add_typer(memory_app, name="memory")
+report_app = typer.Typer(no_args_is_help=True, help="Report sets: check their files are one run's; open the html.")
+app.add_typer(report_app, name="report")
 
 
 def main() -> None:

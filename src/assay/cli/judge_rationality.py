@@ -54,7 +54,8 @@ def rationality_cmd(
     backend: Backend = typer.Option(
         Backend.stub,
         "--backend",
-        help="stub = hash floor (not a quality signal); heuristic = rules; openai_compatible = LLM.",
+        help="stub = hash floor (not a quality signal); heuristic = deterministic rules whose validity beyond "
+        "trajectory length is not established (not a quality signal); openai_compatible = LLM.",
     ),
     traces_dir: Path | None = typer.Option(
         None, "--traces-dir", help="Look trace files up here (by relative path, then by file name)."

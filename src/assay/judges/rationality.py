@@ -15,7 +15,10 @@ mean of the axes measured for the case. Backends (the same names in every flag a
   score = ``int(first 8 hex digits, 16) / 0xFFFFFFFF`` rounded to 4 decimals. Byte-identical
   across runs and platforms, free, and **not a quality proxy**: it is the floor a real backend
   must beat (DESIGN.md, "The judge contract").
-- ``heuristic``: deterministic rules meant to track quality (:mod:`assay.judges.rationality_rules`).
+- ``heuristic``: deterministic rules (:mod:`assay.judges.rationality_rules`) whose validity beyond
+  trajectory length is not established: on tau-bench tasks the project never saw, their AUC
+  against reward did not beat trajectory length (issue 16), so the scores are not a quality signal
+  either; they are not tuned further on tasks 0–39 (that would only fit them).
 - ``openai_compatible``: one LLM call per case judging all three axes with the same context,
   through assay's LLM layer; replies are validated fail-closed (:mod:`assay.judges.rationality_llm`).
 
@@ -57,6 +60,10 @@ STUB_MODEL = "sha256"
 _STUB_NOTE = (
     "backend stub: each axis is SHA-256 of its input subset and the case id mapped to [0, 1] — "
     "a deterministic floor, not a quality proxy"
+)
+_HEURISTIC_NOTE = (
+    "backend heuristic: deterministic rules whose validity beyond trajectory length is not established "
+    "(on held-out tasks their AUC against reward did not beat trajectory length): not a quality signal"
 )
 
 
@@ -123,6 +130,7 @@ def judge_rationality(
             from assay.judges.rationality_rules import RULES_VERSION, heuristic_scores
 
             model = RULES_VERSION
+            notes.append(_HEURISTIC_NOTE)
         memo: dict[str, frozenset[str]] = {}
         for i, row in enumerate(rows):
             loaded.append(_load(summary, row.trace_path, traces_dir, steps))

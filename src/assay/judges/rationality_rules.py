@@ -1,4 +1,7 @@
-"""The ``heuristic`` backend of the rationality judge: deterministic rules meant to track quality.
+"""The ``heuristic`` backend of the rationality judge: deterministic rules whose validity beyond
+trajectory length is not established (on unseen tau-bench tasks their AUC against reward did not
+beat trajectory length; issue 16). Do not tune them further on tau-bench tasks 0–39: that would
+only fit those tasks.
 
 Each axis starts at 1 and loses ``exp``-shaped credit per finding: ``score = exp(-Σ w_k · n_k)``
 (4 decimals), so one finding costs a fixed share of what is left and no count of findings drives

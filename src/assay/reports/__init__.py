@@ -1,6 +1,8 @@
 """Report writers: ``NAME.local.json``, ``NAME.aggregate.json``, ``NAME.md`` and ``NAME.html``.
 
 ``local`` holds per-case records (case ids included) and only ever goes to ``NAME.local.json``.
+The four files are one set, written under the set's lock and sharing the run's id
+(:mod:`assay.reports.sets`).
 The markdown and html renderers take the aggregate alone (:class:`assay.results.Aggregate`, or
 a file's JSON object they load into it), which never holds a case id, so the shareable files
 are private by construction.
@@ -9,22 +11,25 @@ are private by construction.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from assay.atomic import atomic_write_text, check_writable_dir, dumps_json
 from assay.reports.html import render_html
 from assay.reports.markdown import render_markdown
+from assay.reports.sets import ReportSetBusy, check_report_set, report_paths, report_set_busy, report_set_lock
 from assay.results import Aggregate, LocalFile, ResultModel, load_aggregate
 
-__all__ = ["render_html", "render_markdown", "report_paths", "write_reports"]
-
-#: Longest file name (bytes) on the filesystems assay targets (Linux ext4/xfs/tmpfs, macOS APFS).
-NAME_MAX = 255
-#: Bytes :func:`assay.atomic.atomic_write_text` adds around a name for its temporary file
-#: (``"." + name + "." + 8 random characters + ".tmp"``, minus the leading dot counted above).
-_TEMP_SUFFIX_BYTES = len(".xxxxxxxx.tmp")
+__all__ = [
+    "ReportSetBusy",
+    "check_report_set",
+    "render_html",
+    "render_markdown",
+    "report_paths",
+    "report_set_busy",
+    "write_reports",
+]
 
 
 def write_reports(
@@ -32,6 +37,9 @@ def write_reports(
     name: str,
     local: LocalFile | Mapping[str, Any],
     aggregate: Aggregate | Mapping[str, Any],
+    *,
+    wait: bool = True,
+    on_wait: Callable[[Path], None] | None = None,
 ) -> list[Path]:
     """Write the four report files for one run into ``out_dir`` and return their absolute paths.
 
@@ -40,8 +48,11 @@ def write_reports(
     given; the aggregate is loaded into its model to be rendered, the local file is not read).
     Everything is rendered in memory first, so a bad value (NaN in the JSON, an unserialisable
     object, an aggregate that is not one, a rendering error) raises before any file is touched;
-    each file is then written atomically. ``out_dir`` is created if missing; an unwritable
-    directory raises ``OSError``.
+    each file is then written atomically, the four under the set's exclusive lock
+    (:func:`assay.reports.sets.report_set_lock`), so concurrent runs into one ``out_dir/name``
+    leave one run's whole set, never a mix. A held lock is awaited (``on_wait(lock file)`` is
+    called first), or with ``wait=False`` raises :class:`ReportSetBusy` (nothing written).
+    ``out_dir`` is created if missing; an unwritable directory raises ``OSError``.
     """
     paths = report_paths(out_dir, name)
     model = load_aggregate(aggregate)
@@ -52,23 +63,10 @@ def write_reports(
         render_html(model),
     ]
     check_writable_dir(paths[0].parent)
-    for path, text in zip(paths, texts, strict=True):
-        atomic_write_text(path, text)
+    with report_set_lock(paths[0].parent, name, wait=wait, on_wait=on_wait):
+        for path, text in zip(paths, texts, strict=True):
+            atomic_write_text(path, text)
     return paths
-
-
-def report_paths(out_dir: str | os.PathLike[str], name: str) -> list[Path]:
-    """The absolute paths :func:`write_reports` writes, in its order; ``name`` must be a plain file stem."""
-    if not name or name in {".", ".."} or os.sep in name or (os.altsep and os.altsep in name) or "\0" in name:
-        raise ValueError(f"report name must be a plain file name without path separators, got {name!r}")
-    longest = len(os.fsencode(f".{name}.aggregate.json")) + _TEMP_SUFFIX_BYTES
-    if longest > NAME_MAX:
-        raise ValueError(
-            f"report name is too long ({len(os.fsencode(name))} bytes; at most "
-            f"{len(os.fsencode(name)) - (longest - NAME_MAX)} so its files fit the {NAME_MAX}-byte file name limit)"
-        )
-    base = Path(out_dir).expanduser().absolute()
-    return [base / f"{name}{suffix}" for suffix in (".local.json", ".aggregate.json", ".md", ".html")]
 
 
 def _json(data: ResultModel | Mapping[str, Any]) -> Any:

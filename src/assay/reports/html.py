@@ -14,13 +14,15 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from assay.reports.sections import coverage_caption, coverage_table, run_id, slice_table, violation_table
 from assay.reports.tables import (
     agreement_caption,
     agreement_tables,
+    bottom_caption,
     bottom_table,
     dimension_table,
     lift_caption,
-    lift_dims,
+    lift_plot_dims,
     lift_table,
     meta_line,
     no_lift_reason,
@@ -48,11 +50,10 @@ def render_html(aggregate: Aggregate | Mapping[str, Any]) -> str:
     aggregate = load_aggregate(aggregate)
 
     primary = primary_dim(aggregate)
-    lifts = lift_dims(aggregate)
-    lift_dim = primary if primary in lifts else (lifts[0] if lifts else primary)
+    lifts = lift_plot_dims(aggregate) or [primary or "composite"]
     figures = [
         plots.composite_plot(aggregate, primary),
-        *([plots.lift_plot(aggregate, lift_dim or "composite")] if show_lift(aggregate) else []),
+        *([plots.lift_plot(aggregate, d) for d in lifts] if show_lift(aggregate) else []),
         plots.distributions_plot(aggregate),
     ]
     agreement = agreement_tables(aggregate)
@@ -61,6 +62,17 @@ def render_html(aggregate: Aggregate | Mapping[str, Any]) -> str:
         .get_template(TEMPLATE)
         .render(
             title=title_line(aggregate),
+            run_id=run_id(aggregate),
+            coverage_caption=coverage_caption(aggregate),
+            coverage=coverage_table(aggregate),
+            breakdown=[
+                (caption, table)
+                for caption, table in (
+                    ("Cases with a violation, per kind", violation_table(aggregate)),
+                    ("Per slice", slice_table(aggregate)),
+                )
+                if table
+            ],
             meta=meta_line(aggregate),
             variants=variant_table(aggregate),
             dimensions=dimension_table(aggregate),
@@ -72,6 +84,7 @@ def render_html(aggregate: Aggregate | Mapping[str, Any]) -> str:
             agreement_caption=agreement_caption(aggregate) if agreement else None,
             agreement=agreement,
             bottom=bottom_table(aggregate),
+            bottom_caption=bottom_caption(aggregate),
             notes=[str(n) for n in aggregate.notes],
         )
     )

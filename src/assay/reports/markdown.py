@@ -1,8 +1,11 @@
 """``NAME.md``: the one-screen summary of an eval aggregate.
 
 Takes only the aggregate (never the per-case results), so it cannot leak a case id: a title line,
-the variant table ranked by composite, lift vs the baseline, agreement with human labels when the
-run had them, the bottom-3 rows per dimension (anonymised as ``#1/#2/#3``), and the run's notes.
+the variant table ranked by the headline composite (coverage flags marked), lift vs the baseline,
+the breakdown by violation kind and by slice, agreement with human labels when the run had them,
+the bottom-k rows per dimension (anonymised as ``#1/#2/#3`` and the run's salted key), and the
+run's notes. An eval schema-2 report starts with ``<!-- run_id: … -->``, the id its three sibling
+files carry.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from assay.reports.sections import coverage_caption, coverage_table, run_id, slice_table, violation_table
 from assay.reports.tables import (
     Table,
     agreement_caption,
     agreement_tables,
+    bottom_caption,
     bottom_table,
     dimension_table,
     lift_caption,
@@ -38,8 +43,13 @@ def render_markdown(aggregate: Aggregate | Mapping[str, Any]) -> str:
     is not a known aggregate).
     """
     aggregate = load_aggregate(aggregate)
-    out = [f"# {_esc(title_line(aggregate))}", "", _esc(meta_line(aggregate)), ""]
+    rid = run_id(aggregate)
+    out = [f"<!-- run_id: {_esc(rid)} -->", ""] if rid else []
+    out += [f"# {_esc(title_line(aggregate))}", "", _esc(meta_line(aggregate)), ""]
     out += ["## Variants", "", *_table(variant_table(aggregate)), ""]
+    coverage = coverage_table(aggregate)
+    if coverage:
+        out += [f"## {_esc(coverage_caption(aggregate))}", "", *_table(coverage), ""]
     dims = dimension_table(aggregate)
     if dims:
         out += ["## Per dimension", "", *_table(dims), ""]
@@ -48,6 +58,13 @@ def render_markdown(aggregate: Aggregate | Mapping[str, Any]) -> str:
         lift = lift_table(aggregate)
         out += [f"## {_esc(lift_caption(aggregate))}", ""]
         out += [*_table(lift), ""] if lift else [_esc(no_lift_reason(aggregate)), ""]
+
+    for caption, table in (
+        ("Cases with a violation, per kind", violation_table(aggregate)),
+        ("Per slice", slice_table(aggregate)),
+    ):
+        if table:
+            out += [f"## {caption}", "", *_table(table), ""]
 
     agreement = agreement_tables(aggregate)
     if agreement:
@@ -65,7 +82,7 @@ def render_markdown(aggregate: Aggregate | Mapping[str, Any]) -> str:
 
     bottom = bottom_table(aggregate)
     if bottom:
-        out += ["## Bottom 3 per dimension", "", *_table(bottom), ""]
+        out += [f"## {_esc(bottom_caption(aggregate))}", "", *_table(bottom), ""]
 
     notes = [str(n) for n in aggregate.notes]
     if notes:

@@ -83,7 +83,8 @@ def lift_plot(aggregate: Aggregate, dim: str = "composite") -> Plot:
     missing = [n for n, r in rows if not _finite(r.diff)]
     if not points:
         return Plot(title, None, f"No variant has a paired {dim} lift over {baseline} to plot.")
-    svg = _interval_svg(points, xlabel=f"{dim} − {baseline}", zero_line=True, bounded=False, prefix="lift")
+    prefix = "lift-" + re.sub(r"[^A-Za-z0-9_-]", "_", dim)  # one id namespace per plot in the page
+    svg = _interval_svg(points, xlabel=f"{dim} − {baseline}", zero_line=True, bounded=False, prefix=prefix)
     caption = "Right of 0: better than the baseline. Hollow dot: no CI (fewer than 2 pairs)."
     if missing:
         caption += " Not plotted (no pairs): " + ", ".join(missing) + "."
@@ -108,8 +109,8 @@ def distributions_plot(aggregate: Aggregate) -> Plot:
                 _hist_cell(ax, aggregate, name, dim)
                 ax.set_ylim(0, 1)
                 ax.tick_params(labelleft=j == 0, labelbottom=i == len(names) - 1)
-                if i == 0:
-                    ax.set_title(dim, fontsize=9)
+                if i == 0:  # above the "n=…" label (2–10 pt over the axes): at one height they overlapped
+                    ax.set_title(dim, fontsize=9, pad=13)
             axes[i][0].set_ylabel(_short(name), rotation=0, ha="right", va="center", fontsize=9)
         svg = _svg(fig, "dist")
     return Plot(title, svg, "Bars: share of the variant's measured cases in each score bin; n = cases measured.")
@@ -137,8 +138,19 @@ def _hist_cell(ax: Any, aggregate: Aggregate, name: str, dim: str) -> None:
     )
     ax.set_xlim(edges[0], edges[-1])
     ax.set_xticks([edges[0], (edges[0] + edges[-1]) / 2, edges[-1]])  # neighbours' 1.0 and 0.0 labels collided
-    # above the axes, right-aligned: inside them a full-height bar at 1.0 covered the label
-    ax.set_title(f"n={int(total)}", loc="right", fontsize=7, color="#2b3440", pad=2)
+    # above the axes, right-aligned: inside them a full-height bar at 1.0 covered the label. Not a
+    # right-hand title: an axes' three titles share one offset, so the column title sat on it
+    ax.annotate(
+        f"n={int(total)}",
+        xy=(1, 1),
+        xycoords="axes fraction",
+        xytext=(0, 2),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=7,
+        color="#2b3440",
+    )
 
 
 def _interval_svg(

@@ -13,14 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay.results import Aggregate, DimensionStats, PairedLift, ResultModel
+from assay.results import Aggregate, DimensionStats, PairedLift, ResultModel, composite_meaning
 
 __all__ = [
     "MISSING",
     "Table",
     "agreement_caption",
     "agreement_tables",
+    "bottom_caption",
     "bottom_table",
+    "coverage_flagged",
+    "coverage_flags_of",
+    "dim_label",
     "dimension_table",
     "fmt_ci",
     "fmt_int",
@@ -29,6 +33,7 @@ __all__ = [
     "lift_caption",
     "lift_dims",
     "lift_order",
+    "lift_plot_dims",
     "lift_row",
     "lift_table",
     "meta_line",
@@ -43,7 +48,12 @@ __all__ = [
 ]
 
 MISSING = "—"
-LIFT_DIMS = ("composite", "sourcing")
+#: The lift table's dimensions (the plots show every dimension with a lift).
+LIFT_DIMS = ("composite", "coverage", "sourcing")
+#: Dimensions shown with their CI in the variant table besides the primary: the headline's context.
+CI_DIMS = ("composite_answered", "coverage")
+#: The mark beside a flagged coverage (differs from the baseline's by more than 10 pp).
+FLAG = "⚑"
 
 
 @dataclass(frozen=True)
@@ -93,8 +103,10 @@ def variant_table(aggregate: Aggregate) -> Table:
         for k, label in (("no_claims_rate", "no claims"), ("gate_fail_rate", "gate fail"))
         if any(_given(v, k) for v in aggregate.variants.values())
     ]
-    headers = ["variant", "n"] + [f"{d} [95% CI]" if d == primary else d for d in dims]
+    with_ci = {primary, *CI_DIMS}
+    headers = ["variant", "n"] + [f"{dim_label(aggregate, d)} [95% CI]" if d in with_ci else d for d in dims]
     headers += [label for _, label in rates]
+    flagged = coverage_flagged(aggregate)
     rows = []
     for name in variant_order(aggregate):
         v = aggregate.variants[name]
@@ -102,7 +114,8 @@ def variant_table(aggregate: Aggregate) -> Table:
         cells = [name, fmt_int(n)]
         for d in dims:
             stat = variant_stat(aggregate, name, d)
-            cells.append(fmt_mean(stat, with_ci=d == primary, n=n))
+            cell = fmt_mean(stat, with_ci=d in with_ci, n=n)
+            cells.append(f"{cell} {FLAG}" if d == "coverage" and name in flagged else cell)
         cells += [fmt_num(getattr(v, k)) for k, _ in rates]
         rows.append(tuple(cells))
     numeric = (False,) + (True,) * (len(headers) - 1)
@@ -123,7 +136,7 @@ def dimension_table(aggregate: Aggregate) -> Table | None:
         eff = fmt_int(stat.effective_n)
         rows.append(
             (
-                d,
+                dim_label(aggregate, d),
                 fmt_num(stat.mean),
                 fmt_ci(stat.ci) or MISSING,
                 fmt_num(stat.std),
@@ -139,10 +152,16 @@ def show_lift(aggregate: Aggregate) -> bool:
 
 
 def lift_dims(aggregate: Aggregate) -> list[str]:
-    """The dimensions the lift table and plot show: composite and sourcing, where present."""
+    """The dimensions the lift table shows: composite, coverage and sourcing, where present."""
     present = {d for per_dim in aggregate.lift.values() for d in per_dim}
     dims = [d for d in LIFT_DIMS if d in present]
     return dims or [d for d in report_dims(aggregate) if d in present][:2]
+
+
+def lift_plot_dims(aggregate: Aggregate) -> list[str]:
+    """The dimensions with a lift plot: every dimension some variant has a lift on, report order."""
+    present = {d for per_dim in aggregate.lift.values() for d in per_dim}
+    return [d for d in report_dims(aggregate) if d in present] + sorted(present - set(report_dims(aggregate)))
 
 
 def lift_table(aggregate: Aggregate) -> Table | None:
@@ -157,7 +176,7 @@ def lift_table(aggregate: Aggregate) -> Table | None:
     dims = lift_dims(aggregate)
     headers = ["variant"]
     for d in dims:
-        headers += [f"{d} Δ [95% CI]", "pairs"]
+        headers += [f"{dim_label(aggregate, d)} Δ [95% CI]", "pairs"]
     rows = []
     for name in names:
         cells = [name]
@@ -198,28 +217,56 @@ def agreement_tables(aggregate: Aggregate) -> tuple[Table, Table, str] | None:
     return confusion, metrics, left
 
 
+def bottom_caption(aggregate: Aggregate) -> str:
+    """The bottom-k section's heading (``k`` = the most rows any dimension has)."""
+    k = max((len(rows) for rows in aggregate.bottom.values()), default=0)
+    return f"Bottom {k} per dimension (below 1.0)"
+
+
 def bottom_table(aggregate: Aggregate) -> Table | None:
-    """The lowest-scoring rows per dimension, anonymised as ``#1/#2/#3`` + variant + slice + score."""
+    """The lowest-scoring rows per dimension, anonymised as ``#1/#2/#3`` + variant + slice + score,
+    with the run's salted case ``key`` (eval schema 2) beside them when the rows carry one.
+    Dimensions where every case scored 1.0 have no rows (the aggregate leaves them out)."""
     bottom = aggregate.bottom
     dims = [d for d in report_dims(aggregate) if bottom.get(d)] + [
         d for d in bottom if bottom.get(d) and d not in report_dims(aggregate)
     ]
+    keyed = any(row.key for d in dims for row in bottom[d])
     rows = []
     for d in dims:
         for i, row in enumerate(bottom[d]):
             rank = row.rank if _given(row, "rank") else i + 1
-            rows.append(
-                (
-                    d if i == 0 else "",
-                    f"#{rank}",
-                    str(row.variant) if _given(row, "variant") else MISSING,
-                    MISSING if row.slice is None else str(row.slice),
-                    fmt_num(row.score),
-                )
-            )
+            cells = [dim_label(aggregate, d) if i == 0 else "", f"#{rank}"]
+            cells += [row.key or MISSING] if keyed else []
+            cells += [
+                str(row.variant) if _given(row, "variant") else MISSING,
+                MISSING if row.slice is None else str(row.slice),
+                fmt_num(row.score),
+            ]
+            rows.append(tuple(cells))
     if not rows:
         return None
-    return Table(("dimension", "rank", "variant", "slice", "score"), tuple(rows), (False, False, False, False, True))
+    headers = ("dimension", "rank", *(("key",) if keyed else ()), "variant", "slice", "score")
+    return Table(headers, tuple(rows), (False,) * (len(headers) - 1) + (True,))
+
+
+def dim_label(aggregate: Aggregate, dim: str) -> str:
+    """How a dimension is named in headers: an eval schema-1 ``composite`` is the answered-only
+    composite (``no_claims`` left out), so it is labelled so; every other name as it is."""
+    if dim == "composite" and composite_meaning(aggregate) == "answered":
+        return "composite (answered only, schema 1)"
+    return dim
+
+
+def coverage_flags_of(aggregate: Aggregate) -> list[dict[str, Any]]:
+    """The aggregate's ``coverage_flags`` (eval schema 2), ``[]`` when it has none."""
+    flags = getattr(aggregate, "coverage_flags", None) or []
+    return [f for f in flags if isinstance(f, dict)]
+
+
+def coverage_flagged(aggregate: Aggregate) -> set[str]:
+    """The variants whose coverage differs from the baseline's by more than 10 pp."""
+    return {str(f.get("variant")) for f in coverage_flags_of(aggregate)}
 
 
 def title_line(aggregate: Aggregate) -> str:

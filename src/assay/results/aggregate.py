@@ -5,8 +5,10 @@ Every aggregate is ``{"schema", "kind", "name", "backend", "model", "n", "dims",
 [BottomRow]}, …}``; a single-variant run (the rationality judge) has one variant named ``all``
 and no lift. The kinds add their own fields:
 
-- ``eval`` (:class:`EvalAggregateV1`): ``gate_version``, the composite ``weights``, the
-  ``agreement`` of "gate failed" with a human label, the faithfulness ``judge`` summary;
+- ``eval`` (:class:`EvalAggregateV2`; :class:`EvalAggregateV1` before the coverage headline):
+  ``gate_version``, the composite ``weights``, the ``agreement`` of "gate failed" with a human
+  label, the faithfulness ``judge`` summary; schema 2 adds ``run_id``, ``coverage_flags`` and the
+  per-variant ``breakdown`` by violation kind and slice;
 - ``rationality`` (:class:`RationalityAggregateV1`): the ``axes``, the counts of missing,
   rejected and skipped traces, LLM ``usage`` and the ``n_resamples`` used.
 
@@ -27,6 +29,7 @@ __all__ = [
     "BottomRow",
     "DimensionStats",
     "EvalAggregateV1",
+    "EvalAggregateV2",
     "Histogram",
     "LabelAgreement",
     "PairedLift",
@@ -77,9 +80,11 @@ class PairedLift(ResultModel):
 
 class BottomRow(ResultModel):
     """One of the lowest-scoring cases of a dimension, anonymised: rank (1 = lowest), variant,
-    slice and score — never the case id."""
+    slice and score — never the case id; ``key`` (eval schema 2) is the run's salted hash of the
+    case, which only the local file (holding the salt and the ids) maps back."""
 
     rank: int | None = None
+    key: str | None = None
     variant: str | None = None
     slice: str | None = None
     score: Number | None = None
@@ -150,6 +155,42 @@ class EvalAggregateV1(Aggregate):
         "notes",
         "variants",
         "lift",
+        "agreement",
+        "bottom",
+        "judge",
+    )
+
+
+class EvalAggregateV2(EvalAggregateV1):
+    """``eval`` aggregate, schema 2: ``dims`` starts ``composite`` (the headline: ``no_claims``
+    scores 0, or 1 on an ``expect_refusal`` case), ``composite_answered`` (schema 1's composite)
+    and ``coverage`` (share of cases with a checkable claim). ``run_id``: shared by the run's four
+    files. ``coverage_flags``: the variants whose coverage differs from the baseline's by more than
+    0.10, ``[{"variant", "coverage", "baseline_coverage", "diff"}]``. ``breakdown``: per variant,
+    ``{"violations": {kind: cases}, "slices": {slice: {"n", "composite", "coverage"}}}``."""
+
+    schema_version: Literal[2] = Field(alias="schema")  # type: ignore[assignment]  # narrower than V1's 1
+    run_id: str | None = None
+    coverage_flags: list[dict[str, Any]] = Field(default_factory=list)
+    breakdown: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    key_order: ClassVar[tuple[str, ...]] = (
+        "schema",
+        "kind",
+        "run_id",
+        "name",
+        "backend",
+        "model",
+        "gate_version",
+        "n",
+        "dims",
+        "baseline",
+        "weights",
+        "notes",
+        "variants",
+        "coverage_flags",
+        "lift",
+        "breakdown",
         "agreement",
         "bottom",
         "judge",

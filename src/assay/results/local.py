@@ -5,8 +5,9 @@ Every local file is ``{"schema", "kind", "backend", …, "cases": [record, …]}
 ``status``, ``scores`` (dimension or axis → number in [0, 1] or ``null`` = not measured) and
 ``reasons`` (dimension → one line). The kinds add their own fields:
 
-- ``eval`` (:class:`EvalLocalV1`): the gate's verdict and its details per case
-  (:class:`EvalCaseRecord`);
+- ``eval`` (:class:`EvalLocalV2`, and :class:`EvalLocalV1` as written before the coverage
+  headline): the gate's verdict and its details per case (:class:`EvalCaseRecordV2`,
+  :class:`EvalCaseRecord`);
 - ``rationality`` (:class:`RationalityLocalV1`): the trace a case was judged from and the
   judge's details (:class:`RationalityCaseRecord`).
 
@@ -16,6 +17,7 @@ JSON objects their own models dump: this module sits below the rooms that define
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -26,11 +28,26 @@ from assay.results._base import Number, ResultModel
 __all__ = [
     "CaseRecord",
     "EvalCaseRecord",
+    "EvalCaseRecordV2",
     "EvalLocalV1",
+    "EvalLocalV2",
     "LocalFile",
     "RationalityCaseRecord",
     "RationalityLocalV1",
+    "case_key",
 ]
+
+#: Hex digits of a case key: 10 (40 bits) keep keys distinct within any run assay handles
+#: (birthday bound ~1e6 cases) while staying short in a table.
+KEY_HEX = 10
+
+
+def case_key(salt: str, case_id: str, variant: str) -> str:
+    """The anonymised key of case ``(case_id, variant)`` in a run: the first :data:`KEY_HEX` hex
+    digits of SHA-256 over ``salt``, the id and the variant (NUL-separated). Without the salt (kept
+    only in the run's local file) the key cannot be tied to an id, and another run's keys differ."""
+    digest = hashlib.sha256("\0".join((salt, case_id, variant)).encode("utf-8")).hexdigest()
+    return digest[:KEY_HEX]
 
 
 class CaseRecord(ResultModel):
@@ -75,6 +92,39 @@ class EvalCaseRecord(CaseRecord):
         "impersonal_flags",
         "faithfulness",
         "label",
+    )
+
+
+class EvalCaseRecordV2(EvalCaseRecord):
+    """An ``eval`` case of schema 2. ``scores.composite`` is the headline (a ``no_claims`` answer
+    scores 0, or 1 when the case ``expect_refusal``), ``scores.composite_answered`` the rubric's
+    composite of an answer with claims (``None`` for ``no_claims``; schema 1's ``composite``) and
+    ``scores.coverage`` 1 when the answer made a checkable claim, else 0. ``answer`` is the case's
+    answer text (pairwise judges read it); ``key`` the run's salted hash of ``(id, variant)`` that
+    the aggregate's bottom-k rows show instead of the id."""
+
+    answer: str | None = None
+    expect_refusal: bool = False
+    key: str | None = None
+
+    key_order: ClassVar[tuple[str, ...]] = (
+        "id",
+        "variant",
+        "slice",
+        "key",
+        "status",
+        "mode",
+        "expect_refusal",
+        "scores",
+        "reasons",
+        "weights_used",
+        "violations",
+        "checks",
+        "completeness",
+        "impersonal_flags",
+        "faithfulness",
+        "label",
+        "answer",
     )
 
 
@@ -130,6 +180,22 @@ class EvalLocalV1(LocalFile):
     cases: list[EvalCaseRecord]
 
     key_order: ClassVar[tuple[str, ...]] = ("schema", "kind", "backend", "gate_version", "cases")
+
+
+class EvalLocalV2(LocalFile):
+    """``eval`` local file, schema 2: ``{"schema": 2, "kind": "eval", "run_id", "backend",
+    "gate_version", "salt", "cases"}``. ``run_id`` is shared by the run's four report files;
+    ``salt`` (kept only here) makes the records' ``key`` (:func:`assay.results.case_key`), so
+    this file maps the aggregate's anonymised keys back to case ids."""
+
+    schema_version: Literal[2] = Field(alias="schema")
+    kind: Literal["eval"]
+    run_id: str | None = None
+    gate_version: str | None = None
+    salt: str | None = None
+    cases: list[EvalCaseRecordV2]
+
+    key_order: ClassVar[tuple[str, ...]] = ("schema", "kind", "run_id", "backend", "gate_version", "salt", "cases")
 
 
 class RationalityLocalV1(LocalFile):

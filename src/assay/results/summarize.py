@@ -52,6 +52,8 @@ def summarize_variants(
     n_resamples: int = 10_000,
     seed: int = 0,
     bottom_k: int = 3,
+    bottom_dims: Sequence[str] | None = None,
+    key_field: str | None = None,
 ) -> VariantSummaries:
     """Per-variant statistics of ``records`` on ``dims``, and the bottom ``bottom_k`` per dimension.
 
@@ -68,6 +70,8 @@ def summarize_variants(
             ``gate_fail_rate``) are written before ``dims``; another name is kept as an extra key.
         n_resamples, seed: bootstrap settings of :func:`assay.stats.summarize`.
         bottom_k: rows per dimension in ``bottom`` (:func:`bottom_rows`).
+        bottom_dims: the dimensions ``bottom`` covers (default: ``dims``).
+        key_field: the record field holding the anonymised case key shown in ``bottom`` rows.
 
     Returns:
         :class:`VariantSummaries`.
@@ -89,7 +93,10 @@ def summarize_variants(
         }
         fields["hist"] = {d: histogram(columns[d]) for d in dims}
         out[name] = VariantStats.model_validate(fields)
-    return VariantSummaries(variants=out, bottom=bottom_rows(records, dims, bottom_k, variant_key=variant_key))
+    bottom = bottom_rows(
+        records, dims if bottom_dims is None else bottom_dims, bottom_k, variant_key=variant_key, key_field=key_field
+    )
+    return VariantSummaries(variants=out, bottom=bottom)
 
 
 def paired_lift(
@@ -142,18 +149,35 @@ def histogram(values: Iterable[float | None]) -> Histogram:
 
 
 def bottom_rows(
-    records: Sequence[Record], dims: Sequence[str], k: int, *, variant_key: str = "variant"
+    records: Sequence[Record],
+    dims: Sequence[str],
+    k: int,
+    *,
+    variant_key: str = "variant",
+    key_field: str | None = None,
 ) -> dict[str, list[BottomRow]]:
     """The ``k`` lowest-scoring records per dimension as rank + variant + slice + score (no id).
 
     Ordered by score, then variant name; ties beyond that keep the records' order. Records not
-    measured on a dimension are left out of it.
+    measured on a dimension, and records scoring the maximum 1.0 (nothing to look at), are left
+    out, so a dimension where every case scores 1.0 has no rows and no entry. ``key_field``: the
+    record field with the case's anonymised key (:func:`assay.results.case_key`), copied into
+    each row as ``key``; never the id itself.
     """
     out: dict[str, list[BottomRow]] = {}
     for d in dims:
-        scored = sorted((r for r in records if r["scores"].get(d) is not None), key=_by_score(d, variant_key))
+        below = [r for r in records if r["scores"].get(d) is not None and r["scores"][d] < 1.0]
+        if not below:
+            continue
+        scored = sorted(below, key=_by_score(d, variant_key))
         out[d] = [
-            BottomRow(rank=i + 1, variant=r[variant_key], slice=r.get("slice"), score=r["scores"][d])
+            BottomRow(
+                rank=i + 1,
+                **({"key": r.get(key_field)} if key_field else {}),
+                variant=r[variant_key],
+                slice=r.get("slice"),
+                score=r["scores"][d],
+            )
             for i, r in enumerate(scored[:k])
         ]
     return out

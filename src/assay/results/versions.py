@@ -3,7 +3,8 @@
 A file's model is chosen by its ``kind`` and ``schema`` fields together (the tag ``kind/schema``,
 e.g. ``eval/1``). A change of meaning is a new schema number with its own model, added to the
 unions below beside the old one, so readers load every schema written so far; writers write the
-newest. Schema 1 today: ``eval/1`` and ``rationality/1`` (local and aggregate files).
+newest. Today: ``eval/2`` (the coverage headline), ``eval/1`` (read: its ``composite`` is
+the answered-only composite, see :func:`composite_meaning`) and ``rationality/1``.
 """
 
 from __future__ import annotations
@@ -13,10 +14,19 @@ from typing import Annotated, Any
 
 from pydantic import Discriminator, Tag, TypeAdapter
 
-from assay.results.aggregate import Aggregate, EvalAggregateV1, RationalityAggregateV1
-from assay.results.local import EvalLocalV1, LocalFile, RationalityLocalV1
+from assay.results.aggregate import Aggregate, EvalAggregateV1, EvalAggregateV2, RationalityAggregateV1
+from assay.results.local import EvalLocalV1, EvalLocalV2, LocalFile, RationalityLocalV1
 
-__all__ = ["AGGREGATE_SCHEMAS", "LOCAL_SCHEMAS", "AnyAggregate", "AnyLocalFile", "load_aggregate", "load_local"]
+__all__ = [
+    "AGGREGATE_SCHEMAS",
+    "LOCAL_SCHEMAS",
+    "AnyAggregate",
+    "AnyLocalFile",
+    "composite_meaning",
+    "file_tag",
+    "load_aggregate",
+    "load_local",
+]
 
 
 def file_tag(data: Any) -> str:
@@ -28,20 +38,33 @@ def file_tag(data: Any) -> str:
 
 #: Every aggregate model a reader accepts, chosen by ``kind/schema``.
 AnyAggregate = Annotated[
-    Annotated[EvalAggregateV1, Tag("eval/1")] | Annotated[RationalityAggregateV1, Tag("rationality/1")],
+    Annotated[EvalAggregateV2, Tag("eval/2")]
+    | Annotated[EvalAggregateV1, Tag("eval/1")]
+    | Annotated[RationalityAggregateV1, Tag("rationality/1")],
     Discriminator(file_tag),
 ]
 #: Every local-file model a reader accepts, chosen by ``kind/schema``.
 AnyLocalFile = Annotated[
-    Annotated[EvalLocalV1, Tag("eval/1")] | Annotated[RationalityLocalV1, Tag("rationality/1")],
+    Annotated[EvalLocalV2, Tag("eval/2")]
+    | Annotated[EvalLocalV1, Tag("eval/1")]
+    | Annotated[RationalityLocalV1, Tag("rationality/1")],
     Discriminator(file_tag),
 ]
 #: The ``kind/schema`` tags of the known files.
-AGGREGATE_SCHEMAS: tuple[str, ...] = ("eval/1", "rationality/1")
-LOCAL_SCHEMAS: tuple[str, ...] = ("eval/1", "rationality/1")
+AGGREGATE_SCHEMAS: tuple[str, ...] = ("eval/2", "eval/1", "rationality/1")
+LOCAL_SCHEMAS: tuple[str, ...] = ("eval/2", "eval/1", "rationality/1")
 
-_AGGREGATE: TypeAdapter[EvalAggregateV1 | RationalityAggregateV1] = TypeAdapter(AnyAggregate)
-_LOCAL: TypeAdapter[EvalLocalV1 | RationalityLocalV1] = TypeAdapter(AnyLocalFile)
+_AGGREGATE: TypeAdapter[EvalAggregateV2 | EvalAggregateV1 | RationalityAggregateV1] = TypeAdapter(AnyAggregate)
+_LOCAL: TypeAdapter[EvalLocalV2 | EvalLocalV1 | RationalityLocalV1] = TypeAdapter(AnyLocalFile)
+
+
+def composite_meaning(data: Any) -> str | None:
+    """What a result file's ``composite`` is: ``"headline"`` (eval schema 2: a ``no_claims``
+    answer scores 0, or 1 on an ``expect_refusal`` case), ``"answered"`` (eval schema 1: the
+    rubric composite of answers with claims, ``no_claims`` left out; schema 2 calls it
+    ``composite_answered``), ``None`` for other kinds (the rationality composite)."""
+    tag = file_tag(data)
+    return {"eval/2": "headline", "eval/1": "answered"}.get(tag)
 
 
 def load_aggregate(data: Mapping[str, Any] | Aggregate) -> Aggregate:
