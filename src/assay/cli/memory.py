@@ -21,6 +21,7 @@ from rich.text import Text
 
 from assay.cli.app import memory_app
 from assay.cli.common import UsageError, db_errors, err, fmt_plain, open_memory_store, out, print_uncut, user_errors
+from assay.cli.memory_progress import QUIET_OPT, is_quiet, memory_progress
 
 __all__ = [
     "EmbedderName",
@@ -31,6 +32,7 @@ __all__ = [
     "evaluate_cmd",
     "export_cmd",
     "grade_cmd",
+    "reembed_cmd",
     "search_cmd",
     "stats_cmd",
 ]
@@ -63,26 +65,43 @@ def add_cmd(
         "is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = QUIET_OPT,
 ) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
 
     with user_errors(ctx), db_errors():
         store = _open(ctx, embedder)
-        r = store.add_file(file)
+        lines = _count_lines(file)
+        with memory_progress("embedding memories", quiet=is_quiet(ctx, quiet), total=lines) as update:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                update(done[0], lines)
+
+            store.report_embedding(seen)
+            r = store.add_file(file)
         total = store.count()
+        from assay.memory.retrieval.scripts import script_warning
+
+        warning = script_warning(store)
     out.print(
         f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, "
         f"unchanged {len(r.unchanged)}, "
         f"superseded {len(r.superseded)} ({total} memories in all)",
         markup=False,
     )
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
 
 
 @memory_app.command("search")
 def search_cmd(
     ctx: typer.Context,
     context: str = typer.Argument(..., help="The recent-context window to search for ('-' reads stdin)."),
-    k: int = typer.Option(5, "-k", "--k", min=1, help="How many memories to deliver."),
+    k: int = typer.Option(
+        5, "-k", "--k", help="How many memories to deliver: 1 to 1,000 (ASSAY_MEMORY_MAX_K raises the bound)."
+    ),
     scope: str | None = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
     only_scope: bool = typer.Option(False, "--only-scope", help="Restrict the search to --scope."),
     session: str | None = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
@@ -212,12 +231,22 @@ def backfill_cmd(
     limit: int | None = typer.Option(None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = QUIET_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.memory.feedback.backfill import backfill
 
     with user_errors(ctx), db_errors():
-        rep = backfill(_open(ctx, embedder), dry_run=dry_run, limit=limit)
+        store = _open(ctx, embedder)
+        with memory_progress("embedding responses and memories", quiet=is_quiet(ctx, quiet)) as update:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                update(done[0], None)
+
+            store.report_embedding(seen)
+            rep = backfill(store, dry_run=dry_run, limit=limit)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
         return
@@ -241,11 +270,16 @@ def stats_cmd(
     """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and
     reranker, with 95% CIs."""
     from assay.memory.feedback.stats import memory_stats
+    from assay.memory.retrieval.scripts import script_warning
 
     with user_errors(ctx), db_errors():
-        s = memory_stats(_open(ctx, None), seed=seed)
+        store = _open(ctx, None)
+        s = memory_stats(store, seed=seed)
+        warning = script_warning(store)
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
     if as_json:
-        out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
+        out.print(json.dumps({**s, "script_warning": warning}, indent=2, ensure_ascii=False), markup=False)
         return
     out.print(f"{s['n_deliveries']} deliveries in {s['n_searches']} searches", markup=False)
     out.print(f"vector path: {s['vector_path']['path']} — {s['vector_path']['detail']}", markup=False)
@@ -290,16 +324,20 @@ def export_cmd(
 def evaluate_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(
-        ..., help='Queries JSONL: {"id", "query", "relevant": [ids], "scope", "category"} a line.'
+        ...,
+        help='Queries JSONL: {"id", "query", "relevant": \\[ids], "scope", "category"} a line.',
     ),
-    k: int = typer.Option(10, "-k", "--k", min=1, help="Depth of recall@k, nDCG@k and MRR."),
-    ranker: RankerName = typer.Option(RankerName.composite, "--ranker"),
+    k: int = typer.Option(10, "-k", "--k", help="Depth of recall@k, nDCG@k and MRR: 1 to 1,000."),
+    ranker: RankerName = typer.Option(
+        RankerName.composite, "--ranker", help="composite (as search ranks), dense, bm25 or reranker."
+    ),
     reranker: str | None = typer.Option(None, "--reranker", help="Registered reranker name (for --ranker reranker)."),
     exclude_category: list[str] = typer.Option(
         [], "--exclude-category", help="Leave out queries of this category (repeatable)."
     ),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = QUIET_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.memory.retrieval.evaluate import evaluate_retrieval, load_queries
@@ -308,7 +346,9 @@ def evaluate_cmd(
         if ranker is RankerName.reranker and not reranker:
             raise UsageError("--ranker reranker needs --reranker NAME")
         qs = [q for q in load_queries(queries) if q.category not in set(exclude_category)]
-        res = evaluate_retrieval(_open(ctx, embedder, reranker=reranker), qs, k=k, ranker=ranker.value)
+        store = _open(ctx, embedder, reranker=reranker)
+        with memory_progress("ranking queries", quiet=is_quiet(ctx, quiet), total=len(qs)) as update:
+            res = evaluate_retrieval(store, qs, k=k, ranker=ranker.value, on_progress=update)
     if as_json:
         out.print(json.dumps(res, indent=2, ensure_ascii=False), markup=False)
         return
@@ -324,7 +364,45 @@ def evaluate_cmd(
         out.print(f"skipped {n}: {reason}", markup=False)
 
 
+@memory_app.command("reembed")
+def reembed_cmd(
+    ctx: typer.Context,
+    embedder: EmbedderName = typer.Option(
+        ..., "--embedder", help="The embedder to convert the store to: minilm (needs the 'ml' extra) or hashing."
+    ),
+    force: bool = typer.Option(False, "--force", help="Re-encode every memory, even those already of this embedder."),
+    as_json: bool = _JSON_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Re-embed the store with another embedder, on purpose (a search never does): one transaction."""
+    with user_errors(ctx), db_errors():
+        store = _open(ctx, embedder)
+        with memory_progress("re-embedding memories", quiet=is_quiet(ctx, quiet)) as update:
+            rep = store.reembed(on_progress=update, force=force)
+    if as_json:
+        out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
+        return
+    was = ", ".join(f"{ident} {n:,}" for ident, n in rep.before.items()) or "no vectors"
+    if rep.reembedded:
+        out.print(
+            f"re-embedded {rep.reembedded:,} memories as {rep.identity} in {rep.seconds:.1f} s "
+            f"(before: {was}; {rep.total:,} memories in all)",
+            markup=False,
+        )
+    else:
+        out.print(f"nothing to re-embed: all {rep.total:,} memories are embedded with {rep.identity}", markup=False)
+
+
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _count_lines(path: Path) -> int | None:
+    """Non-blank lines of ``path`` (the most memories an add embeds), ``None`` when unreadable."""
+    try:
+        with path.open("rb") as f:
+            return sum(1 for line in f if line.strip())
+    except OSError:
+        return None
 
 
 def _open(ctx: typer.Context, embedder: EmbedderName | None, *, reranker: str | None = None):

@@ -32,6 +32,7 @@ __all__ = [
     "clean_context",
     "STOPWORDS",
     "MAX_DERIVED_KEYWORDS",
+    "dominant_script",
 ]
 
 #: At most this many keywords are derived from a memory's text (the first distinct content
@@ -188,3 +189,34 @@ def clean_context(text: str, max_chars: int = 2000) -> str:
         if cut != -1:
             t = t[cut + 1 :]
     return t
+
+
+#: Scripts :func:`dominant_script` tells apart, by the first word of a letter's Unicode name
+#: (``HANGUL SYLLABLE GA`` → Hangul; ``CJK UNIFIED IDEOGRAPH-4E00`` → Han).
+_SCRIPT_NAMES = {
+    "LATIN": "Latin",
+    "HANGUL": "Hangul",
+    "CJK": "Han",
+    "HIRAGANA": "Kana",
+    "KATAKANA": "Kana",
+    "CYRILLIC": "Cyrillic",
+    "GREEK": "Greek",
+    "ARABIC": "Arabic",
+    "HEBREW": "Hebrew",
+    "THAI": "Thai",
+    "DEVANAGARI": "Devanagari",
+}
+
+
+def dominant_script(text: str) -> str | None:
+    """The script most of the letters of ``text`` are written in (``"Latin"``, ``"Hangul"``,
+    ``"Han"``, ``"Kana"``, ``"Cyrillic"``, …, ``"Other"``), ``None`` for a text without letters.
+    Digits, punctuation and symbols are not letters. Ties go to the script seen first."""
+    counts: dict[str, int] = {}
+    for ch in unicodedata.normalize("NFKC", text):
+        if not ch.isalpha():
+            continue
+        first = unicodedata.name(ch, "OTHER").split(" ", 1)[0]
+        script = _SCRIPT_NAMES.get(first, "Other")
+        counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else None

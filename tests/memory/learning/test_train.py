@@ -136,7 +136,7 @@ def test_cli_not_deployed_against_a_perfect_composite_and_bad_input(tmp_path):
     assert card["gate"]["deployed"] is False and card["gate"]["incumbent_agreement"] == 1.0
     tied = write_labels(tmp_path / "tied.jsonl", [x | {"grade": 1} for x in label_records(4)])
     r = runner.invoke(app, ["memory", "train", "--labels", str(tied), "--out", str(tmp_path / "s")])
-    assert r.exit_code == 2 and "no grade pairs" in r.output
+    assert r.exit_code == 3 and "too few labels to train: no grade pairs" in r.output  # exit-code table: 3
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "precious.txt").write_text("x")
     r = runner.invoke(app, ["memory", "train", "--labels", str(labels), "--out", str(tmp_path / "busy")])

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.memory.models import load_jsonl
 from assay.memory.retrieval.embeddings import embed_texts
-from assay.memory.retrieval.search import SearchSource, rank_hits
+from assay.memory.retrieval.search import SearchSource, check_k, rank_hits
 
 __all__ = ["Query", "load_queries", "evaluate_retrieval", "recall_at", "ndcg_at", "reciprocal_rank", "RANKERS"]
 
@@ -100,20 +100,25 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
 
 
 def evaluate_retrieval(
-    store: SearchSource, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite"
+    store: SearchSource,
+    queries: Sequence[Query],
+    *,
+    k: int = 10,
+    ranker: str = "composite",
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Rank every query and aggregate: ``{"recall@5", "recall@{k}", "ndcg@{k}", "mrr", "n",
     "n_skipped", "per_category": {category: {same keys}}, "ranker", "k", "skipped": {reason: n}}``.
 
     Means over the evaluated queries (``None`` when none). Raises ``ValueError`` for an
-    unknown ranker or ``k < 1``; ``ModuleNotFoundError`` naming the extra when ``bm25s`` or the
-    embedder's packages are missing.
+    unknown ranker or ``k`` outside ``[1, settings.max_k]``; ``ModuleNotFoundError`` naming the
+    extra when ``bm25s`` or the embedder's packages are missing. ``on_progress(done, total)``:
+    called after each ranked query.
     """
     if ranker not in RANKERS:
         raise ValueError(f"unknown ranker {ranker!r}: expected one of {', '.join(RANKERS)}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    depth = max(k, 5)
+    check_k(k, store.settings.max_k)
+    depth = max(k, min(5, store.settings.max_k))
     stored = set(store.get_many([m for q in queries for m in q.relevant]))
     todo: list[tuple[Query, set[str]]] = []
     skipped: defaultdict[str, int] = defaultdict(int)
@@ -129,6 +134,8 @@ def evaluate_retrieval(
     per_query: list[tuple[str, dict[str, float]]] = []
     for i, (q, rel) in enumerate(todo):
         ids = rank(i, q, depth)
+        if on_progress is not None:
+            on_progress(i + 1, len(todo))
         per_query.append(
             (
                 q.category or "(none)",

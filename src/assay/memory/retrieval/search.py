@@ -39,7 +39,7 @@ from assay.memory.retrieval.index import MemoryIndex
 from assay.memory.retrieval.vectors import VectorPath
 from assay.memory.text import clean_context
 
-__all__ = ["search", "rank_hits", "SearchResult", "SearchSource", "MAX_ID_CHARS"]
+__all__ = ["search", "rank_hits", "check_k", "SearchResult", "SearchSource", "MAX_ID_CHARS"]
 
 
 class SearchSource(StoreView, Protocol):
@@ -81,6 +81,16 @@ class SearchResult:
 MAX_ID_CHARS = 200
 
 
+def check_k(k: int, max_k: int) -> None:
+    """``ValueError`` in one line unless ``1 <= k <= max_k`` (``MemorySettings.max_k``, 1,000 by
+    default; ``ASSAY_MEMORY_MAX_K`` raises it). A huge ``k`` is shown by its digit count."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
+        shown = f"a {len(str(k))}-digit number" if isinstance(k, int) and len(str(k)) > 12 else repr(k)
+        raise ValueError(
+            f"k must be between 1 and {max_k:,} (MemorySettings.max_k; ASSAY_MEMORY_MAX_K raises it), got {shown}"
+        )
+
+
 def search(
     store: SearchSource,
     context_window: str,
@@ -96,7 +106,8 @@ def search(
     ``scope``: the query's scope (scores the scope component); with ``restrict_to_scope`` only
     memories of that scope are candidates. ``session_id``: recorded with each delivery.
     ``explain``: return each hit's ``components``. Superseded memories and (prefilter on)
-    meta-memories are never delivered. Raises ``ValueError`` for ``k < 1``, a blank window
+    meta-memories are never delivered. Raises ``ValueError`` (before anything is embedded or
+    logged) for ``k`` outside ``[1, settings.max_k]`` (:func:`check_k`), a blank window
     (after cleaning; the embedder is not called), ``restrict_to_scope`` without a scope, or a
     ``scope``/``session_id`` longer than :data:`MAX_ID_CHARS` (the stored column's width).
     An empty store gives an empty result and logs nothing.
@@ -105,6 +116,7 @@ def search(
         if value is not None and len(value) > MAX_ID_CHARS:
             raise ValueError(f"{name}: {len(value)} characters, at most {MAX_ID_CHARS}")
     s = store.settings
+    check_k(k, s.max_k)
     query = clean_context(context_window, s.context_max_chars)
     if not query:
         raise ValueError("blank context window: nothing to search for (after cleaning)")
@@ -169,11 +181,10 @@ def rank_hits(
     ``ranker``: ``"composite"``, ``"dense"`` (similarity alone) or ``"reranker"`` (the store's
     reranker over the composite top ``settings.rerank_depth``; ``ValueError`` when none is
     configured). ``query_vector``: the query's precomputed unit vector (default: embedded here,
-    only when needed). Raises ``ValueError`` for ``k < 1``, a blank query (before any embedding), or
-    ``restrict_to_scope`` without a scope.
+    only when needed). Raises ``ValueError`` for ``k`` outside ``[1, settings.max_k]``, a blank
+    query (before any embedding), or ``restrict_to_scope`` without a scope.
     """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    check_k(k, store.settings.max_k)
     if not query.strip():
         raise ValueError("blank query: nothing to search for")
     if restrict_to_scope and scope is None:
