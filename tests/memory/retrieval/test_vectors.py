@@ -205,7 +205,8 @@ def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url
         conn.execute(text("UPDATE memories SET embedding_model = 'another-model' WHERE id BETWEEN 'm0020' AND 'm0039'"))
         conn.execute(
             text(
-                "DELETE FROM memory_vectors WHERE seq IN (SELECT seq FROM memories WHERE embedding_model = 'another-model')"
+                "DELETE FROM memory_vectors WHERE seq IN "
+                "(SELECT seq FROM memories WHERE embedding_model = 'another-model')"
             )
         )
     store = MemoryStore(pgvector_url, settings=EXACT)
