@@ -147,6 +147,16 @@ class MemorySettings:
       99999999999999999999999`` delivered and logged the whole store, 1,518 → 5,610 rows after
       two searches, skewing ``memory stats``). 1,000 is also pgvector's ``ef_search`` bound.
       Raise it for offline analysis (``ASSAY_MEMORY_MAX_K``, :func:`default_settings`).
+    - ``untrained_script_similarity``: the factor on the ``similarity`` weight for a query written
+      mostly in a script the embedder was not trained on
+      (:data:`assay.memory.retrieval.scripts.TRAINED_SCRIPTS`: all-MiniLM-L6-v2 is English-only),
+      0.0: the composite then ranks such a query by its keyword component (character bigrams of
+      particle-free Korean words, :func:`assay.memory.text.terms`) and scope. Measured on the
+      Korean set (``tests/memory/data/korean``, ``benchmarks/bench_memory_korean.py``, MiniLM):
+      composite recall@10 0.873 / MRR 0.714 with the similarity kept (factor 1.0), 0.964 / 0.878
+      with a tenth of it as a tie-breaker (0.1), 0.982 / 0.923 without it (0.0); MiniLM's dense
+      recall@10 alone is 0.591 — its cosine on Hangul is close to noise. 1.0 turns the rule
+      off. An embedder not listed (the hashing one) is never scaled.
     - ``pgvector_exact``: bypass the HNSW index (an exact scan and sort in PostgreSQL): exactly
       the numpy path's top-k, at O(n) per query. Off by default; ``ASSAY_MEMORY_PGVECTOR_EXACT=1``
       turns it on (:func:`default_settings`).
@@ -171,6 +181,7 @@ class MemorySettings:
     pgvector_candidates: int = 200
     pgvector_exact: bool = False
     max_k: int = 1000
+    untrained_script_similarity: float = 0.0
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -197,6 +208,8 @@ class MemorySettings:
             )
         if not self.arm.strip():
             raise ValueError("arm must be a non-empty string")
+        if not 0.0 <= self.untrained_script_similarity <= 1.0:
+            raise ValueError(f"untrained_script_similarity must be in [0, 1], got {self.untrained_script_similarity}")
         if isinstance(self.max_k, bool) or not isinstance(self.max_k, int) or self.max_k < 1:
             raise ValueError(f"max_k must be an integer >= 1, got {self.max_k!r}")
 

@@ -11,7 +11,9 @@ search is restricted to that scope) — by one of the rankers:
 - ``composite``: the composite score (:mod:`assay.memory.retrieval.scoring`), as :func:`search` ranks;
 - ``dense``: cosine similarity of the embeddings alone;
 - ``bm25``: Okapi BM25 by ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75,
-  ``bm25s.tokenize``: lowercase, English stopwords, no stemming) over the candidate memories'
+  ``bm25s.tokenize``: lowercase, English stopwords, no stemming; a Hangul, CJK or kana word is
+  then split into overlapping character bigrams, :func:`assay.memory.text.tokens`, the
+  segmentation-free indexing of Lucene's ``CJKBigramFilter``) over the candidate memories'
   texts;
 - ``reranker``: the store's reranker over the composite top ``rerank_depth``.
 
@@ -37,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from assay.memory.models import load_jsonl
 from assay.memory.retrieval.embeddings import embed_texts
 from assay.memory.retrieval.search import SearchSource, check_k, rank_hits
+from assay.memory.text import has_cjk, strip_josa, tokens
 
 __all__ = ["Query", "load_queries", "evaluate_retrieval", "recall_at", "ndcg_at", "reciprocal_rank", "RANKERS"]
 
@@ -222,4 +225,12 @@ class Bm25Ranker:
         return ids[np.lexsort((ids, -scores))[:k]].tolist()
 
     def _tokenize(self, texts: list[str]) -> list[list[str]]:
-        return self._bm25s.tokenize(texts, return_ids=False, show_progress=False)
+        """``bm25s.tokenize`` (its English rules unchanged), then every token holding Hangul, CJK
+        ideographs or kana replaced by the character bigrams of the word without its Korean
+        particle (:func:`~assay.memory.text.strip_josa`, :func:`~assay.memory.text.tokens`):
+        those scripts glue particles onto words, so whole words rarely recur between a question
+        and its evidence."""
+        out = []
+        for toks in self._bm25s.tokenize(texts, return_ids=False, show_progress=False):
+            out.append([t for tok in toks for t in (tokens(strip_josa(tok)) if has_cjk(tok) else (tok,))])
+        return out

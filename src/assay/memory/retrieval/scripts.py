@@ -6,7 +6,8 @@ noise (issue 16: "지민은 어디에서 일해?" returned an unrelated memory f
 component and BM25 still match such memories lexically (character bigrams,
 :func:`assay.memory.text.tokens`), so retrieval works, but the user should know the dense
 part does not. :func:`script_warning` is what ``assay memory add`` and ``assay memory stats``
-print.
+print, and why the composite scales the similarity of such a query down
+(``MemorySettings.untrained_script_similarity``, :func:`trained_on`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from assay.memory.retrieval.identity import stored_identities
 from assay.memory.tables import memories
 from assay.memory.text import dominant_script
 
-__all__ = ["TRAINED_SCRIPTS", "script_warning", "script_shares", "WARN_SHARE", "SAMPLE"]
+__all__ = ["TRAINED_SCRIPTS", "script_warning", "script_shares", "trained_on", "WARN_SHARE", "SAMPLE"]
 
 #: The scripts each embedder was trained on; an embedder not listed (the hashing embedder:
 #: its tokens are script-agnostic) is never warned about.
@@ -32,6 +33,16 @@ WARN_SHARE = 0.5
 
 #: At most this many memories (the latest by insertion) are read to decide: a share, not a census.
 SAMPLE = 5000
+
+
+def trained_on(embedder: Any, text: str) -> bool:
+    """Whether ``embedder`` was trained on the dominant script of ``text`` (``True`` for an
+    embedder not in :data:`TRAINED_SCRIPTS`, and for a text without letters)."""
+    trained = TRAINED_SCRIPTS.get(canonical_identity(embedder.model))
+    if trained is None:
+        return True
+    script = dominant_script(text)
+    return script is None or script in trained
 
 
 def script_shares(texts: list[str]) -> dict[str, float]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -36,6 +36,7 @@ from assay.memory.config import RANKER_VERSION
 from assay.memory.feedback.deliveries import log_deliveries
 from assay.memory.models import Memory, Reranker, SearchHit, StoreView, now_utc
 from assay.memory.retrieval.index import MemoryIndex
+from assay.memory.retrieval.scripts import trained_on
 from assay.memory.retrieval.vectors import VectorPath
 from assay.memory.text import clean_context
 
@@ -178,7 +179,9 @@ def rank_hits(
 ) -> list[SearchHit]:
     """The top ``k`` memories for ``query`` as given (no cleaning, no logging), with components.
 
-    ``ranker``: ``"composite"``, ``"dense"`` (similarity alone) or ``"reranker"`` (the store's
+    ``ranker``: ``"composite"`` (for a query mostly in a script the embedder was not trained on,
+    the similarity weight scaled by ``settings.untrained_script_similarity``), ``"dense"``
+    (similarity alone) or ``"reranker"`` (the store's
     reranker over the composite top ``settings.rerank_depth``; ``ValueError`` when none is
     configured). ``query_vector``: the query's precomputed unit vector (default: embedded here,
     only when needed). Raises ``ValueError`` for ``k`` outside ``[1, settings.max_k]``, a blank
@@ -193,6 +196,10 @@ def rank_hits(
     if ranker == "reranker":
         return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
     index = store.index()
+    weights, dense_pool = s.weights, store.vector_path.dense_source(store.engine, s)
+    if ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query):
+        weights = replace(weights, similarity=weights.similarity * s.untrained_script_similarity)
+        dense_pool = None  # the similarity no longer dominates: score every candidate in process
     ts = (now or now_utc()).timestamp()
     qv: np.ndarray | Callable[[], np.ndarray] = (
         query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
@@ -201,7 +208,7 @@ def rank_hits(
         query,
         qv,
         k,
-        weights=s.weights,
+        weights=weights,
         ranker=ranker,
         scope=scope,
         restrict=restrict_to_scope,
@@ -209,7 +216,7 @@ def rank_hits(
         now=ts,
         half_life_days=s.recency_half_life_days,
         depth=depth,
-        dense_pool=store.vector_path.dense_source(store.engine, s),
+        dense_pool=dense_pool,
         pool_size=s.pgvector_candidates,
     )
     mems = store.get_many([index.ids[r.row] for r in ranked])
