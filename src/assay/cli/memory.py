@@ -32,7 +32,6 @@ __all__ = [
     "evaluate_cmd",
     "export_cmd",
     "grade_cmd",
-    "reembed_cmd",
     "search_cmd",
     "stats_cmd",
 ]
@@ -364,35 +363,6 @@ def evaluate_cmd(
         out.print(f"skipped {n}: {reason}", markup=False)
 
 
-@memory_app.command("reembed")
-def reembed_cmd(
-    ctx: typer.Context,
-    embedder: EmbedderName = typer.Option(
-        ..., "--embedder", help="The embedder to convert the store to: minilm (needs the 'ml' extra) or hashing."
-    ),
-    force: bool = typer.Option(False, "--force", help="Re-encode every memory, even those already of this embedder."),
-    as_json: bool = _JSON_OPT,
-    quiet: bool = QUIET_OPT,
-) -> None:
-    """Re-embed the store with another embedder, on purpose (a search never does): one transaction."""
-    with user_errors(ctx), db_errors():
-        store = _open(ctx, embedder)
-        with memory_progress("re-embedding memories", quiet=is_quiet(ctx, quiet)) as update:
-            rep = store.reembed(on_progress=update, force=force)
-    if as_json:
-        out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
-        return
-    was = ", ".join(f"{ident} {n:,}" for ident, n in rep.before.items()) or "no vectors"
-    if rep.reembedded:
-        out.print(
-            f"re-embedded {rep.reembedded:,} memories as {rep.identity} in {rep.seconds:.1f} s "
-            f"(before: {was}; {rep.total:,} memories in all)",
-            markup=False,
-        )
-    else:
-        out.print(f"nothing to re-embed: all {rep.total:,} memories are embedded with {rep.identity}", markup=False)
-
-
 # --- helpers -------------------------------------------------------------------------------
 
 
@@ -419,3 +389,6 @@ _SHOWN_CHARS = 500
 
 def _clip(text: str) -> str:
     return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}… ({len(text):,} characters; --json has all)"
+
+
+from assay.cli import memory_reembed  # noqa: E402,F401  (registers ``memory reembed``; it uses the helpers above)
