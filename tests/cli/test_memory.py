@@ -300,7 +300,7 @@ def test_exit_code_rows_of_the_memory_commands(db, tmp_path):
 
 
 def test_off_a_terminal_progress_is_a_plain_line_every_interval():
-    from assay.cli.memory_progress import Ticker
+    from assay.memory.retrieval.progress import Ticker
 
     now = [0.0]
     lines: list[str] = []

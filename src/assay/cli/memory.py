@@ -14,6 +14,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -21,7 +22,6 @@ from rich.text import Text
 
 from assay.cli.app import memory_app
 from assay.cli.common import UsageError, db_errors, err, fmt_plain, open_memory_store, out, print_uncut, user_errors
-from assay.cli.memory_progress import QUIET_OPT, is_quiet, memory_progress
 
 __all__ = [
     "EmbedderName",
@@ -54,6 +54,18 @@ _EMBEDDER_OPT = typer.Option(
 )
 _JSON_OPT = typer.Option(False, "--json", help="Print JSON.")
 
+_QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar or progress lines on stderr.")
+
+
+def _progress(ctx: typer.Context, label: str, quiet: bool, total: int | None = None) -> Any:
+    """:func:`~assay.memory.retrieval.progress.memory_progress` on stderr, off with ``--quiet`` (or ``ctx.obj``'s)."""
+    from assay.cli.common import progress_bar
+    from assay.memory.retrieval.progress import memory_progress
+
+    root = ctx.find_root().obj
+    quiet = quiet or (isinstance(root, dict) and bool(root.get("quiet")))
+    return memory_progress(label, quiet=quiet, console=err, bar=progress_bar, total=total)
+
 
 @memory_app.command("add")
 def add_cmd(
@@ -64,14 +76,14 @@ def add_cmd(
         "is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
     embedder: EmbedderName | None = _EMBEDDER_OPT,
-    quiet: bool = QUIET_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
 
     with user_errors(ctx), db_errors():
         store = _open(ctx, embedder)
         lines = _count_lines(file)
-        with memory_progress("embedding memories", quiet=is_quiet(ctx, quiet), total=lines) as update:
+        with _progress(ctx, "embedding memories", quiet, total=lines) as update:
             done = [0]
 
             def seen(n: int) -> None:
@@ -230,14 +242,14 @@ def backfill_cmd(
     limit: int | None = typer.Option(None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
-    quiet: bool = QUIET_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.memory.feedback.backfill import backfill
 
     with user_errors(ctx), db_errors():
         store = _open(ctx, embedder)
-        with memory_progress("embedding responses and memories", quiet=is_quiet(ctx, quiet)) as update:
+        with _progress(ctx, "embedding responses and memories", quiet) as update:
             done = [0]
 
             def seen(n: int) -> None:
@@ -336,7 +348,7 @@ def evaluate_cmd(
     ),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
-    quiet: bool = QUIET_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.memory.retrieval.evaluate import evaluate_retrieval, load_queries
@@ -346,7 +358,7 @@ def evaluate_cmd(
             raise UsageError("--ranker reranker needs --reranker NAME")
         qs = [q for q in load_queries(queries) if q.category not in set(exclude_category)]
         store = _open(ctx, embedder, reranker=reranker)
-        with memory_progress("ranking queries", quiet=is_quiet(ctx, quiet), total=len(qs)) as update:
+        with _progress(ctx, "ranking queries", quiet, total=len(qs)) as update:
             res = evaluate_retrieval(store, qs, k=k, ranker=ranker.value, on_progress=update)
     if as_json:
         out.print(json.dumps(res, indent=2, ensure_ascii=False), markup=False)
@@ -368,11 +380,7 @@ def evaluate_cmd(
 
 def _count_lines(path: Path) -> int | None:
     """Non-blank lines of ``path`` (the most memories an add embeds), ``None`` when unreadable."""
-    try:
-        with path.open("rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return None
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip()) if path.is_file() else None
 
 
 def _open(ctx: typer.Context, embedder: EmbedderName | None, *, reranker: str | None = None):
@@ -389,6 +397,3 @@ _SHOWN_CHARS = 500
 
 def _clip(text: str) -> str:
     return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}… ({len(text):,} characters; --json has all)"
-
-
-from assay.cli import memory_reembed  # noqa: E402,F401  (registers ``memory reembed``; it uses the helpers above)

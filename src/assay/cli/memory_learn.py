@@ -22,9 +22,24 @@ from rich.table import Table
 
 from assay.cli.app import memory_app
 from assay.cli.common import UsageError, db_errors, err, open_memory_store, out, progress_bar, user_errors
-from assay.cli.memory_progress import QUIET_OPT, Ticker, is_quiet, memory_progress
 
 __all__ = ["Device", "SplitBy", "calibrate_cmd", "train_cmd"]
+
+
+_QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar or progress lines on stderr.")
+
+
+def _progress(ctx: typer.Context, label: str, quiet: bool, total: int | None = None) -> Any:
+    """:func:`assay.memory.retrieval.progress.memory_progress` on stderr; ``--quiet``, or a global
+    ``--quiet`` in ``ctx.obj``, turns it off."""
+    from assay.memory.retrieval.progress import memory_progress
+
+    return memory_progress(label, quiet=_is_quiet(ctx, quiet), console=err, bar=progress_bar, total=total)
+
+
+def _is_quiet(ctx: typer.Context, quiet: bool) -> bool:
+    root = ctx.find_root().obj
+    return quiet or (isinstance(root, dict) and bool(root.get("quiet")))
 
 
 class SplitBy(str, Enum):
@@ -84,7 +99,7 @@ def train_cmd(
         None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    quiet: bool = QUIET_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
     from assay.memory.config import RerankerSettings
@@ -112,7 +127,7 @@ def train_cmd(
         )
         try:
             rep = _with_progress(
-                is_quiet(ctx, quiet),
+                _is_quiet(ctx, quiet),
                 lambda on_step: train_and_deploy(
                     labels,
                     target,
@@ -185,7 +200,7 @@ def calibrate_cmd(
         0.10, "--max-grade3-drop", min=0.0, max=1.0, help="Refuse a floor dropping a larger share of grade-3 memories."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
-    quiet: bool = QUIET_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
     from assay.memory.learning.calibrate import calibrate_store
@@ -193,7 +208,7 @@ def calibrate_cmd(
 
     with user_errors(ctx), db_errors():
         try:
-            with memory_progress("reading graded deliveries", quiet=is_quiet(ctx, quiet)):
+            with _progress(ctx, "reading graded deliveries", quiet):
                 res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)
         except TooFewLabelsError as e:
             err.print(f"too few labels to calibrate: {e}", markup=False)
@@ -254,6 +269,8 @@ def _with_progress(quiet: bool, run: Any) -> Any:
     if quiet:
         return run(lambda step, total, loss: None)
     if not err.is_terminal:
+        from assay.memory.retrieval.progress import Ticker
+
         ticker = Ticker("training steps", write=lambda line: err.print(line, markup=False))
         return run(lambda step, total, loss: ticker.update(step, total))
     with progress_bar("training", TextColumn("loss {task.fields[loss]}")) as bar:

@@ -1,9 +1,11 @@
-"""Progress of the long ``assay memory`` commands (add, evaluate, train, calibrate, backfill, reembed).
+"""Progress of the memory's long loops (add, evaluate, train, calibrate, backfill, reembed) as the
+``assay memory`` commands show it.
 
-On a terminal: :func:`assay.cli.common.progress_bar` (rich, stderr, transient). Off a terminal
-(a pipe, a CI log): one plain stderr line at most every :data:`PLAIN_INTERVAL_S` seconds,
-``label: done/total (rate/s)``, so a long run shows it is alive without flooding a log.
-``--quiet`` (the command's, or a global one in ``ctx.obj["quiet"]``) turns both off.
+On a terminal: the rich bar the caller passes (``assay.cli.common.progress_bar``: stderr,
+transient). Off a terminal (a pipe, a CI log): one plain line at most every
+:data:`PLAIN_INTERVAL_S` seconds, ``label: done/total (rate/s)``, so a long run shows it is alive
+without flooding a log. ``quiet`` (the commands' ``--quiet``) turns both off. The CLI passes its
+console and bar factory in: retrieval never imports the CLI.
 """
 
 from __future__ import annotations
@@ -11,27 +13,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-import typer
-
-from assay.cli.common import err, progress_bar
-
-__all__ = ["memory_progress", "Ticker", "PLAIN_INTERVAL_S", "QUIET_OPT", "is_quiet"]
+__all__ = ["memory_progress", "Ticker", "PLAIN_INTERVAL_S"]
 
 #: Seconds between two plain progress lines off a terminal (issue 16: "a plain stderr line every 10 s").
 PLAIN_INTERVAL_S = 10.0
 
-QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar or progress lines on stderr.")
-
 #: ``update(done, total)``: ``total`` None while unknown.
 Update = Callable[[int, "int | None"], None]
-
-
-def is_quiet(ctx: typer.Context, quiet: bool) -> bool:
-    """The command's ``--quiet``, or a global ``--quiet`` the app put in ``ctx.obj``."""
-    root = ctx.find_root() if ctx is not None else None
-    obj = (getattr(root, "obj", None) or {}) if root is not None else {}
-    return bool(quiet or (isinstance(obj, dict) and obj.get("quiet")))
 
 
 class Ticker:
@@ -60,9 +50,14 @@ class Ticker:
 
 
 @contextmanager
-def memory_progress(label: str, *, quiet: bool, total: int | None = None) -> Iterator[Update]:
-    """Yield ``update(done, total)`` for a loop of ``total`` steps (``None``: unknown yet);
-    see the module docstring for where it shows."""
+def memory_progress(
+    label: str, *, quiet: bool, console: Any, bar: Callable[[str], Any], total: int | None = None
+) -> Iterator[Update]:
+    """Yield ``update(done, total)`` for a loop of ``total`` steps (``None``: unknown yet).
+
+    ``console``: the rich console progress goes to (stderr); ``bar(label)``: a rich ``Progress``
+    for the terminal. See the module docstring for where it shows."""
+    err = console
     if quiet:
 
         def silent(done: int, total: int | None = None) -> None:
@@ -74,10 +69,10 @@ def memory_progress(label: str, *, quiet: bool, total: int | None = None) -> Ite
         ticker = Ticker(label, write=lambda line: err.print(line, markup=False, highlight=False))
         yield ticker.update
         return
-    with progress_bar(label) as bar:
-        task = bar.add_task(label, total=total)
+    with bar(label) as live:
+        task = live.add_task(label, total=total)
 
         def update(done: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total)
+            live.update(task, completed=done, total=total)
 
         yield update
