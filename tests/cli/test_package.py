@@ -36,6 +36,7 @@ GROUPS = {
         "evaluate",
         "train",
         "calibrate",
+        "reembed",
     ],
 }
 #: Optional extras (ml, llm, postgres, agents, server) and jinja2 (the reports): none loads on import.

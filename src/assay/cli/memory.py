@@ -14,6 +14,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -53,6 +54,18 @@ _EMBEDDER_OPT = typer.Option(
 )
 _JSON_OPT = typer.Option(False, "--json", help="Print JSON.")
 
+_QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar or progress lines on stderr.")
+
+
+def _progress(ctx: typer.Context, label: str, quiet: bool, total: int | None = None) -> Any:
+    """:func:`~assay.memory.retrieval.progress.memory_progress` on stderr, off with ``--quiet`` (or ``ctx.obj``'s)."""
+    from assay.cli.common import progress_bar
+    from assay.memory.retrieval.progress import memory_progress
+
+    root = ctx.find_root().obj
+    quiet = quiet or (isinstance(root, dict) and bool(root.get("quiet")))
+    return memory_progress(label, quiet=quiet, console=err, bar=progress_bar, total=total)
+
 
 @memory_app.command("add")
 def add_cmd(
@@ -63,26 +76,43 @@ def add_cmd(
         "is_correction?, supersedes?, embedding?, meta?} a line.",
     ),
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Add every memory of FILE in one transaction (duplicates merge; nothing is added if a line is bad)."""
 
     with user_errors(ctx), db_errors():
         store = _open(ctx, embedder)
-        r = store.add_file(file)
+        lines = _count_lines(file)
+        with _progress(ctx, "embedding memories", quiet, total=lines) as update:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                update(done[0], lines)
+
+            store.report_embedding(seen)
+            r = store.add_file(file)
         total = store.count()
+        from assay.memory.retrieval.scripts import script_warning
+
+        warning = script_warning(store)
     out.print(
         f"added {len(r.added)}, merged {len(r.merged)} duplicate(s), updated {len(r.updated)}, "
         f"unchanged {len(r.unchanged)}, "
         f"superseded {len(r.superseded)} ({total} memories in all)",
         markup=False,
     )
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
 
 
 @memory_app.command("search")
 def search_cmd(
     ctx: typer.Context,
     context: str = typer.Argument(..., help="The recent-context window to search for ('-' reads stdin)."),
-    k: int = typer.Option(5, "-k", "--k", min=1, help="How many memories to deliver."),
+    k: int = typer.Option(
+        5, "-k", "--k", help="How many memories to deliver: 1 to 1,000 (ASSAY_MEMORY_MAX_K raises the bound)."
+    ),
     scope: str | None = typer.Option(None, "--scope", help="The query's scope (scores the scope component)."),
     only_scope: bool = typer.Option(False, "--only-scope", help="Restrict the search to --scope."),
     session: str | None = typer.Option(None, "--session", help="Session id recorded with the deliveries."),
@@ -212,12 +242,22 @@ def backfill_cmd(
     limit: int | None = typer.Option(None, "--limit", min=0, help="At most N deliveries re-scored (whole searches)."),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Give lexical-only engagement labels their semantic second chance (idempotent: method semantic-backfill)."""
     from assay.memory.feedback.backfill import backfill
 
     with user_errors(ctx), db_errors():
-        rep = backfill(_open(ctx, embedder), dry_run=dry_run, limit=limit)
+        store = _open(ctx, embedder)
+        with _progress(ctx, "embedding responses and memories", quiet) as update:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                update(done[0], None)
+
+            store.report_embedding(seen)
+            rep = backfill(store, dry_run=dry_run, limit=limit)
     if as_json:
         out.print(json.dumps(rep.to_dict(), indent=2), markup=False)
         return
@@ -241,11 +281,16 @@ def stats_cmd(
     """Engagement rate (per procedure), mean grade and hard-negative share, by generation version and
     reranker, with 95% CIs."""
     from assay.memory.feedback.stats import memory_stats
+    from assay.memory.retrieval.scripts import script_warning
 
     with user_errors(ctx), db_errors():
-        s = memory_stats(_open(ctx, None), seed=seed)
+        store = _open(ctx, None)
+        s = memory_stats(store, seed=seed)
+        warning = script_warning(store)
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
     if as_json:
-        out.print(json.dumps(s, indent=2, ensure_ascii=False), markup=False)
+        out.print(json.dumps({**s, "script_warning": warning}, indent=2, ensure_ascii=False), markup=False)
         return
     out.print(f"{s['n_deliveries']} deliveries in {s['n_searches']} searches", markup=False)
     out.print(f"vector path: {s['vector_path']['path']} — {s['vector_path']['detail']}", markup=False)
@@ -290,16 +335,20 @@ def export_cmd(
 def evaluate_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(
-        ..., help='Queries JSONL: {"id", "query", "relevant": [ids], "scope", "category"} a line.'
+        ...,
+        help='Queries JSONL: {"id", "query", "relevant": \\[ids], "scope", "category"} a line.',
     ),
-    k: int = typer.Option(10, "-k", "--k", min=1, help="Depth of recall@k, nDCG@k and MRR."),
-    ranker: RankerName = typer.Option(RankerName.composite, "--ranker"),
+    k: int = typer.Option(10, "-k", "--k", help="Depth of recall@k, nDCG@k and MRR: 1 to 1,000."),
+    ranker: RankerName = typer.Option(
+        RankerName.composite, "--ranker", help="composite (as search ranks), dense, bm25 or reranker."
+    ),
     reranker: str | None = typer.Option(None, "--reranker", help="Registered reranker name (for --ranker reranker)."),
     exclude_category: list[str] = typer.Option(
         [], "--exclude-category", help="Leave out queries of this category (repeatable)."
     ),
     as_json: bool = _JSON_OPT,
     embedder: EmbedderName | None = _EMBEDDER_OPT,
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Recall@5, recall@k, nDCG@k and MRR of a ranker over labelled queries (nothing is logged)."""
     from assay.memory.retrieval.evaluate import evaluate_retrieval, load_queries
@@ -308,7 +357,9 @@ def evaluate_cmd(
         if ranker is RankerName.reranker and not reranker:
             raise UsageError("--ranker reranker needs --reranker NAME")
         qs = [q for q in load_queries(queries) if q.category not in set(exclude_category)]
-        res = evaluate_retrieval(_open(ctx, embedder, reranker=reranker), qs, k=k, ranker=ranker.value)
+        store = _open(ctx, embedder, reranker=reranker)
+        with _progress(ctx, "ranking queries", quiet, total=len(qs)) as update:
+            res = evaluate_retrieval(store, qs, k=k, ranker=ranker.value, on_progress=update)
     if as_json:
         out.print(json.dumps(res, indent=2, ensure_ascii=False), markup=False)
         return
@@ -325,6 +376,11 @@ def evaluate_cmd(
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _count_lines(path: Path) -> int | None:
+    """Non-blank lines of ``path`` (the most memories an add embeds), ``None`` when unreadable."""
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip()) if path.is_file() else None
 
 
 def _open(ctx: typer.Context, embedder: EmbedderName | None, *, reranker: str | None = None):

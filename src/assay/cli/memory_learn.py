@@ -3,14 +3,15 @@
 Thin: parses options, calls :mod:`assay.memory.learning.deploy` / :mod:`assay.memory.learning.calibrate`, prints.
 Both commands join the ``memory`` group of :mod:`assay.cli.app`, after :mod:`assay.cli.memory`'s.
 
-Exit codes — train: 0 deployed, 1 not deployed, 2 bad input; calibrate: 0 every floor
-accepted, 1 a floor refused (or a model without both grade 3 and grade 0), 2 bad input.
+Exit codes (issue 16's table) — train: 0 deployed, 1 trained but not deployed (or training
+failed: nothing installed), 3 too few labels to train (no grade pair, a split with an empty
+side), 2 bad input; calibrate: 0 a floor found for every model, 1 a floor refused, 3 too few
+labels (no graded delivery, or a model without both grade 3 and grade 0), 2 bad input.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,22 @@ from assay.cli.app import memory_app
 from assay.cli.common import UsageError, db_errors, err, open_memory_store, out, progress_bar, user_errors
 
 __all__ = ["Device", "SplitBy", "calibrate_cmd", "train_cmd"]
+
+
+_QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar or progress lines on stderr.")
+
+
+def _progress(ctx: typer.Context, label: str, quiet: bool, total: int | None = None) -> Any:
+    """:func:`assay.memory.retrieval.progress.memory_progress` on stderr; ``--quiet``, or a global
+    ``--quiet`` in ``ctx.obj``, turns it off."""
+    from assay.memory.retrieval.progress import memory_progress
+
+    return memory_progress(label, quiet=_is_quiet(ctx, quiet), console=err, bar=progress_bar, total=total)
+
+
+def _is_quiet(ctx: typer.Context, quiet: bool) -> bool:
+    root = ctx.find_root().obj
+    return quiet or (isinstance(root, dict) and bool(root.get("quiet")))
 
 
 class SplitBy(str, Enum):
@@ -82,16 +99,17 @@ def train_cmd(
         None, "--keep-candidate", help="Also keep a NOT deployed candidate (with its card) in this folder."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Train a student reranker on graded deliveries; deploy it only if it beats the incumbent on held-out pairs."""
     from assay.memory.config import RerankerSettings
     from assay.memory.learning.deploy import train_and_deploy
+    from assay.memory.learning.pairs import TooFewLabelsError
     from assay.memory.learning.train import TrainConfig, TrainingError
 
     with user_errors(ctx):
-        target = out_dir or (
-            Path(os.environ["ASSAY_RERANKER_STUDENT"]) if os.environ.get("ASSAY_RERANKER_STUDENT") else None
-        )
+        settings = RerankerSettings.from_env()
+        target = out_dir or (Path(settings.student_dir) if settings.student_dir else None)
         if target is None:
             raise UsageError("give --out DIR (the student folder) or set ASSAY_RERANKER_STUDENT")
         if not labels.is_file():
@@ -107,9 +125,9 @@ def train_cmd(
             threads=threads,
             freeze_embeddings=not train_embeddings,
         )
-        settings = RerankerSettings.from_env()
         try:
             rep = _with_progress(
+                _is_quiet(ctx, quiet),
                 lambda on_step: train_and_deploy(
                     labels,
                     target,
@@ -126,6 +144,9 @@ def train_cmd(
                     on_step=on_step,
                 ),
             )
+        except TooFewLabelsError as e:
+            err.print(f"too few labels to train: {e}", markup=False)
+            raise typer.Exit(3) from None
         except TrainingError as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(1) from None
@@ -179,16 +200,23 @@ def calibrate_cmd(
         0.10, "--max-grade3-drop", min=0.0, max=1.0, help="Refuse a floor dropping a larger share of grade-3 memories."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (curve included)."),
+    quiet: bool = _QUIET_OPT,
 ) -> None:
     """Choose each model's floor from graded deliveries: keep grade-3 memories, drop grade-0 ones."""
     from assay.memory.learning.calibrate import calibrate_store
+    from assay.memory.learning.pairs import TooFewLabelsError
 
     with user_errors(ctx), db_errors():
-        res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)
-    ok = all(r["status"] == "ok" for r in res["models"].values())
+        try:
+            with _progress(ctx, "reading graded deliveries", quiet):
+                res = calibrate_store(open_memory_store(ctx), model=model, max_grade3_drop=max_drop, proposed=floor)
+        except TooFewLabelsError as e:
+            err.print(f"too few labels to calibrate: {e}", markup=False)
+            raise typer.Exit(3) from None
+    code = _calibrate_exit(res)
     if as_json:
         out.print(json.dumps(res, indent=2), markup=False)
-        raise typer.Exit(0 if ok else 1)
+        raise typer.Exit(code)
     for name, r in res["models"].items():
         if r["status"] == "insufficient":
             out.print(
@@ -223,13 +251,28 @@ def calibrate_cmd(
         for p in r["curve"]:
             t.add_row(f"{p['floor']:.4f}", _pct(p["grade3_dropped"]), _pct(p["grade0_kept"]), f"{p['j']:.3f}")
         out.print(t)
-    raise typer.Exit(0 if ok else 1)
+    raise typer.Exit(code)
 
 
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _with_progress(run: Any) -> Any:
+def _calibrate_exit(res: dict[str, Any]) -> int:
+    """1 when any model's floor was refused, else 3 when any model had too few labels, else 0."""
+    status = [r["status"] for r in res["models"].values()]
+    if any(s not in ("ok", "insufficient") for s in status):
+        return 1
+    return 3 if "insufficient" in status else 0
+
+
+def _with_progress(quiet: bool, run: Any) -> Any:
+    if quiet:
+        return run(lambda step, total, loss: None)
+    if not err.is_terminal:
+        from assay.memory.retrieval.progress import Ticker
+
+        ticker = Ticker("training steps", write=lambda line: err.print(line, markup=False))
+        return run(lambda step, total, loss: ticker.update(step, total))
     with progress_bar("training", TextColumn("loss {task.fields[loss]}")) as bar:
         task = bar.add_task("steps", total=None, loss="—")
 

@@ -141,6 +141,22 @@ class MemorySettings:
       2.8–7.3 ms with other jobs running); the store's composite top-10 at 200 matched numpy's
       in every query (recall 1.0, p50 7.3 ms vs 11.2 ms in process). 200, not 100: at 100 a
       new-user review found 10 of 1,590 LoCoMo top-k lists ordered differently from SQLite's.
+    - ``max_k``: the most memories one search may deliver (and one evaluation rank), 1,000.
+      A search is a context window for an agent: a prompt holds tens of memories, not
+      thousands, and every delivered memory is a logged delivery row (issue 16: ``-k
+      99999999999999999999999`` delivered and logged the whole store, 1,518 → 5,610 rows after
+      two searches, skewing ``memory stats``). 1,000 is also pgvector's ``ef_search`` bound.
+      Raise it for offline analysis (``ASSAY_MEMORY_MAX_K``, :func:`default_settings`).
+    - ``untrained_script_similarity``: the factor on the ``similarity`` weight for a query written
+      mostly in a script the embedder was not trained on
+      (:data:`assay.memory.retrieval.scripts.TRAINED_SCRIPTS`: all-MiniLM-L6-v2 is English-only),
+      0.0: the composite then ranks such a query by its keyword component (character bigrams of
+      particle-free Korean words, :func:`assay.memory.text.terms`) and scope. Measured on the
+      Korean set (``tests/memory/data/korean``, ``benchmarks/bench_memory_korean.py``, MiniLM):
+      composite recall@10 0.873 / MRR 0.714 with the similarity kept (factor 1.0), 0.964 / 0.878
+      with a tenth of it as a tie-breaker (0.1), 0.982 / 0.923 without it (0.0); MiniLM's dense
+      recall@10 alone is 0.591 — its cosine on Hangul is close to noise. 1.0 turns the rule
+      off. An embedder not listed (the hashing one) is never scaled.
     - ``pgvector_exact``: bypass the HNSW index (an exact scan and sort in PostgreSQL): exactly
       the numpy path's top-k, at O(n) per query. Off by default; ``ASSAY_MEMORY_PGVECTOR_EXACT=1``
       turns it on (:func:`default_settings`).
@@ -164,6 +180,8 @@ class MemorySettings:
     vector_path: Literal["auto", "numpy"] = "auto"
     pgvector_candidates: int = 200
     pgvector_exact: bool = False
+    max_k: int = 1000
+    untrained_script_similarity: float = 0.0
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -190,6 +208,10 @@ class MemorySettings:
             )
         if not self.arm.strip():
             raise ValueError("arm must be a non-empty string")
+        if not 0.0 <= self.untrained_script_similarity <= 1.0:
+            raise ValueError(f"untrained_script_similarity must be in [0, 1], got {self.untrained_script_similarity}")
+        if isinstance(self.max_k, bool) or not isinstance(self.max_k, int) or self.max_k < 1:
+            raise ValueError(f"max_k must be an integer >= 1, got {self.max_k!r}")
 
     def with_(self, **changes: object) -> MemorySettings:
         """A copy with ``changes`` applied (validated again)."""
@@ -279,7 +301,8 @@ class RerankerSettings:
 
 def default_settings(**changes: object) -> MemorySettings:
     """:class:`MemorySettings` defaults, then the environment — ``ASSAY_MEMORY_EMBEDDER``
-    (``minilm`` | ``hashing``), ``ASSAY_MEMORY_PGVECTOR_EXACT`` (``1`` | ``0``) — then ``changes``.
+    (``minilm`` | ``hashing``), ``ASSAY_MEMORY_PGVECTOR_EXACT`` (``1`` | ``0``),
+    ``ASSAY_MEMORY_MAX_K`` (an integer >= 1) — then ``changes``.
     Raises ``ValueError`` naming the variable for a value it does not accept."""
     env: dict[str, object] = {}
     if embedder := os.environ.get("ASSAY_MEMORY_EMBEDDER"):
@@ -288,6 +311,10 @@ def default_settings(**changes: object) -> MemorySettings:
         if exact not in ("0", "1"):
             raise ValueError(f"ASSAY_MEMORY_PGVECTOR_EXACT={exact!r}: use 1 (exact search) or 0")
         env["pgvector_exact"] = exact == "1"
+    if max_k := os.environ.get("ASSAY_MEMORY_MAX_K", "").strip():
+        if not max_k.isdigit() or int(max_k) < 1:
+            raise ValueError(f"ASSAY_MEMORY_MAX_K={max_k!r}: an integer >= 1 (the most memories one search delivers)")
+        env["max_k"] = int(max_k)
     return MemorySettings(**env).with_(**changes)  # type: ignore[arg-type]
 
 

@@ -32,6 +32,9 @@ __all__ = [
     "clean_context",
     "STOPWORDS",
     "MAX_DERIVED_KEYWORDS",
+    "dominant_script",
+    "has_cjk",
+    "strip_josa",
 ]
 
 #: At most this many keywords are derived from a memory's text (the first distinct content
@@ -117,9 +120,32 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Hangul, CJK ideograph or kana character (what :func:`tokens` bigrams)."""
+    return _CJK.search(text) is not None
+
+
+def strip_josa(text: str) -> str:
+    """``text`` (NFKC-casefolded) with one trailing Korean particle (:data:`_JOSA`) cut from each
+    Hangul word when two or more syllables remain, words joined by newlines (``"지민은 어디에서"``
+    → ``"지민\\n어디"``): the particle is grammar, not content, and its bigram (``에서``) would
+    otherwise match every memory with a place in it."""
+    out = []
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if _HANGUL_WORD.fullmatch(word):
+            for j in _JOSA:
+                if word.endswith(j) and len(word) - len(j) >= 2:
+                    word = word[: -len(j)]
+                    break
+        out.append(word)
+    return "\n".join(out)
+
+
 def terms(text: str) -> set[str]:
-    """Content terms of ``text``: :func:`tokens` minus stopwords and one-letter non-CJK tokens."""
-    return {t for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK.fullmatch(t))}
+    """Content terms of ``text``: :func:`tokens` of :func:`strip_josa` (a Korean word's particle
+    cut first) minus stopwords and one-letter non-CJK tokens."""
+    src = strip_josa(text) if _HANGUL_WORD.search(text) else text
+    return {t for t in tokens(src) if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK.fullmatch(t))}
 
 
 def keyword_terms(keywords: Iterable[str]) -> set[str]:
@@ -188,3 +214,34 @@ def clean_context(text: str, max_chars: int = 2000) -> str:
         if cut != -1:
             t = t[cut + 1 :]
     return t
+
+
+#: Scripts :func:`dominant_script` tells apart, by the first word of a letter's Unicode name
+#: (``HANGUL SYLLABLE GA`` → Hangul; ``CJK UNIFIED IDEOGRAPH-4E00`` → Han).
+_SCRIPT_NAMES = {
+    "LATIN": "Latin",
+    "HANGUL": "Hangul",
+    "CJK": "Han",
+    "HIRAGANA": "Kana",
+    "KATAKANA": "Kana",
+    "CYRILLIC": "Cyrillic",
+    "GREEK": "Greek",
+    "ARABIC": "Arabic",
+    "HEBREW": "Hebrew",
+    "THAI": "Thai",
+    "DEVANAGARI": "Devanagari",
+}
+
+
+def dominant_script(text: str) -> str | None:
+    """The script most of the letters of ``text`` are written in (``"Latin"``, ``"Hangul"``,
+    ``"Han"``, ``"Kana"``, ``"Cyrillic"``, …, ``"Other"``), ``None`` for a text without letters.
+    Digits, punctuation and symbols are not letters. Ties go to the script seen first."""
+    counts: dict[str, int] = {}
+    for ch in unicodedata.normalize("NFKC", text):
+        if not ch.isalpha():
+            continue
+        first = unicodedata.name(ch, "OTHER").split(" ", 1)[0]
+        script = _SCRIPT_NAMES.get(first, "Other")
+        counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else None

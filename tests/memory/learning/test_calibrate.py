@@ -109,4 +109,17 @@ def test_cli_calibrate_json_text_and_exit_codes(graded_db, tmp_path):
     assert r.exit_code in (0, 1) and "floor curve" in r.output
     empty = f"sqlite:///{tmp_path / 'empty.db'}"
     r = runner.invoke(app, ["--db", empty, "memory", "calibrate"])
-    assert r.exit_code == 2 and "no graded delivery" in r.output
+    assert r.exit_code == 3 and "too few labels to calibrate: no graded delivery" in r.output  # table: 3
+
+
+def test_cli_calibrate_with_only_grade3_labels_exits_3(tmp_path):
+    """Exit-code table: calibrate 3 = too few labels (a model without both grade 3 and grade 0)."""
+    from assay.cli import app
+
+    url = f"sqlite:///{tmp_path / 'few.db'}"
+    store = MemoryStore(url, settings=MemorySettings(embedder="hashing"))
+    store.add([{"id": "m1", "text": "alpha budget"}, {"id": "m2", "text": "alpha plan"}])
+    apply_grades(store, store.search("alpha", 2).search_id, "m1:3, m2:3")
+    r = CliRunner().invoke(app, ["--db", url, "memory", "calibrate"])
+    assert r.exit_code == 3, r.output
+    assert "composite: cannot calibrate — 2 grade-3 and 0 grade-0 deliveries (need both)" in r.output

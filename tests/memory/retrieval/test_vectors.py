@@ -197,14 +197,24 @@ def test_mirror_follows_new_rows_reembedding_and_skips_zero_vectors(pgvector_url
     store = MemoryStore(pgvector_url, settings=EXACT)
     mems, vecs, _c, _w = _data(40)
     store.add(mems[:20], embeddings=vecs[:20])
-    store.add(
-        mems[20:], embeddings=vecs[20:], embedding_model="another-model"
-    )  # not this store's vectors: not mirrored
+    with pytest.raises(ValueError, match="another embedder"):  # another model's vectors never enter the store
+        store.add(mems[20:], embeddings=vecs[20:], embedding_model="another-model")
+    store.add(mems[20:], embeddings=vecs[20:])
     store.add([{"id": "blank", "text": "the and of"}])  # stopwords only: the hashing vector is all-zero
+    with store.engine.begin() as conn:  # as an earlier version could leave them: another model's rows, unmirrored
+        conn.execute(text("UPDATE memories SET embedding_model = 'another-model' WHERE id BETWEEN 'm0020' AND 'm0039'"))
+        conn.execute(
+            text(
+                "DELETE FROM memory_vectors WHERE seq IN "
+                "(SELECT seq FROM memories WHERE embedding_model = 'another-model')"
+            )
+        )
+    store = MemoryStore(pgvector_url, settings=EXACT)
     mirror = store.vector_path.mirror
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 20
-    # re-encodes the other model's rows with this store's embedder, mirror updated in the same transaction
+    # re-encodes the other model's rows on purpose (reembed), mirror updated in the same transaction
+    store.reembed()
     store.index()
     with store.engine.connect() as conn:
         assert mirror.count(conn) == 40

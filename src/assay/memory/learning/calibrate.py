@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select
 
+from assay.memory.learning.pairs import TooFewLabelsError
 from assay.memory.models import StoreView
 from assay.memory.tables import memory_deliveries
 
@@ -124,7 +125,8 @@ def calibrate_store(
 ) -> dict[str, Any]:
     """Calibrate every model of the log (or only ``model``): ``{"models": {name: result | {"status":
     "insufficient", "n_grade3", "n_grade0"}}, "max_grade3_drop"}``. ``ValueError`` when the log
-    has no graded delivery (of ``model``)."""
+    has no graded delivery of ``model``; :class:`~assay.memory.learning.pairs.TooFewLabelsError`
+    (a ``ValueError``) when it has no graded delivery at all."""
     scores = graded_scores(store)
     if model is not None:
         if model not in scores:
@@ -132,7 +134,7 @@ def calibrate_store(
             raise ValueError(f"no graded delivery ranked by {model!r} (models with grades: {known})")
         scores = {model: scores[model]}
     if not scores:
-        raise ValueError("no graded delivery in the log: grade searches first (assay memory grade)")
+        raise TooFewLabelsError("no graded delivery in the log: grade searches first (assay memory grade)")
     out: dict[str, Any] = {}
     for name in sorted(scores):
         g = scores[name]

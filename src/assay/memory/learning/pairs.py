@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from assay.memory.models import load_jsonl
 
 __all__ = [
+    "TooFewLabelsError",
     "LabelRecord",
     "Item",
     "Pair",
@@ -52,6 +53,13 @@ __all__ = [
     "build_dataset",
     "group_key",
 ]
+
+
+class TooFewLabelsError(ValueError):
+    """The labels are valid but too few to train or calibrate on (no grade pair, one group,
+    a split with an empty side, no graded delivery): the CLI exits 3 ("done, but the
+    measurement is incomplete"), not 2 (bad input)."""
+
 
 SplitBy = Literal["query", "scope"]
 
@@ -189,7 +197,7 @@ def split_groups(groups: Sequence[str], *, holdout: float = 0.2, seed: int = 0) 
     """
     uniq = sorted(set(groups))
     if len(uniq) < 2:
-        raise ValueError(f"need at least 2 groups to hold some out, got {len(uniq)}")
+        raise TooFewLabelsError(f"need at least 2 groups to hold some out, got {len(uniq)}")
     if not 0.0 < holdout < 1.0:
         raise ValueError(f"holdout must be in (0, 1), got {holdout}")
     n_out = min(len(uniq) - 1, max(1, round(holdout * len(uniq))))
@@ -264,7 +272,9 @@ def build_dataset(
     }
     with_pairs = sorted(qid for qid, ps in by_query.items() if ps)
     if not with_pairs:
-        raise ValueError(f"no grade pairs: no query has two memories whose grades differ by >= {min_gap} (--min-gap)")
+        raise TooFewLabelsError(
+            f"no grade pairs: no query has two memories whose grades differ by >= {min_gap} (--min-gap)"
+        )
     train_g, held_g = split_groups([groups[q] for q in with_pairs], holdout=holdout, seed=seed)
     train = [p for q in with_pairs if groups[q] in train_g for p in by_query[q]]
     held = [p for q in with_pairs if groups[q] in held_g for p in by_query[q]]
@@ -282,7 +292,7 @@ def build_dataset(
         else []
     )
     if not train or not held:
-        raise ValueError("the split left no grade pair on one side; add labels or change --split-by/--seed")
+        raise TooFewLabelsError("the split left no grade pair on one side; add labels or change --split-by/--seed")
     digest = hashlib.sha256(json.dumps(sorted(held_g)).encode("utf-8")).hexdigest()[:16]
     stats = {
         "labels": len(records),

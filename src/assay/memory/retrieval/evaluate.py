@@ -11,7 +11,9 @@ search is restricted to that scope) — by one of the rankers:
 - ``composite``: the composite score (:mod:`assay.memory.retrieval.scoring`), as :func:`search` ranks;
 - ``dense``: cosine similarity of the embeddings alone;
 - ``bm25``: Okapi BM25 by ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75,
-  ``bm25s.tokenize``: lowercase, English stopwords, no stemming) over the candidate memories'
+  ``bm25s.tokenize``: lowercase, English stopwords, no stemming; a Hangul, CJK or kana word is
+  then split into overlapping character bigrams, :func:`assay.memory.text.tokens`, the
+  segmentation-free indexing of Lucene's ``CJKBigramFilter``) over the candidate memories'
   texts;
 - ``reranker``: the store's reranker over the composite top ``rerank_depth``.
 
@@ -36,7 +38,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.memory.models import load_jsonl
 from assay.memory.retrieval.embeddings import embed_texts
-from assay.memory.retrieval.search import SearchSource, rank_hits
+from assay.memory.retrieval.search import SearchSource, check_k, rank_hits
+from assay.memory.text import has_cjk, strip_josa, tokens
 
 __all__ = ["Query", "load_queries", "evaluate_retrieval", "recall_at", "ndcg_at", "reciprocal_rank", "RANKERS"]
 
@@ -100,20 +103,25 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
 
 
 def evaluate_retrieval(
-    store: SearchSource, queries: Sequence[Query], *, k: int = 10, ranker: str = "composite"
+    store: SearchSource,
+    queries: Sequence[Query],
+    *,
+    k: int = 10,
+    ranker: str = "composite",
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Rank every query and aggregate: ``{"recall@5", "recall@{k}", "ndcg@{k}", "mrr", "n",
     "n_skipped", "per_category": {category: {same keys}}, "ranker", "k", "skipped": {reason: n}}``.
 
     Means over the evaluated queries (``None`` when none). Raises ``ValueError`` for an
-    unknown ranker or ``k < 1``; ``ModuleNotFoundError`` naming the extra when ``bm25s`` or the
-    embedder's packages are missing.
+    unknown ranker or ``k`` outside ``[1, settings.max_k]``; ``ModuleNotFoundError`` naming the
+    extra when ``bm25s`` or the embedder's packages are missing. ``on_progress(done, total)``:
+    called after each ranked query.
     """
     if ranker not in RANKERS:
         raise ValueError(f"unknown ranker {ranker!r}: expected one of {', '.join(RANKERS)}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    depth = max(k, 5)
+    check_k(k, store.settings.max_k)
+    depth = max(k, min(5, store.settings.max_k))
     stored = set(store.get_many([m for q in queries for m in q.relevant]))
     todo: list[tuple[Query, set[str]]] = []
     skipped: defaultdict[str, int] = defaultdict(int)
@@ -129,6 +137,8 @@ def evaluate_retrieval(
     per_query: list[tuple[str, dict[str, float]]] = []
     for i, (q, rel) in enumerate(todo):
         ids = rank(i, q, depth)
+        if on_progress is not None:
+            on_progress(i + 1, len(todo))
         per_query.append(
             (
                 q.category or "(none)",
@@ -215,4 +225,12 @@ class Bm25Ranker:
         return ids[np.lexsort((ids, -scores))[:k]].tolist()
 
     def _tokenize(self, texts: list[str]) -> list[list[str]]:
-        return self._bm25s.tokenize(texts, return_ids=False, show_progress=False)
+        """``bm25s.tokenize`` (its English rules unchanged), then every token holding Hangul, CJK
+        ideographs or kana replaced by the character bigrams of the word without its Korean
+        particle (:func:`~assay.memory.text.strip_josa`, :func:`~assay.memory.text.tokens`):
+        those scripts glue particles onto words, so whole words rarely recur between a question
+        and its evidence."""
+        out = []
+        for toks in self._bm25s.tokenize(texts, return_ids=False, show_progress=False):
+            out.append([t for tok in toks for t in (tokens(strip_josa(tok)) if has_cjk(tok) else (tok,))])
+        return out

@@ -18,7 +18,8 @@ from sqlalchemy import Engine, select
 
 from assay.cases import InputProblem
 from assay.memory.models import MemoryFileError, MemoryIn, StoreView, now_utc
-from assay.memory.retrieval.embeddings import embed_texts, unit_rows
+from assay.memory.retrieval.embeddings import canonical_identity, embed_texts, unit_rows
+from assay.memory.retrieval.identity import check_store_embedder
 from assay.memory.retrieval.scoring import reliability
 from assay.memory.tables import memories
 from assay.memory.text import dedupe_key, derive_keywords
@@ -67,7 +68,9 @@ def plan_add(
 
     ``embeddings``: precomputed vectors, one row per item (float32, any norm), or ``None``: each
     item's own ``embedding``, else encoded here with the store's embedder; ``embedding_model``
-    names the precomputed vectors' model (default: the store's embedder). Reads only.
+    names the precomputed vectors' model (default: the store's embedder; another identity, or a
+    store holding another embedder's vectors, raises
+    :class:`~assay.memory.retrieval.identity.EmbedderMismatchError`). Reads only.
     """
     problems: list[InputProblem] = []
     plan = AddPlan()
@@ -184,6 +187,14 @@ def plan_add(
             vectors[it.pos] = v
     if problems:
         raise MemoryFileError(problems)
+    if inserts:  # never mix two embedders' vectors in one store (assay.memory.retrieval.identity)
+        mine = canonical_identity(store.embedder.model)
+        if canonical_identity(model) != mine:
+            raise ValueError(
+                f"embedding_model {model!r}: precomputed vectors of another embedder than this store's ({mine}); "
+                "vectors of two embedders never mix in one store"
+            )
+        check_store_embedder(store.engine, mine, action="add")
     if vectors:
         dims = {v.shape[0] for v in vectors.values()}
         if len(dims) > 1:

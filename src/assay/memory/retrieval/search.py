@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -36,10 +36,11 @@ from assay.memory.config import RANKER_VERSION
 from assay.memory.feedback.deliveries import log_deliveries
 from assay.memory.models import Memory, Reranker, SearchHit, StoreView, now_utc
 from assay.memory.retrieval.index import MemoryIndex
+from assay.memory.retrieval.scripts import trained_on
 from assay.memory.retrieval.vectors import VectorPath
 from assay.memory.text import clean_context
 
-__all__ = ["search", "rank_hits", "SearchResult", "SearchSource", "MAX_ID_CHARS"]
+__all__ = ["search", "rank_hits", "check_k", "SearchResult", "SearchSource", "MAX_ID_CHARS"]
 
 
 class SearchSource(StoreView, Protocol):
@@ -81,6 +82,16 @@ class SearchResult:
 MAX_ID_CHARS = 200
 
 
+def check_k(k: int, max_k: int) -> None:
+    """``ValueError`` in one line unless ``1 <= k <= max_k`` (``MemorySettings.max_k``, 1,000 by
+    default; ``ASSAY_MEMORY_MAX_K`` raises it). A huge ``k`` is shown by its digit count."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
+        shown = f"a {len(str(k))}-digit number" if isinstance(k, int) and len(str(k)) > 12 else repr(k)
+        raise ValueError(
+            f"k must be between 1 and {max_k:,} (MemorySettings.max_k; ASSAY_MEMORY_MAX_K raises it), got {shown}"
+        )
+
+
 def search(
     store: SearchSource,
     context_window: str,
@@ -96,7 +107,8 @@ def search(
     ``scope``: the query's scope (scores the scope component); with ``restrict_to_scope`` only
     memories of that scope are candidates. ``session_id``: recorded with each delivery.
     ``explain``: return each hit's ``components``. Superseded memories and (prefilter on)
-    meta-memories are never delivered. Raises ``ValueError`` for ``k < 1``, a blank window
+    meta-memories are never delivered. Raises ``ValueError`` (before anything is embedded or
+    logged) for ``k`` outside ``[1, settings.max_k]`` (:func:`check_k`), a blank window
     (after cleaning; the embedder is not called), ``restrict_to_scope`` without a scope, or a
     ``scope``/``session_id`` longer than :data:`MAX_ID_CHARS` (the stored column's width).
     An empty store gives an empty result and logs nothing.
@@ -105,6 +117,7 @@ def search(
         if value is not None and len(value) > MAX_ID_CHARS:
             raise ValueError(f"{name}: {len(value)} characters, at most {MAX_ID_CHARS}")
     s = store.settings
+    check_k(k, s.max_k)
     query = clean_context(context_window, s.context_max_chars)
     if not query:
         raise ValueError("blank context window: nothing to search for (after cleaning)")
@@ -166,14 +179,15 @@ def rank_hits(
 ) -> list[SearchHit]:
     """The top ``k`` memories for ``query`` as given (no cleaning, no logging), with components.
 
-    ``ranker``: ``"composite"``, ``"dense"`` (similarity alone) or ``"reranker"`` (the store's
+    ``ranker``: ``"composite"`` (for a query mostly in a script the embedder was not trained on,
+    the similarity weight scaled by ``settings.untrained_script_similarity``), ``"dense"``
+    (similarity alone) or ``"reranker"`` (the store's
     reranker over the composite top ``settings.rerank_depth``; ``ValueError`` when none is
     configured). ``query_vector``: the query's precomputed unit vector (default: embedded here,
-    only when needed). Raises ``ValueError`` for ``k < 1``, a blank query (before any embedding), or
-    ``restrict_to_scope`` without a scope.
+    only when needed). Raises ``ValueError`` for ``k`` outside ``[1, settings.max_k]``, a blank
+    query (before any embedding), or ``restrict_to_scope`` without a scope.
     """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    check_k(k, store.settings.max_k)
     if not query.strip():
         raise ValueError("blank query: nothing to search for")
     if restrict_to_scope and scope is None:
@@ -182,6 +196,10 @@ def rank_hits(
     if ranker == "reranker":
         return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
     index = store.index()
+    weights, dense_pool = s.weights, store.vector_path.dense_source(store.engine, s)
+    if ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query):
+        weights = replace(weights, similarity=weights.similarity * s.untrained_script_similarity)
+        dense_pool = None  # the similarity no longer dominates: score every candidate in process
     ts = (now or now_utc()).timestamp()
     qv: np.ndarray | Callable[[], np.ndarray] = (
         query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
@@ -190,7 +208,7 @@ def rank_hits(
         query,
         qv,
         k,
-        weights=s.weights,
+        weights=weights,
         ranker=ranker,
         scope=scope,
         restrict=restrict_to_scope,
@@ -198,7 +216,7 @@ def rank_hits(
         now=ts,
         half_life_days=s.recency_half_life_days,
         depth=depth,
-        dense_pool=store.vector_path.dense_source(store.engine, s),
+        dense_pool=dense_pool,
         pool_size=s.pgvector_candidates,
     )
     mems = store.get_many([index.ids[r.row] for r in ranked])

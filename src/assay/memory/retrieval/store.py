@@ -25,8 +25,7 @@ package's :class:`assay.memory.MemoryStore` resolves it through :mod:`assay.memo
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,8 +39,10 @@ from assay.embedding import Embedder
 from assay.jsonl import as_utc, validation_problems
 from assay.memory.config import MemorySettings, default_settings
 from assay.memory.models import Memory, MemoryFileError, MemoryIn, Reranker, SearchHit, load_memories
-from assay.memory.retrieval.embeddings import embed_texts, make_embedder
+from assay.memory.retrieval.embeddings import ProgressEmbedder, canonical_identity, embed_texts, make_embedder
+from assay.memory.retrieval.identity import EmbedderMismatchError
 from assay.memory.retrieval.index import IndexRow, MemoryIndex
+from assay.memory.retrieval.reembed import ReembedReport, reembed_store
 from assay.memory.retrieval.search import SearchResult, rank_hits, search
 from assay.memory.retrieval.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.memory.retrieval.writes import AddResult, add_memories, adjust_memory, supersede_memory
@@ -49,8 +50,6 @@ from assay.memory.tables import memories, memory_state
 from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
 __all__ = ["MemoryStore"]
-
-log = logging.getLogger(__name__)
 
 #: Rows per ``IN (...)`` list: below SQLite's 999-parameter floor.
 _CHUNK = 500
@@ -98,6 +97,12 @@ class MemoryStore:
             )
         return self._embedder
 
+    def report_embedding(self, report: Callable[[int], None], batch: int | None = None) -> None:
+        """From now on, call ``report(n)`` after every ``n`` texts this store embeds (progress
+        bars): the embedder is wrapped in a :class:`~assay.memory.retrieval.embeddings.ProgressEmbedder`
+        of the same identity, slicing by ``batch`` texts (default ``settings.encode_batch_size``)."""
+        self._embedder = ProgressEmbedder(self.embedder, report, batch or self.settings.encode_batch_size)
+
     @property
     def reranker(self) -> Reranker | None:
         """The reranker this store serves, or ``None`` (the composite ranks): the one passed in, else
@@ -128,7 +133,9 @@ class MemoryStore:
 
         ``embeddings``: optional precomputed vectors ``(len(items), dim)`` (any norm; stored
         unit-length), instead of per-item ``embedding`` fields; ``embedding_model`` names
-        their model (default: this store's embedder). Raises :class:`MemoryFileError` with
+        their model (default: this store's embedder; another identity is refused, like an add
+        into a store whose vectors belong to another embedder:
+        :class:`~assay.memory.retrieval.identity.EmbedderMismatchError`). Raises :class:`MemoryFileError` with
         every problem (an id repeated with another text, an id stored with another text, an
         unknown ``supersedes`` id, a vector of the wrong dimension, a pydantic field error).
         """
@@ -160,6 +167,14 @@ class MemoryStore:
         count a contradiction against it. Superseded memories are never delivered."""
         supersede_memory(self.engine, old_id, new_id, strength=self.settings.confidence_prior_strength)
 
+    def reembed(self, *, on_progress: Callable[[int, int], None] | None = None, force: bool = False) -> ReembedReport:
+        """Re-encode every memory stored with another embedder (all of them with ``force``) with
+        this store's embedder, in one transaction; see :mod:`assay.memory.retrieval.reembed`.
+        The in-process index is rebuilt on the next read."""
+        rep = reembed_store(self, self.vector_path, on_progress=on_progress, force=force)
+        self._index, self._revision = None, None
+        return rep
+
     # -- reading ------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory | None:
@@ -182,7 +197,9 @@ class MemoryStore:
             return int(conn.execute(select(func.count()).select_from(memories)).scalar_one())
 
     def index(self) -> MemoryIndex:
-        """The in-process index, brought up to the store's revision (vectors of another model re-encoded)."""
+        """The in-process index, brought up to the store's revision. Raises
+        :class:`~assay.memory.retrieval.identity.EmbedderMismatchError` when the store's vectors
+        belong to another embedder (they are never re-encoded by a read)."""
         with self.engine.connect() as conn:
             rev = int(
                 conn.execute(select(memory_state.c.revision).where(memory_state.c.name == "memories")).scalar_one()
@@ -282,27 +299,28 @@ class MemoryStore:
             insert_ignore(conn, memory_state, {"name": "memories", "revision": 0}, ["name"])
 
     def _vectors(self, rows: Sequence[Any]) -> list[np.ndarray | None]:
-        """Stored vectors of ``rows``; missing or other-model ones are encoded now and saved."""
-        model = self.embedder.model
-        out: list[np.ndarray | None] = [
-            r.embedding if r.embedding is not None and r.embedding_model == model else None for r in rows
-        ]
+        """Stored vectors of ``rows``; a row without one (none is written so) is encoded now and
+        saved. Vectors of another embedder are never replaced here: :class:`EmbedderMismatchError`
+        (convert the store on purpose with :func:`~assay.memory.retrieval.reembed.reembed_store`)."""
+        model = canonical_identity(self.embedder.model)
+        other: dict[str, int] = {}
+        for r in rows:
+            if r.embedding is not None and canonical_identity(r.embedding_model or "(unnamed)") != model:
+                key = canonical_identity(r.embedding_model or "(unnamed)")
+                other[key] = other.get(key, 0) + 1
+        if other:
+            raise EmbedderMismatchError(other, model, action="search")
+        out: list[np.ndarray | None] = [r.embedding for r in rows]
         stale = [i for i, v in enumerate(out) if v is None]
-        switched = sum(1 for i in stale if rows[i].embedding is not None)
-        if switched:  # a shared store re-embedded by a misconfigured client would flip back and forth
-            log.warning(
-                "re-embedding %d memor%s stored with another embedding model as %s (its vectors are replaced)",
-                switched,
-                "y" if switched == 1 else "ies",
-                model,
-            )
         if stale:
             fresh = embed_texts(self.embedder, [rows[i].text for i in stale], self.settings.encode_batch_size)
             with self.engine.begin() as conn:
                 for i, v in zip(stale, fresh, strict=True):
                     out[i] = v
                     conn.execute(
-                        update(memories).where(memories.c.seq == rows[i].seq).values(embedding=v, embedding_model=model)
+                        update(memories)
+                        .where(memories.c.seq == rows[i].seq, memories.c.embedding.is_(None))
+                        .values(embedding=v, embedding_model=self.embedder.model)
                     )
                 for j in range(0, len(stale), _CHUNK):
                     sync_vectors(

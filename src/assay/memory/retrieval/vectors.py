@@ -43,6 +43,7 @@ import numpy as np
 from sqlalchemy.exc import DBAPIError
 
 from assay.memory.config import MemorySettings
+from assay.memory.retrieval.identity import stored_names
 from assay.memory.retrieval.index import DensePool
 from assay.memory.tables import memories
 from assay.storage import describe_db_error, vector_support
@@ -122,7 +123,7 @@ def open_vector_path(engine: Any, settings: MemorySettings, embedder: Callable[[
         dim=dim,
         name=MIRROR_TABLE,
         version=vs.version,
-        eligible=memories.c.embedding_model == emb.model,
+        eligible=memories.c.embedding_model.in_(stored_names(emb.model)),
     )
     try:
         status = mirror.ensure(engine)
