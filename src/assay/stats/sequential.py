@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import betaln
+from scipy import special as _special
+from scipy import stats as _sps
 
 __all__ = [
     "best_rho",
@@ -81,14 +82,17 @@ def best_rho(v_opt: float, alpha: float) -> float:
 def normal_log_mixture(s: ArrayLike, v: ArrayLike, v_opt: float, alpha_opt: float = 0.05) -> NDArray[np.float64]:
     """Log of the two-sided normal-mixture supermartingale ``log sqrt(rho/(v+rho)) + s²/(2(v+rho))``
     at sum ``s`` and intrinsic time ``v`` ≥ 0, ``rho = best_rho(v_opt, alpha_opt)`` (Howard et
-    al. 2021, §3; ``confseq``'s ``normal_log_mixture``). Crossing ``log(1/alpha)`` is the boundary of :func:`normal_mixture_bound`."""
+    al. 2021, §3; ``confseq``'s ``normal_log_mixture``). Crossing ``log(1/alpha)`` is the boundary
+    of :func:`normal_mixture_bound`."""
     rho = best_rho(v_opt, alpha_opt)
     s_, v_ = np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64)
     out: NDArray[np.float64] = 0.5 * np.log(rho / (v_ + rho)) + s_**2 / (2 * (v_ + rho))
     return out
 
 
-def normal_mixture_bound(v: ArrayLike, alpha: float, v_opt: float, alpha_opt: float | None = None) -> NDArray[np.float64]:
+def normal_mixture_bound(
+    v: ArrayLike, alpha: float, v_opt: float, alpha_opt: float | None = None
+) -> NDArray[np.float64]:
     """The two-sided normal-mixture uniform boundary on ``|S_v|``: ``sqrt((v + rho)(log(1 + v/rho)
     + 2 log(1/alpha)))`` at intrinsic time(s) ``v`` ≥ 0 (any shape), ``rho = best_rho(v_opt,
     alpha_opt or alpha)``. ``P(exists v: |S_v| >= bound(v)) <= alpha`` for a sub-Gaussian
@@ -122,9 +126,7 @@ def naive_halfwidth(variance: ArrayLike, alpha: float = 0.05) -> NDArray[np.floa
     """Half-width of the fixed-sample normal CI ``z_{1-alpha/2} * sqrt(variance)`` — valid at ONE
     pre-planned look only; here as the peer the validity simulation compares with."""
     _check_alpha(alpha)
-    from scipy.stats import norm
-
-    z = _Z95 if alpha == 0.05 else float(norm.ppf(1 - alpha / 2))
+    z = _Z95 if alpha == 0.05 else float(_sps.norm.ppf(1 - alpha / 2))
     out: NDArray[np.float64] = z * np.sqrt(np.maximum(np.asarray(variance, dtype=np.float64), 0.0))
     return out
 
@@ -193,7 +195,9 @@ def diff_cs(a: ClusteredMean, b: ClusteredMean, *, alpha: float, t_opt: float) -
     return DiffCS(est, est - hw, est + hw, (est - nh, est + nh), t)
 
 
-def srm_log_bayes_factor(n_b: ArrayLike, n: ArrayLike, allocation: float, concentration: float = 1.0) -> NDArray[np.float64]:
+def srm_log_bayes_factor(
+    n_b: ArrayLike, n: ArrayLike, allocation: float, concentration: float = 1.0
+) -> NDArray[np.float64]:
     """Log beta-binomial mixture likelihood ratio of ``n_b`` B-units out of ``n`` against the
     planned ``allocation`` to B (in (0, 1)): ``log B(a + n_b, b + n − n_b) − log B(a, b) −
     n_b log p − (n − n_b) log(1 − p)`` with prior ``Beta(a, b)``, ``a = concentration·p``, ``b =
@@ -209,5 +213,6 @@ def srm_log_bayes_factor(n_b: ArrayLike, n: ArrayLike, allocation: float, concen
         raise ValueError("need 0 <= n_b <= n")
     p = allocation
     a, b = concentration * p, concentration * (1 - p)
-    out: NDArray[np.float64] = betaln(a + k, b + m - k) - betaln(a, b) - k * np.log(p) - (m - k) * np.log1p(-p)
+    mix = _special.betaln(a + k, b + m - k) - _special.betaln(a, b)
+    out: NDArray[np.float64] = mix - k * np.log(p) - (m - k) * np.log1p(-p)
     return out

@@ -151,9 +151,9 @@ def experiment_status(engine: Engine, config: ExperimentConfig) -> ExperimentSta
         elif r.ab_arm in ARMS:
             per_arm_mem[r.ab_arm].append((r.id, r.ab_unit))
     per_arm_rows: dict[str, list[Any]] = defaultdict(list)
-    for r in rows:
-        if r.ab_arm in ARMS:
-            per_arm_rows[r.ab_arm].append(r)
+    for row in rows:
+        if row.ab_arm in ARMS:
+            per_arm_rows[row.ab_arm].append(row)
     procedures = sorted({r.engagement_procedure for r in rows if r.engaged is not None and r.engagement_procedure})
     means: dict[str, dict[str, ClusteredMean]] = {}
     arms: dict[str, ArmStats] = {}
