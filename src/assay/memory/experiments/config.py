@@ -51,7 +51,7 @@ class GateParams:
     min_delivered: int = 200
     t_opt: float = 1000.0
     guards: tuple[str, ...] = ("mean_grade", "hard_negative_share")
-    guard_margins: tuple[tuple[str, float], ...] = (("mean_grade", 0.3), ("hard_negative_share", 0.05))
+    guard_margins: tuple[tuple[str, float], ...] = (("hard_negative_share", 0.05), ("mean_grade", 0.3))
     srm_alpha: float = 0.001
 
     def __post_init__(self) -> None:
@@ -59,6 +59,7 @@ class GateParams:
             raise ValueError("alpha and srm_alpha must be in (0, 1)")
         if self.min_delivered < 1 or not self.t_opt > 0:
             raise ValueError("min_delivered must be >= 1 and t_opt > 0")
+        object.__setattr__(self, "guard_margins", tuple(sorted(dict(self.guard_margins).items())))
         unknown = [g for g in self.guards if g not in GUARDS]
         if unknown:
             raise ValueError(f"unknown guard(s) {unknown}; known: {sorted(GUARDS)}")
