@@ -174,7 +174,8 @@ def _block(
             ok &= g_est - halfwidth(g_var) > -p.guard_margin("mean_grade")
             h_est, h_var = diffs[2]
             ok &= h_est + halfwidth(h_var) < p.guard_margin("hard_negative_share")
-        promoted = ok.any(axis=1)
+        promoted: NDArray[np.bool_] = np.asarray(ok.any(axis=1), dtype=np.bool_)
         first = np.argmax(ok, axis=1)
-        decisions.append((promoted, np.where(promoted, (looks + 1)[first], -1)))
+        at: NDArray[np.int64] = np.asarray(np.where(promoted, (looks + 1)[first], -1), dtype=np.int64)
+        decisions.append((promoted, at))
     return decisions[0][0], decisions[0][1], decisions[1][0], decisions[1][1]
