@@ -42,7 +42,6 @@ def fill_round(
     current round, then ``deliveries_per_memory`` labelled deliveries of each: engaged with
     probability ``p_a`` / ``p_b`` by arm, grade 2 (engaged) or 1, no hard negative. Returns the
     units per arm."""
-    rng = np.random.default_rng(seed)
     items: list = []
     per_arm = {"A": 0, "B": 0}
     arm_of: dict[str, str] = {}
@@ -60,31 +59,89 @@ def fill_round(
             arm_of[m["id"]] = arm.name
         items.extend(stamp(mems, arm))
     store.add(items)
+    label_deliveries(
+        store, arm_of, p_a=p_a, p_b=p_b, per_memory=deliveries_per_memory, seed=seed, procedure=procedure, graded=graded
+    )
+    return per_arm
+
+
+def stamp_worker(url: str, name: str, wid: int, n_units: int, batch: int, barrier, queue) -> None:
+    """Process body: assign ``n_units`` units ``w<wid>-<i>`` and write one stamped memory each, ``batch``
+    units per transaction; reports ``(wid, {unit: arm}, problems)``."""
+    from assay.memory.experiments import ExperimentStore
+
+    ab = ExperimentStore(url)
+    store = hashing_store(url)
+    barrier.wait(timeout=300)
+    arms: dict[str, str] = {}
+    problems: list[str] = []
+    for start in range(0, n_units, batch):
+        items: list = []
+        for i in range(start, min(start + batch, n_units)):
+            unit = f"w{wid}-{i}"
+            arm = ab.assign(name, unit)
+            arms[unit] = arm.name
+            items.extend(stamp([{"id": f"{unit}-m", "text": f"worker {wid} unit {i} wrote this"}], arm))
+        try:
+            store.add(items)
+        except Exception as e:  # noqa: BLE001 - reported to the parent, which fails the test
+            problems.append(f"{start}: {type(e).__name__}: {e}")
+    queue.put((wid, arms, problems))
+
+
+def tick_worker(url: str, barrier, queue) -> None:
+    """Process body: one ``tick`` after the barrier; reports ``[(name, promoted)]``."""
+    from assay.memory.experiments import ExperimentStore
+
+    ab = ExperimentStore(url)
+    barrier.wait(timeout=300)
+    try:
+        queue.put([(n, d.promoted) for n, d in ab.tick(actor="race")])
+    except Exception as e:  # noqa: BLE001
+        queue.put(f"{type(e).__name__}: {e}")
+
+
+def label_deliveries(
+    store: MemoryStore,
+    arm_of: dict[str, str],
+    *,
+    p_a: float,
+    p_b: float,
+    per_memory: int = 2,
+    seed: int = 0,
+    procedure: str = "lexical",
+    graded: bool = True,
+) -> int:
+    """Insert ``per_memory`` labelled deliveries (lexical engagement, graded) for each memory id of
+    ``arm_of`` (memory id → arm); returns the rows written."""
+    rng = np.random.default_rng(seed)
     now = datetime.now(UTC)
     rows = []
     for mid, arm_name in arm_of.items():
-        for _ in range(deliveries_per_memory):
+        for _ in range(per_memory):
             engaged = bool(rng.random() < (p_b if arm_name == "B" else p_a))
-            rows.append(
-                {
-                    "id": uuid.uuid4().hex,
-                    "search_id": uuid.uuid4().hex,
-                    "memory_id": mid,
-                    "query": "q",
-                    "rank": 1,
-                    "score": 0.5,
-                    "score_components": {},
-                    "arm": "composite",
-                    "version": "composite-v1",
-                    "created_at": now,
-                    "engaged": engaged,
-                    "engagement_procedure": procedure,
-                    "engaged_method": "lexical",
-                    "grade": (2 if engaged else 1) if graded else None,
-                    "hard_negative": False if graded else None,
-                }
-            )
+            rows.append(_delivery(mid, engaged, now, procedure, graded))
     with store.engine.begin() as conn:
         for i in range(0, len(rows), 500):
             conn.execute(insert(memory_deliveries), rows[i : i + 500])
-    return per_arm
+    return len(rows)
+
+
+def _delivery(mid: str, engaged: bool, now: datetime, procedure: str, graded: bool) -> dict:
+    return {
+        "id": uuid.uuid4().hex,
+        "search_id": uuid.uuid4().hex,
+        "memory_id": mid,
+        "query": "q",
+        "rank": 1,
+        "score": 0.5,
+        "score_components": {},
+        "arm": "composite",
+        "version": "composite-v1",
+        "created_at": now,
+        "engaged": engaged,
+        "engagement_procedure": procedure,
+        "engaged_method": "lexical",
+        "grade": (2 if engaged else 1) if graded else None,
+        "hard_negative": False if graded else None,
+    }
