@@ -13,6 +13,7 @@ from assay.stats.sequential import (
     ClusteredMean,
     best_rho,
     cluster_ratio,
+    cluster_totals,
     cs_halfwidth,
     diff_cs,
     naive_halfwidth,
@@ -121,3 +122,19 @@ def test_srm_mixture_is_finite_and_its_minimum_is_near_the_allocation(k, extra, 
     assert math.isfinite(v)
     best = float(srm_log_bayes_factor(round(p * n), n, p))
     assert best <= v + 1e-9 or abs(k - p * n) < 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 3)), min_size=1, max_size=60))
+def test_cluster_totals_equals_cluster_ratio_of_the_rows(data):
+    units = [u for u, _ in data]
+    y = [float(v) for _, v in data]
+    g = max(units) + 1
+    yu = np.bincount(units, weights=y, minlength=g)
+    nu = np.bincount(units, minlength=g)
+    a, b = cluster_ratio(y, units), cluster_totals(yu, nu)
+    assert (a.n, a.n_units) == (b.n, b.n_units)
+    assert a.mean == pytest.approx(b.mean)
+    assert (a.variance is None) == (b.variance is None)
+    if a.variance is not None:
+        assert a.variance == pytest.approx(b.variance, abs=1e-12)

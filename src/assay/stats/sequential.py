@@ -53,6 +53,7 @@ __all__ = [
     "cs_halfwidth",
     "naive_halfwidth",
     "cluster_ratio",
+    "cluster_totals",
     "ClusteredMean",
     "diff_cs",
     "DiffCS",
@@ -154,13 +155,29 @@ def cluster_ratio(y: ArrayLike, units: ArrayLike) -> ClusteredMean:
         raise ValueError(f"y and units must be 1-D of one length, got {y_.shape} and {u_.shape}")
     if not np.all(np.isfinite(y_)):
         raise ValueError("y holds NaN or inf")
-    n = int(y_.size)
-    if n == 0:
+    if y_.size == 0:
         return ClusteredMean(None, None, 0, 0)
     _, codes = np.unique(u_, return_inverse=True)
     g = int(codes.max()) + 1
-    yu = np.bincount(codes, weights=y_, minlength=g)
-    nu = np.bincount(codes, minlength=g).astype(np.float64)
+    return cluster_totals(np.bincount(codes, weights=y_, minlength=g), np.bincount(codes, minlength=g))
+
+
+def cluster_totals(y_units: ArrayLike, n_units: ArrayLike) -> ClusteredMean:
+    """:func:`cluster_ratio` from per-unit totals: ``y_units[u]`` = Σy and ``n_units[u]`` = row count
+    of unit ``u`` (1-D, one length; units with no rows are dropped). What a ``GROUP BY unit`` in
+    the database gives, so a store never ships every row to compute a clustered mean."""
+    yu = np.asarray(y_units, dtype=np.float64)
+    nu = np.asarray(n_units, dtype=np.float64)
+    if yu.ndim != 1 or nu.shape != yu.shape:
+        raise ValueError(f"y_units and n_units must be 1-D of one length, got {yu.shape} and {nu.shape}")
+    if not (np.all(np.isfinite(yu)) and np.all(np.isfinite(nu))) or np.any(nu < 0):
+        raise ValueError("totals must be finite and counts >= 0")
+    keep = nu > 0
+    yu, nu = yu[keep], nu[keep]
+    n = int(nu.sum())
+    g = int(yu.size)
+    if n == 0:
+        return ClusteredMean(None, None, 0, 0)
     mean = float(yu.sum() / n)
     if g < 2:
         return ClusteredMean(mean, None, n, g)

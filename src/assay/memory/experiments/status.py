@@ -11,25 +11,24 @@ label (which ranker served the search) and is not read here. Per arm:
 - ``mean_grade`` (0–3) and ``hard_negative_share`` over graded deliveries.
 
 Every figure is a ratio mean with its variance clustered by the writing unit
-(:func:`assay.stats.sequential.cluster_ratio`): its ``ci95`` is the fixed-sample normal 95%
-interval (for reading one look); each B − A difference also carries the anytime-valid
-confidence sequence (:func:`assay.stats.sequential.diff_cs`) that the gate decides on. Units of
-excluded memories are counted apart and never enter a figure. No memory, unit or session id is
-in the output.
+(:func:`assay.stats.sequential.cluster_totals` of the per-unit totals the database sums): its
+``ci95`` is the fixed-sample normal 95% interval (for reading one look); each B − A difference
+also carries the anytime-valid confidence sequence (:func:`assay.stats.sequential.diff_cs`) that
+the gate decides on. Units of excluded memories are counted apart and never enter a figure. No
+memory, unit or session id is in the output.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, and_, case, exists, func, select
 
 from assay.memory.experiments.assign import EXCLUDED, ExperimentConfig
 from assay.memory.tables import memories, memory_deliveries
-from assay.stats.sequential import ClusteredMean, cluster_ratio, diff_cs, naive_halfwidth, srm_log_bayes_factor
+from assay.stats.sequential import ClusteredMean, cluster_totals, diff_cs, naive_halfwidth, srm_log_bayes_factor
 
 __all__ = ["MetricStats", "DiffStats", "ArmStats", "SRMCheck", "ExperimentStatus", "experiment_status", "ARMS"]
 
@@ -130,53 +129,56 @@ def _jsonable(v: Any) -> Any:
 
 
 def experiment_status(engine: Engine, config: ExperimentConfig) -> ExperimentStatus:
-    """Read the stamps and deliveries of ``config``'s current round and compute the figures (module
-    docstring). Two queries; ~0.5 s for 100,000 deliveries on SQLite (``benchmarks/bench_ab_speed.py``)."""
+    """Aggregate the stamps and deliveries of ``config``'s current round per writing unit in the
+    database (two ``GROUP BY`` queries: rows never leave it) and compute the figures (module
+    docstring). ~0.3 s for 100,000 deliveries on SQLite (``benchmarks/bench_ab_speed.py``)."""
     m, d = memories.c, memory_deliveries.c
     where = (m.ab_experiment == config.name, m.ab_round == config.round)
+    delivered = exists().where(d.memory_id == m.id)
+    mem_q = (
+        select(m.ab_arm, m.ab_unit, func.count().label("n"), func.sum(case((delivered, 1), else_=0)).label("found"))
+        .where(*where)
+        .group_by(m.ab_arm, m.ab_unit)
+    )
+    labelled = and_(d.engaged.is_not(None), d.engagement_procedure.is_not(None))
+    del_q = (
+        select(
+            m.ab_arm,
+            m.ab_unit,
+            d.engagement_procedure,
+            func.count().label("rows"),
+            func.sum(case((labelled, 1), else_=0)).label("n_eng"),
+            func.sum(case((and_(labelled, d.engaged.is_(True)), 1), else_=0)).label("y_eng"),
+            func.count(d.grade).label("n_grade"),
+            func.coalesce(func.sum(d.grade), 0).label("s_grade"),
+            func.sum(case((and_(d.grade.is_not(None), d.hard_negative.is_(True)), 1), else_=0)).label("y_hard"),
+        )
+        .select_from(memory_deliveries.join(memories, m.id == d.memory_id))
+        .where(*where)
+        .group_by(m.ab_arm, m.ab_unit, d.engagement_procedure)
+    )
     with engine.connect() as conn:
-        written = conn.execute(select(m.id, m.ab_arm, m.ab_unit).where(*where)).all()
-        rows = conn.execute(
-            select(d.memory_id, d.engaged, d.engagement_procedure, d.grade, d.hard_negative, m.ab_arm, m.ab_unit)
-            .select_from(memory_deliveries.join(memories, memories.c.id == d.memory_id))
-            .where(*where)
-        ).all()
+        mem_rows = conn.execute(mem_q).all()
+        del_rows = conn.execute(del_q).all()
     params = config.gate
-    delivered_ids = {r.memory_id for r in rows}
-    per_arm_mem: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    excluded = 0
-    for r in written:
-        if r.ab_arm == EXCLUDED:
-            excluded += 1
-        elif r.ab_arm in ARMS:
-            per_arm_mem[r.ab_arm].append((r.id, r.ab_unit))
-    per_arm_rows: dict[str, list[Any]] = defaultdict(list)
-    for row in rows:
-        if row.ab_arm in ARMS:
-            per_arm_rows[row.ab_arm].append(row)
-    procedures = sorted({r.engagement_procedure for r in rows if r.engaged is not None and r.engagement_procedure})
+    excluded = sum(int(r.n) for r in mem_rows if r.ab_arm == EXCLUDED)
+    procedures = sorted({r.engagement_procedure for r in del_rows if r.engagement_procedure and int(r.n_eng or 0)})
     means: dict[str, dict[str, ClusteredMean]] = {}
     arms: dict[str, ArmStats] = {}
     for arm in ARMS:
-        mems = per_arm_mem[arm]
-        found = cluster_ratio([1.0 if mid in delivered_ids else 0.0 for mid, _ in mems], [u for _, u in mems])
-        arm_rows = per_arm_rows[arm]
-        eng = {
-            p: _rows_mean(
-                arm_rows,
-                lambda r, p=p: r.engaged is not None and r.engagement_procedure == p,
-                lambda r: float(bool(r.engaged)),
-            )
-            for p in procedures
-        }
-        grade = _rows_mean(arm_rows, lambda r: r.grade is not None, lambda r: float(r.grade))
-        hard = _rows_mean(arm_rows, lambda r: r.grade is not None, lambda r: float(bool(r.hard_negative)))
+        mrows = [r for r in mem_rows if r.ab_arm == arm]
+        found = cluster_totals([int(r.found or 0) for r in mrows], [int(r.n) for r in mrows])
+        drows = [r for r in del_rows if r.ab_arm == arm]
+        t = _UnitTotals(drows)
+        eng = {p: t.mean("y_eng", "n_eng", p) for p in procedures}
+        grade = t.mean("s_grade", "n_grade")
+        hard = t.mean("y_hard", "n_grade")
         means[arm] = {"findability": found, "mean_grade": grade, "hard_negative_share": hard}
         means[arm].update({f"engagement:{p}": v for p, v in eng.items()})
         arms[arm] = ArmStats(
-            units=len({u for _, u in mems}),
-            memories_written=len(mems),
-            deliveries=len(arm_rows),
+            units=len(mrows),
+            memories_written=sum(int(r.n) for r in mrows),
+            deliveries=t.rows,
             findability=MetricStats.of(found),
             engagement={p: MetricStats.of(v) for p, v in eng.items()},
             mean_grade=MetricStats.of(grade),
@@ -203,14 +205,31 @@ def experiment_status(engine: Engine, config: ExperimentConfig) -> ExperimentSta
     )
 
 
+class _UnitTotals:
+    """The per-(unit, procedure) rows of one arm as columns; :meth:`mean` sums them per unit."""
+
+    _COLS = ("ab_unit", "engagement_procedure", "rows", "n_eng", "y_eng", "n_grade", "s_grade", "y_hard")
+
+    def __init__(self, rows: list[Any]):
+        cols = list(zip(*rows, strict=True)) if rows else [()] * (1 + len(self._COLS))
+        by_name = dict(zip(("ab_arm", *self._COLS), cols, strict=True))
+        codes: dict[str, int] = {}
+        self.unit = np.fromiter((codes.setdefault(u, len(codes)) for u in by_name["ab_unit"]), np.int64, len(rows))
+        self.n_units = len(codes)
+        self.procedure = np.asarray(by_name["engagement_procedure"], dtype=object)
+        self.cols = {k: np.asarray(by_name[k], dtype=np.float64) for k in self._COLS[2:]}
+        self.rows = int(self.cols["rows"].sum())
+
+    def mean(self, y: str, n: str, procedure: str | None = None) -> ClusteredMean:
+        keep = np.ones(self.unit.size, bool) if procedure is None else self.procedure == procedure
+        yu = np.bincount(self.unit[keep], weights=self.cols[y][keep], minlength=self.n_units)
+        nu = np.bincount(self.unit[keep], weights=self.cols[n][keep], minlength=self.n_units)
+        return cluster_totals(yu, nu)
+
+
 def srm_check(units_a: int, units_b: int, allocation: float, srm_alpha: float) -> SRMCheck:
     """The sequential SRM test on unit counts (:class:`SRMCheck`)."""
     n = units_a + units_b
     lbf = float(srm_log_bayes_factor(units_b, n, allocation))
     threshold = float(np.log(1 / srm_alpha))
     return SRMCheck(units_a, units_b, allocation, units_b / n if n else None, lbf, threshold, lbf >= threshold)
-
-
-def _rows_mean(rows: list[Any], keep: Any, value: Any) -> ClusteredMean:
-    kept = [r for r in rows if keep(r)]
-    return cluster_ratio([value(r) for r in kept], [r.ab_unit for r in kept])
