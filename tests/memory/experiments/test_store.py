@@ -220,3 +220,28 @@ def test_stop_and_unknown(ab):
         ab.status("nope")
     assert not ab.assign("nope", "p1").stamped
     assert ab.tick() == []
+
+
+def test_the_real_loop_search_grade_engage_reaches_the_arms(ab, db_url):
+    """Stamped memories searched, graded and engaged through the memory store's own API: every
+    delivery records the writing arm's version, and status counts the labels per arm."""
+    from assay.memory.feedback.engagement import engage
+    from assay.memory.feedback.grades import apply_grades
+    from assay.memory.tables import memory_deliveries
+
+    _start(ab)
+    store = hashing_store(db_url)
+    arms = [ab.assign("writer", f"p{i}") for i in range(2)]  # p0 → A, p1 → B (the pinned vector)
+    assert [a.name for a in arms] == ["A", "B"]
+    write_memories(store, [{"id": "ma", "text": "The Lisbon offsite is booked for April 14"}], arms[0])
+    write_memories(store, [{"id": "mb", "text": "Invoice 42 from Acme was paid in March"}], arms[1])
+    res = store.search("When is the Lisbon offsite and was invoice 42 paid?", 2)
+    apply_grades(store, res.search_id, "ma:3, mb:1")
+    engage(store, res.search_id, "The offsite is on April 14 in Lisbon.", semantic=False)
+    with store.engine.connect() as conn:
+        refs = dict(conn.execute(select(memory_deliveries.c.memory_id, memory_deliveries.c.source_ref)).all())
+    assert refs == {"ma": "gen-7", "mb": "gen-7+b3"}
+    st = ab.status("writer")
+    assert st.arms["A"].engagement["lexical"].mean == 1.0 and st.arms["B"].engagement["lexical"].mean == 0.0
+    assert (st.arms["A"].mean_grade.mean, st.arms["B"].mean_grade.mean) == (3.0, 1.0)
+    assert st.arms["A"].findability.mean == st.arms["B"].findability.mean == 1.0
