@@ -89,7 +89,8 @@ memories = Table(
     Column("ab_unit", String(200)),
     UniqueConstraint("scope", "dedupe_key", name="uq_memories_scope_text"),
     Index("ix_memories_revision", "revision"),
-    Index("ix_memories_ab", "ab_experiment", "ab_round", "ab_arm"),
+    # covering for the experiment status queries (assay.memory.experiments.status)
+    Index("ix_memories_ab", "ab_experiment", "ab_round", "ab_arm", "ab_unit", "id"),
 )
 
 memory_deliveries = Table(
@@ -123,6 +124,8 @@ memory_deliveries = Table(
     Column("engaged_at", DateTime(timezone=True)),
     Index("ix_memory_deliveries_search", "search_id", "memory_id"),
     Index("ix_memory_deliveries_memory", "memory_id"),
+    # covering for the per-arm labels of write-side experiments: no random row reads (revision 0002)
+    Index("ix_memory_deliveries_labels", "memory_id", "engagement_procedure", "engaged", "grade", "hard_negative"),
 )
 
 memory_responses = Table(

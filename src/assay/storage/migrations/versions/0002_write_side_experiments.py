@@ -1,6 +1,7 @@
 """Write-side experiments (issue 17): the experiment, event-log and candidate-queue tables, and the
 experiment stamp on the memory row (``ab_experiment``, ``ab_round``, ``ab_arm``, ``ab_unit``;
-nullable — memories written outside an experiment keep ``NULL``; existing rows are untouched).
+nullable — memories written outside an experiment keep ``NULL``; existing rows are untouched),
+with covering indexes for the per-arm status queries on ``memories`` and ``memory_deliveries``.
 
 Revision ID: 0002
 Revises: 0001
@@ -70,10 +71,18 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("ab_round", sa.Integer(), nullable=True))
         batch_op.add_column(sa.Column("ab_arm", sa.String(length=16), nullable=True))
         batch_op.add_column(sa.Column("ab_unit", sa.String(length=200), nullable=True))
-        batch_op.create_index("ix_memories_ab", ["ab_experiment", "ab_round", "ab_arm"], unique=False)
+        batch_op.create_index("ix_memories_ab", ["ab_experiment", "ab_round", "ab_arm", "ab_unit", "id"], unique=False)
+    with op.batch_alter_table("memory_deliveries", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_memory_deliveries_labels",
+            ["memory_id", "engagement_procedure", "engaged", "grade", "hard_negative"],
+            unique=False,
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("memory_deliveries", schema=None) as batch_op:
+        batch_op.drop_index("ix_memory_deliveries_labels")
     with op.batch_alter_table("memories", schema=None) as batch_op:
         batch_op.drop_index("ix_memories_ab")
         batch_op.drop_column("ab_unit")
