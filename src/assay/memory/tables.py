@@ -11,6 +11,14 @@
   ``search_id``, with the ranking's provenance and, later, its labels (grade, engagement).
 - ``memory_responses``: the agent's response (and the prompt it answered) per ``search_id``,
   kept so engagement can be re-scored (``assay memory backfill``).
+- Write-side experiments (:mod:`assay.memory.experiments`): ``memory_ab_experiments`` (one row
+  per experiment: status, the control's version and rules, the candidate's version and
+  instruction, allocation, seed, round, the gate's parameters), ``memory_ab_events`` (the
+  append-only log: who, when, what, the figures that decided it), ``memory_ab_queue`` (candidate
+  instructions, ``taken_round`` set when one becomes B). A memory written inside a running
+  experiment carries ``ab_experiment``, ``ab_round``, ``ab_arm`` (``A``, ``B`` or ``excluded``)
+  and ``ab_unit`` (the writing unit) on its own row: stamped in the insert itself, so no stamp
+  can be lost between two writes, and joined to the delivery log by ``memory_id``.
 
 Only portable SQLAlchemy Core types; dialect specifics live in :mod:`assay.storage`.
 """
@@ -34,7 +42,15 @@ from sqlalchemy import (
 
 from assay.storage import FloatVector, metadata
 
-__all__ = ["memory_state", "memories", "memory_deliveries", "memory_responses"]
+__all__ = [
+    "memory_state",
+    "memories",
+    "memory_deliveries",
+    "memory_responses",
+    "memory_ab_experiments",
+    "memory_ab_events",
+    "memory_ab_queue",
+]
 
 memory_state = Table(
     "memory_state",
@@ -67,8 +83,14 @@ memories = Table(
     Column("embedding_model", String(200)),
     Column("revision", Integer, nullable=False),
     Column("added_at", DateTime(timezone=True), server_default=func.now()),
+    Column("ab_experiment", String(200)),
+    Column("ab_round", Integer),
+    Column("ab_arm", String(16)),
+    Column("ab_unit", String(200)),
     UniqueConstraint("scope", "dedupe_key", name="uq_memories_scope_text"),
     Index("ix_memories_revision", "revision"),
+    # covering for the experiment status queries (assay.memory.experiments.status)
+    Index("ix_memories_ab", "ab_experiment", "ab_round", "ab_arm", "ab_unit", "id"),
 )
 
 memory_deliveries = Table(
@@ -102,6 +124,8 @@ memory_deliveries = Table(
     Column("engaged_at", DateTime(timezone=True)),
     Index("ix_memory_deliveries_search", "search_id", "memory_id"),
     Index("ix_memory_deliveries_memory", "memory_id"),
+    # covering for the per-arm labels of write-side experiments: no random row reads (revision 0002)
+    Index("ix_memory_deliveries_labels", "memory_id", "engagement_procedure", "engaged", "grade", "hard_negative"),
 )
 
 memory_responses = Table(
@@ -111,4 +135,49 @@ memory_responses = Table(
     Column("prompt", Text),
     Column("response", Text, nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+)
+
+memory_ab_experiments = Table(
+    "memory_ab_experiments",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("status", String(16), nullable=False),
+    Column("unit", String(16), nullable=False),
+    Column("allocation", Float, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("control_version", String(200), nullable=False),
+    Column("control_rules", Text, nullable=False),
+    Column("candidate_version", String(200)),
+    Column("candidate_instruction", Text),
+    Column("gate", JSON, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("round_started_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+memory_ab_events = Table(
+    "memory_ab_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("experiment", String(200), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("figures", JSON),
+    Index("ix_memory_ab_events_experiment", "experiment", "id"),
+)
+
+memory_ab_queue = Table(
+    "memory_ab_queue",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("experiment", String(200), nullable=False),
+    Column("version", String(200), nullable=False),
+    Column("instruction", Text, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("queued_at", DateTime(timezone=True), nullable=False),
+    Column("taken_round", Integer),
+    UniqueConstraint("experiment", "version", name="uq_memory_ab_queue_version"),
 )

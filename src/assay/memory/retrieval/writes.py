@@ -24,10 +24,25 @@ from assay.memory.retrieval.scoring import reliability
 from assay.memory.retrieval.vectors import VectorPath, sync_vectors
 from assay.memory.tables import memories, memory_state
 
-__all__ = ["AddResult", "add_memories", "write_plan", "adjust_memory", "supersede_memory", "bump_revision"]
+__all__ = [
+    "AddResult",
+    "add_memories",
+    "write_plan",
+    "adjust_memory",
+    "supersede_memory",
+    "bump_revision",
+    "AB_STAMP_KEY",
+    "stamp_columns",
+]
 
 #: Rows per ``INSERT`` batch: below SQLite's 999-parameter floor.
 _CHUNK = 500
+
+#: The ``meta`` key under which :mod:`assay.memory.experiments` hands a memory's experiment stamp
+#: (``{"experiment", "round", "arm", "unit"}``) to the insert, which copies it onto the row's
+#: ``ab_*`` columns (:func:`stamp_columns`) in the same statement: no stamp is ever written apart
+#: from its memory.
+AB_STAMP_KEY = "assay_ab"
 
 
 @dataclass
@@ -98,6 +113,7 @@ def write_plan(engine: Engine, plan: AddPlan, *, where: str, strength: float, ve
         rev = bump_revision(conn)
         for r in plan.inserts:
             r["revision"] = rev
+            r.update(stamp_columns(r.get("meta")))
         for i in range(0, len(plan.inserts), _CHUNK):
             conn.execute(memories.insert(), plan.inserts[i : i + _CHUNK])
         if plan.inserts:
@@ -175,3 +191,18 @@ def _adjust_row(
     if superseded_by is not None:
         values["superseded_by"] = superseded_by
     conn.execute(update(memories).where(memories.c.seq == row.seq).values(**values))
+
+
+def stamp_columns(meta: Any) -> dict[str, Any]:
+    """The ``ab_*`` column values of a memory's experiment stamp (``meta[AB_STAMP_KEY]``); all
+    ``None`` when ``meta`` carries none (a memory written outside an experiment) — every row of an
+    ``INSERT`` batch names the same columns."""
+    ab = meta.get(AB_STAMP_KEY) if isinstance(meta, dict) else None
+    if not isinstance(ab, dict):
+        return {"ab_experiment": None, "ab_round": None, "ab_arm": None, "ab_unit": None}
+    return {
+        "ab_experiment": str(ab["experiment"]),
+        "ab_round": int(ab["round"]),
+        "ab_arm": str(ab["arm"]),
+        "ab_unit": str(ab["unit"]),
+    }
