@@ -12,7 +12,7 @@ import typer
 
 from assay.cli.common import out, redact, user_errors
 
-__all__ = ["app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
+__all__ = ["app", "cache_app", "claims_app", "judge_app", "main", "memory_app", "verdicts_app"]
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs."
@@ -26,12 +26,16 @@ cache_app = typer.Typer(help="Fingerprinted memo cache: statistics and cleanup."
 memory_app = typer.Typer(
     no_args_is_help=True, help="Agent memory: add, search (logged), grade, engage, stats, export labels, evaluate."
 )
+claims_app = typer.Typer(
+    no_args_is_help=True, help="Stated effects (Claim:/Guard: lines) checked against two runs' paired CIs."
+)
 
 # `assay --help` lists the top-level commands (in the order assay.cli imports their modules), then these groups.
 app.add_typer(verdicts_app, name="verdicts")
 app.add_typer(judge_app, name="judge")
 app.add_typer(cache_app, name="cache")
 app.add_typer(memory_app, name="memory")
+app.add_typer(claims_app, name="claims")
 
 
 def main() -> None:
