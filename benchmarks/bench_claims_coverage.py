@@ -5,7 +5,7 @@ Run as a script::
     python benchmarks/bench_claims_coverage.py [--seeds 2000] [--resamples 2000] [--quick]
 
 Simulates paired runs with a known true delta and counts how often the 95% CI of
-``mean(head - base)`` contains it, for the percentile interval (the default) and BCa, at n = 200
+``mean(head - base)`` contains it, for the percentile interval (the default), BCa and Hesterberg's expanded percentile, at n = 200
 and n = 30 pairs. Three score distributions (per case, base and head scores paired through a
 Gaussian copula with correlation 0.7, so each marginal is exact and the true delta is the
 difference of the marginal means):
@@ -33,7 +33,7 @@ import numpy as np
 from scipy import stats as sps
 
 from assay.stats import bootstrap_ci
-from assay.stats.paired import bca_ci
+from assay.stats.paired import bca_ci, expanded_percentile_ci
 
 DISTRIBUTIONS = {
     "normal": (sps.norm(0.50, 0.15), sps.norm(0.55, 0.15)),
@@ -53,12 +53,13 @@ def simulate(dist: str, n: int, seed: int) -> tuple[np.ndarray, float]:
 
 
 def coverage(dist: str, n: int, seeds: int, resamples: int) -> dict[str, tuple[float, float, float]]:
-    hits = {"percentile": 0, "bca": 0}
+    hits = {"percentile": 0, "bca": 0, "expanded": 0}
     for s in range(seeds):
         d, delta = simulate(dist, n, 10_000 * n + s)
         for name, ci in (
             ("percentile", bootstrap_ci(d.tolist(), n_resamples=resamples, seed=s)),
             ("bca", bca_ci(d, n_resamples=resamples, seed=s)),
+            ("expanded", expanded_percentile_ci(d, n_resamples=resamples, seed=s)),
         ):
             assert ci is not None
             hits[name] += ci[0] <= delta <= ci[1]
@@ -78,13 +79,13 @@ def main() -> int:
     seeds = 200 if args.quick else args.seeds
     t0 = time.perf_counter()
     print(f"coverage of the 95% paired bootstrap CI over {seeds} seeds, {args.resamples} resamples each")
-    print(f"{'distribution':<10} {'n':>4} {'percentile':>24} {'BCa':>24}")
+    print(f"{'distribution':<10} {'n':>4} {'percentile':>24} {'BCa':>24} {'expanded':>24}")
     missed = []
     for dist in DISTRIBUTIONS:
         for n in (200, 30):
             c = coverage(dist, n, seeds, args.resamples)
-            cells = [f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in (c["percentile"], c["bca"])]
-            print(f"{dist:<10} {n:>4} {cells[0]:>24} {cells[1]:>24}")
+            cells = [f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in (c["percentile"], c["bca"], c["expanded"])]
+            print(f"{dist:<10} {n:>4} {cells[0]:>24} {cells[1]:>24} {cells[2]:>24}")
             if n == 200 and not 0.93 <= c["percentile"][0] <= 0.97:
                 missed.append(f"{dist} n=200 percentile {c['percentile'][0]:.3f}")
     print(f"({time.perf_counter() - t0:.0f} s)")

@@ -63,3 +63,21 @@ def test_holm_is_monotone_and_dominates_raw(ps):
         assert a is not None and p <= a + 1e-12 and a <= 1.0
     order = sorted(range(len(ps)), key=lambda i: ps[i])
     assert all(adj[order[i]] <= adj[order[i + 1]] + 1e-12 for i in range(len(ps) - 1))
+
+
+def test_expanded_percentile_is_wider_at_small_n_and_converges():
+    from assay.stats import bootstrap_ci
+    from assay.stats.paired import expanded_percentile_ci
+
+    rng = np.random.default_rng(2)
+    small = rng.normal(0.05, 0.2, 30)
+    lo_p, hi_p = bootstrap_ci(small.tolist(), seed=0)
+    lo_e, hi_e = expanded_percentile_ci(small, seed=0)
+    assert lo_e < lo_p and hi_e > hi_p
+    # alpha'/2 at n=30: Phi(-sqrt(30/29) * t_{0.975,29}) ≈ 0.0188 (Hesterberg 2015, §3.8)
+    t = sps.t.ppf(0.975, 29)
+    assert sps.norm.cdf(-np.sqrt(30 / 29) * t) == pytest.approx(0.0188, abs=5e-4)
+    big = rng.normal(0.05, 0.2, 5000)
+    lo_p, hi_p = bootstrap_ci(big.tolist(), seed=0)
+    lo_e, hi_e = expanded_percentile_ci(big, seed=0)
+    assert (hi_e - lo_e) / (hi_p - lo_p) == pytest.approx(1.0, abs=0.02)
