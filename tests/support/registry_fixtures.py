@@ -15,7 +15,7 @@ from rerank_labels import label_records
 
 def graded_store(url: str, *, n_queries: int = 24, seed: int = 0, start: datetime | None = None) -> MemoryStore:
     """A store (hashing embedder) holding the memories of ``label_records(n_queries, seed=seed)``
-    and one graded delivery per record, graded at ``start`` + i seconds."""
+    and one graded delivery per record, graded at ``start`` + i microseconds."""
     store = MemoryStore(url, settings=MemorySettings(embedder="hashing"))
     add_graded(store, n_queries=n_queries, seed=seed, start=start)
     return store
@@ -43,7 +43,7 @@ def add_graded(
         random.Random(seed).shuffle(grades)
     rows = []
     for i, (r, g) in enumerate(zip(recs, grades, strict=True)):
-        when = t0 + timedelta(seconds=i)
+        when = t0 + timedelta(microseconds=i)  # in order, and never in the future of the next call
         rows.append(
             {
                 "id": f"{prefix}d{i}",
@@ -66,3 +66,18 @@ def add_graded(
     with store.engine.begin() as conn:
         conn.execute(insert(memory_deliveries), rows)
     return len(rows)
+
+
+def shuffle_all_grades(store: MemoryStore, *, seed: int = 0) -> None:
+    """Permute the grades of every graded delivery in the log (a label source gone bad: the log
+    keeps its size and its grade mix, and loses its signal); each regraded row counts as a new label."""
+    from sqlalchemy import select, update
+
+    d = memory_deliveries.c
+    with store.engine.begin() as conn:
+        rows = conn.execute(select(d.id, d.grade).where(d.grade.is_not(None)).order_by(d.id)).all()
+        grades = [g for _, g in rows]
+        random.Random(seed).shuffle(grades)
+        now = datetime.now(UTC)
+        for (rid, _), g in zip(rows, grades, strict=True):
+            conn.execute(update(memory_deliveries).where(d.id == rid).values(grade=g, graded_at=now))
