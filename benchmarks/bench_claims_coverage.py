@@ -5,10 +5,10 @@ Run as a script::
     python benchmarks/bench_claims_coverage.py [--seeds 2000] [--resamples 2000] [--quick]
 
 Simulates paired runs with a known true delta and counts how often the 95% CI of
-``mean(head - base)`` contains it, for the percentile interval (the default), BCa and Hesterberg's expanded percentile, at n = 200
-and n = 30 pairs. Three score distributions (per case, base and head scores paired through a
-Gaussian copula with correlation 0.7, so each marginal is exact and the true delta is the
-difference of the marginal means):
+``mean(head - base)`` contains it, for the percentile interval (the default), BCa and
+Hesterberg's expanded percentile, at n = 200 and n = 30 pairs. Three score distributions (per
+case, base and head scores paired through a Gaussian copula with correlation 0.7, so each
+marginal is exact and the true delta is the difference of the marginal means):
 
 - ``normal``: base ~ N(0.50, 0.15²), head ~ N(0.55, 0.15²) (delta = 0.05; unbounded, the
   textbook case);

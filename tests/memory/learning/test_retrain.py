@@ -12,13 +12,12 @@ import pytest
 if os.environ.get("CI") != "true":  # under CI the 'ml' extra is installed and its absence must fail
     pytest.importorskip("sentence_transformers")
 
-from registry_fixtures import add_graded, graded_store, shuffle_all_grades  # noqa: E402
-
 from assay.memory.config import RerankerSettings  # noqa: E402
 from assay.memory.learning.registry import deployed_model, get_model, list_models, rollback  # noqa: E402
 from assay.memory.learning.resolution import DeviceFacts  # noqa: E402
 from assay.memory.learning.retrain import retrain, retrain_lock  # noqa: E402
 from assay.memory.learning.train import TrainConfig  # noqa: E402
+from registry_fixtures import add_graded, graded_store, shuffle_all_grades  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
