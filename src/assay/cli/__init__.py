@@ -16,7 +16,8 @@ install when it runs.
 # app); app.py fixes the order of the groups, and within a group its first module comes first.
 from assay.cli.app import app, main
 from assay.cli import gate, eval, imports  # noqa: F401  (gate, eval, compare, import)
-from assay.cli import verdicts, judge, judge_rationality, cache, memory, memory_learn, memory_ab  # noqa: F401  (the groups)
+from assay.cli import verdicts, judge, judge_rationality, cache, memory, memory_learn  # noqa: F401  (the groups)
+from assay.cli import memory_ab, memory_models, claims  # noqa: F401  (memory ab, retrain, models; claims)
 from assay.cli import report  # noqa: F401  (report check, report open)
 from assay.cli import memory_reembed  # noqa: F401  (memory reembed)
 

@@ -12,7 +12,17 @@ import typer
 
 from assay.cli.common import db_url, out, plain_flags_in_help, redact, user_errors
 
-__all__ = ["EXIT_CODES", "app", "cache_app", "judge_app", "main", "memory_app", "report_app", "verdicts_app"]
+__all__ = [
+    "EXIT_CODES",
+    "app",
+    "cache_app",
+    "claims_app",
+    "judge_app",
+    "main",
+    "memory_app",
+    "report_app",
+    "verdicts_app",
+]
 
 #: The one exit-code contract (issue 16, item 6), printed under ``assay --help`` and in the
 #: README; ``tests/cli/test_exit_codes.py`` runs a case per row. Rows are (command, 0, 1, 3).
@@ -70,6 +80,9 @@ cache_app = typer.Typer(help="Fingerprinted memo cache: statistics and cleanup."
 memory_app = typer.Typer(
     no_args_is_help=True, help="Agent memory: add, search (logged), grade, engage, stats, export labels, evaluate."
 )
+claims_app = typer.Typer(
+    no_args_is_help=True, help="Stated effects (Claim:/Guard: lines) checked against two runs' paired CIs."
+)
 
 # `assay --help` lists the top-level commands (in the order assay.cli imports their modules), then these groups.
 app.add_typer(verdicts_app, name="verdicts")
@@ -78,6 +91,7 @@ app.add_typer(cache_app, name="cache")
 app.add_typer(memory_app, name="memory")
 report_app = typer.Typer(no_args_is_help=True, help="Report sets: check their files are one run's; open the html.")
 app.add_typer(report_app, name="report")
+app.add_typer(claims_app, name="claims")
 
 
 def main() -> None:

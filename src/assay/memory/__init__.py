@@ -53,12 +53,18 @@ class MemoryStore(RetrievalStore):
     """A persistent agent memory with composite retrieval, a delivery log and a served reranker.
 
     Everything of :class:`assay.memory.retrieval.store.MemoryStore` (``url``, ``settings``,
-    ``embedder``, ``reranker``); without a ``reranker`` it serves
-    :func:`~assay.memory.learning.resolution.store_reranker` of its settings —
-    ``settings.reranker`` by name, else the cross-encoder ``ASSAY_RERANKER_*`` configures (a
-    deployed student first), else none — resolved on first use, torch-free when none.
+    ``embedder``, ``reranker``); without a ``reranker`` it serves ``settings.reranker`` by name,
+    else this host's deployed model in the reranker registry (followed without a restart:
+    :mod:`assay.memory.learning.serving`), else the cross-encoder ``ASSAY_RERANKER_*`` configures
+    (a deployed student first), else none — resolved on first use, torch-free when none.
     """
 
     def resolve_reranker(self) -> Reranker | None:
-        """:func:`~assay.memory.learning.resolution.store_reranker` of this store's settings."""
-        return store_reranker(self.settings)
+        """The reranker to serve (see the class docstring): a name, the registry, the settings."""
+        if self.settings.reranker:
+            return store_reranker(self.settings)
+        from assay.memory.config import RerankerSettings, host_id
+        from assay.memory.learning.serving import registry_reranker
+
+        served = registry_reranker(self.engine, host_id(), RerankerSettings.from_env())
+        return served if served is not None else store_reranker(self.settings)

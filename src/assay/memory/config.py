@@ -248,6 +248,13 @@ class RerankerSettings:
       ≈ 2.4× slower) — ``benchmarks/bench_rerank_latency.py`` measures both and how many
       candidate orders int8 keeps; ``bench_rerank_locomo.py`` the held-out agreement change.
       The deploy gate scores a candidate under the same setting, so it judges what will serve.
+    - ``apply_floor``: apply the floor calibrated for the registry's deployed model (stored on its
+      row by ``assay memory models floor``). Off by default, like every floor: the calibration
+      reports what a floor would drop, and turning it on is a decision.
+    - ``registry_check_s``: how often (seconds) a store serving the registry's deployed model
+      re-reads this host's deployment pointer, so a retrain or a rollback reaches a running server
+      without a restart. 2 s: one primary-key read per search at most every 2 s is noise next to a
+      rerank (tens of ms), and a new model serves within seconds of its deployment. 0: every search.
     """
 
     student_dir: str | None = None
@@ -263,6 +270,8 @@ class RerankerSettings:
     batch_size: int = 10
     threads: int | None = None
     int8: bool = True
+    apply_floor: bool = False
+    registry_check_s: float = 2.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.blend_weight <= 1.0:
@@ -271,6 +280,8 @@ class RerankerSettings:
             raise ValueError(f"min_vram_gb must be >= 0, got {self.min_vram_gb}")
         if self.max_length < 8 or self.batch_size < 1 or (self.threads is not None and self.threads < 1):
             raise ValueError("max_length must be >= 8, batch_size >= 1, threads >= 1 or None")
+        if not (math.isfinite(self.registry_check_s) and self.registry_check_s >= 0):
+            raise ValueError(f"registry_check_s must be a finite number >= 0, got {self.registry_check_s}")
         for name in ("small_floor", "large_floor", "student_floor"):
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
@@ -284,7 +295,8 @@ class RerankerSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RerankerSettings:
         """Settings from ``ASSAY_RERANKER_*`` variables: ``STUDENT``, ``SMALL``, ``LARGE`` (folders),
         ``GPU`` (0/1), ``MIN_VRAM_GB``, ``BLEND``, ``FLOOR_SMALL``, ``FLOOR_LARGE``,
-        ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1). Unset → the default.
+        ``FLOOR_STUDENT``, ``MAX_LENGTH``, ``THREADS``, ``INT8`` (0/1, default 1), ``APPLY_FLOOR``
+        (0/1, default 0), ``REGISTRY_CHECK_S``. Unset → the default.
         ``ValueError`` naming the variable for a value that does not parse."""
         env = os.environ if environ is None else environ
         kw: dict[str, Any] = {}
@@ -339,4 +351,26 @@ _ENV: list[tuple[str, str, Callable[[str], Any]]] = [
     ("MAX_LENGTH", "max_length", int),
     ("THREADS", "threads", int),
     ("INT8", "int8", _bool),
+    ("APPLY_FLOOR", "apply_floor", _bool),
+    ("REGISTRY_CHECK_S", "registry_check_s", float),
 ]
+
+
+def host_id(environ: Mapping[str, str] | None = None) -> str:
+    """This machine's name in the reranker model registry (one deployment pointer per host):
+    ``ASSAY_HOST_ID`` when set (containers and CI runners rename themselves), else the host name
+    (:func:`socket.gethostname`)."""
+    import socket
+
+    env = os.environ if environ is None else environ
+    return (env.get("ASSAY_HOST_ID") or "").strip() or socket.gethostname()
+
+
+def default_models_dir(environ: Mapping[str, str] | None = None) -> str:
+    """Where ``assay memory retrain`` keeps the registry's model folders by default:
+    ``$ASSAY_HOME/models`` (``ASSAY_HOME`` defaults to ``~/.assay``, as the database does)."""
+    from pathlib import Path
+
+    env = os.environ if environ is None else environ
+    home = Path(env.get("ASSAY_HOME") or Path.home() / ".assay").expanduser()
+    return str(home / "models")

@@ -214,13 +214,17 @@ def train_and_deploy(
     device_facts: DeviceFacts | None = None,
     keep_candidate: str | Path | None = None,
     on_step: Callable[[int, int, float], None] | None = None,
+    incumbent_dir: str | Path | None = None,
 ) -> DeployReport:
     """Labels → pairs → split → train → gate → install (or not). See the module docstring.
 
     ``settings``: the reranker settings now in force (default: from the environment); its
     ``student_dir`` is replaced by ``student_dir``. The split seed is ``config.seed``.
     ``keep_candidate``: also leave the candidate, with its card, in this folder when it is NOT
-    deployed (to inspect or evaluate a rejected student; replaced if it holds one). Raises
+    deployed (to inspect or evaluate a rejected student; replaced if it holds one).
+    ``incumbent_dir``: the student folder that serves now when it is not ``student_dir`` (the
+    model registry trains each version into a new folder: the incumbent is the deployed version's
+    folder, and a candidate that passes is installed in ``student_dir``). Raises
     ``ValueError``/:class:`~assay.memory.models.MemoryFileError` for bad input (unusable labels,
     no pairs, a ``student_dir`` that exists and is not a student), before any training.
     """
@@ -246,12 +250,13 @@ def train_and_deploy(
         engagement_min_pos=engagement_min_pos,
     )
     s = (settings or RerankerSettings.from_env()).with_(student_dir=str(target))
-    facts = device_facts if device_facts is not None else probe_device(s)
-    res = resolve_reranker(s, facts, student_present=student_ready(target))
+    serving = s if incumbent_dir is None else s.with_(student_dir=str(incumbent_dir))
+    facts = device_facts if device_facts is not None else probe_device(serving)
+    res = resolve_reranker(serving, facts, student_present=student_ready(serving.student_dir))
     if res.kind == "none":
         inc_name, inc_scores = "composite", composite_scores(data.heldout)
     else:
-        inc = CrossEncoderReranker(res, s)
+        inc = CrossEncoderReranker(res, serving)
         inc_name = f"{res.kind}:{inc.model}"
         inc_scores, _ = system_scores(data.heldout, inc.score_pairs, res.blend_weight)
     result = train_pairwise(data.train, config, device_facts=facts, on_step=on_step)
