@@ -189,7 +189,7 @@ def check_label_field(cases: Sequence[Case], label_field: str, positive: str, fi
     labels = [c.get_field(label_field) for c in cases]
     if all(v is None for v in labels):
         fields = sorted(
-            {name for c in cases for name, v in c.model_dump().items() if _scalar(v)}
+            {name for c in cases for name, v in c.model_dump(exclude_defaults=True).items() if _scalar(v)}
             | {f"meta.{k}" for c in cases for k, v in c.meta.items() if _scalar(v)}
         )
         near = difflib.get_close_matches(label_field, fields, n=1)

@@ -86,9 +86,9 @@ def train_cmd(
         "--base-model",
         help="Local model folder to fine-tune (default: the packaged MiniLM; its head starts untrained).",
     ),
-    epochs: int = typer.Option(1, "--epochs", min=1),
+    epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training pairs."),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="Pairs per optimiser step."),
-    lr: float = typer.Option(2e-5, "--lr", min=1e-8),
+    lr: float = typer.Option(2e-5, "--lr", min=1e-8, help="AdamW learning rate."),
     max_length: int = typer.Option(128, "--max-length", min=8, help="Tokens per (query, memory) pair."),
     device: Device = typer.Option(Device.auto, "--device", help="auto: CUDA when present, else CPU."),
     train_embeddings: bool = typer.Option(
