@@ -18,6 +18,15 @@ is five million but ``3M`` and ``10K`` are names), durations (``12 months``), an
 constants next to an operator (``× 100``, ``/ 2``). In a formula a minus between numbers is an
 operator, not a sign, and parentheses group (``(0.1652) x 100`` is not negative). Spans are
 code-point offsets ``[start, end)``.
+
+Issue 15 added: Korean digit multipliers inside amounts (``3조 5천억원`` = 35,000 × 1e8 KRW with
+``tolerance`` 500, ``5천만원``, ``3천5백만``), ``%p``/``퍼센트포인트`` (pp) and ``퍼센트`` (%), a
+lowercase ``k`` after a currency amount (``$5.2k`` = 5,200; bare ``401k`` stays a name), and with
+``words=True`` numbers in words and digit fractions (:mod:`assay.claims.numwords`). Every
+quantity also gets ``negative_wording`` and ``change_base`` (:mod:`assay.claims.quantity`).
+Speed: the scan jumps from digit to digit (a match starts at most 12 characters before its first
+digit) and the word index intersects word sets instead of stepping word by word; what is read
+is unchanged (``tests/claims/test_reader_equivalence.py``, ``benchmarks/bench_claims_extract.py``).
 """
 
 from __future__ import annotations
