@@ -35,9 +35,9 @@ def licenses_sum(sentence: str, span: tuple[int, int] | None = None) -> SumLicen
     A bare "total" is not a license (it is part of labels: "Total net sales"). A periods phrase
     wins over a components word ("combined over the two years" is a sum across periods).
 
-    ``span`` (a number's ``[start, end)`` in ``sentence``) narrows the look to the number's
-    clause (the text between the ``;`` around it); None looks at the whole sentence. Pure;
-    case-insensitive."""
+    ``span`` (a number's ``[start, end)`` in ``sentence``; for a claim, ``q.span`` minus
+    ``claim.span[0]``) narrows the look to the number's clause (the text between the ``;``
+    around it); None looks at the whole sentence. Pure; case-insensitive."""
     text = sentence
     if span is not None:
         lo = sentence.rfind(";", 0, span[0]) + 1

@@ -18,6 +18,15 @@ is five million but ``3M`` and ``10K`` are names), durations (``12 months``), an
 constants next to an operator (``× 100``, ``/ 2``). In a formula a minus between numbers is an
 operator, not a sign, and parentheses group (``(0.1652) x 100`` is not negative). Spans are
 code-point offsets ``[start, end)``.
+
+Issue 15 added: Korean digit multipliers inside amounts (``3조 5천억원`` = 35,000 × 1e8 KRW with
+``tolerance`` 500, ``5천만원``, ``3천5백만``), ``%p``/``퍼센트포인트`` (pp) and ``퍼센트`` (%), a
+lowercase ``k`` after a currency amount (``$5.2k`` = 5,200; bare ``401k`` stays a name), and with
+``words=True`` numbers in words and digit fractions (:mod:`assay.claims.numwords`). Every
+quantity also gets ``negative_wording`` and ``change_base`` (:mod:`assay.claims.quantity`).
+Speed: the scan jumps from digit to digit (a match starts at most 12 characters before its first
+digit) and the word index intersects word sets instead of stepping word by word; what is read
+is unchanged (``tests/claims/test_reader_equivalence.py``, ``benchmarks/bench_claims_extract.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +43,6 @@ from assay.claims.patterns import (
     DATE_BEFORE,
     DURATION_AFTER,
     FORMULA_CONSTANTS,
-    GROUPING,
     KOREAN_LABEL_AFTER,
     KOREAN_SCALE,
     KOREAN_SUB,
@@ -117,7 +125,8 @@ def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list
 
 
 def _parse_num(s: str) -> tuple[float, int]:
-    clean = s if s.isdigit() else GROUPING.sub("", s)  # most numbers: plain digits, nothing to strip
+    # = GROUPING.sub("", s): the number pattern allows only these separators
+    clean = s if s.isdigit() else s.replace(",", "").replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
     decimals = len(clean.split(".")[1]) if "." in clean else 0
     return float(clean), decimals
 
@@ -158,9 +167,9 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         g["cur"] or g["cur2"] or g["scale"] or g["scale2"] or g["suffix"] or g["pct2"] or g["kr"] or g["share"]
     )
     # --- things that are not quantities
-    if CODE_AFTER.match(after) and not unit_written:
+    if not unit_written and (after[:1] in _LETTERS or after[:1] == "-") and CODE_AFTER.match(after):
         return None
-    if _CODE_HYPHEN_BEFORE.search(before):
+    if before.endswith(("-", "-\n")) and _CODE_HYPHEN_BEFORE.search(before):
         return None  # a code: "COVID-19", "Form 10-K"
     if (
         not unit_written
@@ -169,7 +178,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
-    if ORDINAL_AFTER.match(text[num_end : num_end + 3]):
+    if text[num_end : num_end + 2] in _ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
     is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
     if not unit_written and not g["sign"] and paren and is_year:
@@ -177,13 +186,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     if not unit_written and not paren and not g["sign"]:
         if is_year:
             return None  # a year
-        if DATE_BEFORE.search(before) or DATE_AFTER.match(after):
+        if (before[-1:].isspace() and DATE_BEFORE.search(before)) or DATE_AFTER.match(after):
             return None
-        if LABEL_BEFORE.search(before):
+        if _may_end_in_label(before) and LABEL_BEFORE.search(before):
             return None
         if DURATION_AFTER.match(after):
             return None
-        if KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
+        if not words.ascii and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
         line_start = text.rfind("\n", 0, start) + 1
         if (
@@ -258,6 +267,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     )
 
 
+def _may_end_in_label(before: str) -> bool:
+    """Cheap pre-check for LABEL_BEFORE (a label word, then at most one whitespace, at the end)."""
+    b = before[:-1] if before.endswith("\n") else before  # "$" also matches before a final newline
+    b = b[:-1] if b[-1:].isspace() else b
+    return b[-1:].isalpha() or b.endswith(".")
+
+
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
     """``1,234억`` → (1234, 1e8, 0, None); ``5조 3,000억`` → (53000, 1e8, 0, None); ``3조 5천억`` →
     (35000, 1e8, 0, 500): value in units of the smallest 만/억/조 written, and the tolerance on it
@@ -295,6 +311,8 @@ _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
 _RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
 _DIGIT = re.compile(r"\d")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ORDINAL_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
 #: The longest text the quantity pattern reads before the number's first digit: "(", a sign,
 #: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
 _MAX_PREFIX = 12

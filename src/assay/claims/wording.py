@@ -33,13 +33,14 @@ class WordIndex:
 
     def __init__(self, text: str):
         self.text = text
+        self.ascii = text.isascii()
         ends = [(m.end(), m.group(0) != ";") for m in _CLAUSE_END.finditer(text)]
         self.clause_ends = [e for e, _ in ends]
         self.sentence_ends = [e for e, sentence in ends if sentence]
         # ASCII-only lowering keeps every offset (str.lower() may change lengths or map the
         # Kelvin sign to "k"); the patterns below then look for plain lowercase literals
         low = text.lower()
-        if not text.isascii() and _LOWER_CHANGES.search(text):
+        if not self.ascii and _LOWER_CHANGES.search(text):
             low = text.translate(_ASCII_LOWER)  # "İ" (two code points lowered), "K" (Kelvin → "k")
         self._low = low
         dirs: list[tuple[int, int, int]] = []
@@ -57,15 +58,14 @@ class WordIndex:
                     signs.append((s, e))
                 if loss:
                     neg.append((s, e, w))
-        for head, bigram in _BIGRAM_RES.items():
-            if head in tokens:
-                signs.extend(m.span() for m in bigram.finditer(low) if m.group(1) not in _SIGN_WORDS)
+        for head in tokens & _BIGRAM_HEADS:
+            signs.extend(m.span() for m in _BIGRAM_RES[head].finditer(low) if m.group(1) not in _SIGN_WORDS)
         if "negative" in tokens or "positive" in tokens:
             for m in _SIGNED_CHANGE_RE.finditer(low):
                 # "negative growth of 2.8%": a direction, not a negative figure
                 neg = [n for n in neg if n[0] != m.start()]
                 dirs.append((m.start(), m.end(), _SIGNED_CHANGE[m.group(1)]))
-        if not text.isascii():  # Korean loss words: 손실, 순손실, 영업손실, 적자
+        if not self.ascii:  # Korean loss words: 손실, 순손실, 영업손실, 적자
             for m in _KR_SIGN.finditer(text):
                 neg.append((m.start(), m.end(), m.group(0)))
                 signs.append(m.span())
@@ -86,9 +86,11 @@ class WordIndex:
         "twenty-five", "two-thirds", "one-off"), in order; computed on first use."""
         if self._number_words is None:
             found: list[tuple[int, int, str]] = []
-            for w in self.tokens:
-                if w in NUMBER_WORDS or ("-" in w and w.partition("-")[0] in NUMBER_WORDS):
-                    found.extend((m.start(), m.end(), w) for m in _token_re(w).finditer(self._low))
+            hits = self.tokens & NUMBER_WORDS
+            if "-" in self._low:  # "twenty-five", "two-thirds", "one-off"
+                hits |= {w for w in self.tokens if "-" in w and w.partition("-")[0] in NUMBER_WORDS}
+            for w in hits:
+                found.extend((m.start(), m.end(), w) for m in _token_re(w).finditer(self._low))
             self._number_words = sorted(found)
         return self._number_words
 
@@ -274,3 +276,4 @@ _ROLES = {
     for w in _UP_WORDS | _DOWN_WORDS | _SIGN_WORDS | _NEGATIVE_WORDS
 }
 _KEYWORDS = frozenset(_ROLES)
+_BIGRAM_HEADS = frozenset(_BIGRAM_RES)

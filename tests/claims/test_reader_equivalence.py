@@ -1,0 +1,129 @@
+"""The reader's speed-ups read exactly what the slower forms read (issue 15, item 6).
+
+- the digit-first ``NUMERIC_DATE`` matches what the original look-behind-first pattern matched;
+- :class:`~assay.claims.wording.WordIndex` (token-set intersection + literal-first token
+  patterns) finds the same direction, sign and loss words as a word-by-word scan;
+- on the real TAT-QA passages, today's reader gives the same digit quantities as the reader at
+  commit 609bb0e (before issue 15), written from git into a temp package (skipped without git
+  history or the shared data).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.claims import extract_quantities
+from assay.claims import wording as w
+from assay.claims.patterns import NUMERIC_DATE
+from assay.claims.wording import WordIndex
+
+_ORIGINAL_DATE = re.compile(
+    r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)"
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="0123456789/-.,: aX\n", max_size=40))
+def test_property_digit_first_date_pattern_is_the_original(text):
+    assert [m.span() for m in NUMERIC_DATE.finditer(text)] == [m.span() for m in _ORIGINAL_DATE.finditer(text)]
+
+
+_WORDS = [
+    "rose", "fell", "Loss", "LOST", "lost", "spent", "capex", "used", "in", "capital", "expenditures", "purchase",
+    "of", "dividends", "paid", "negative", "growth", "positive", "deficit", "write-down", "loss-making", "up",
+    "group", "revenue", "cost", "Costs", "İ", "\u212a", "é",
+]  # fmt: skip
+_SEPS = [" ", "  ", "-", ", ", ". ", "\n", "5", " 3% ", "(", ";"]
+
+
+def _reference(text: str) -> tuple[list, list, list]:
+    """The word-by-word scan the index replaces (the reader before issue 15, plus loss words)."""
+    dirs, signs, neg = [], [], []
+    prev = None
+    for m in re.finditer(r"[A-Za-z]+(?:-[A-Za-z]+)*", text):
+        word = m.group(0).lower()
+        if word in w._UP_WORDS or word in w._DOWN_WORDS:
+            dirs.append((m.start(), m.end(), 1 if word in w._UP_WORDS else -1))
+        if word in w._SIGN_WORDS:
+            signs.append((m.start(), m.end()))
+        elif prev is not None and (prev[1], word) in _BIGRAMS:
+            signs.append((prev[0], m.end()))
+        if word in w._NEGATIVE_WORDS:
+            neg.append((m.start(), m.end(), word))
+        elif prev is not None and prev[1] in ("negative", "positive") and word in _CHANGE_NOUNS:
+            neg = [n for n in neg if n[0] != prev[0]]
+            dirs.append((prev[0], m.end(), 1 if prev[1] == "positive" else -1))
+        prev = (m.start(), word)
+    return sorted(dirs), sorted(signs), sorted(neg)
+
+
+_BIGRAMS = {
+    ("used", "in"),
+    ("capital", "expenditure"),
+    ("capital", "expenditures"),
+    ("purchase", "of"),
+    ("purchases", "of"),
+}
+_CHANGE_NOUNS = {"growth", "change", "changes", "return", "returns"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPS)), max_size=14))
+def test_property_word_index_matches_a_word_by_word_scan(parts):
+    text = "".join(w + s for w, s in parts)
+    index = WordIndex(text)
+    dirs, signs, neg = _reference(text)
+    assert index.dirs == dirs
+    assert list(zip(index.sign_starts, index.sign_ends, strict=True)) == signs
+    assert index.neg == neg
+
+
+def _before_reader(tmp_path: Path):
+    root = Path(__file__).resolve().parents[2]
+    pkg = tmp_path / "claims_609bb0e"
+    pkg.mkdir()
+    for name in ("__init__", "citations", "patterns", "quantities", "sentences", "wording"):
+        shown = subprocess.run(
+            ["git", "-C", str(root), "show", f"609bb0e:src/assay/claims/{name}.py"], capture_output=True, text=True
+        )
+        if shown.returncode != 0:
+            pytest.skip("commit 609bb0e (the reader before issue 15) is not in this checkout's history")
+        (pkg / f"{name}.py").write_text(re.sub(r"\bassay\.claims\b", "claims_609bb0e", shown.stdout), encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        return importlib.import_module("claims_609bb0e")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+@pytest.mark.slow
+def test_real_tatqa_passages_read_as_before(shared_data, tmp_path):
+    """Regression guard for the speed work: every TAT-QA passage (table rows and paragraphs, in
+    passage and answer mode) gives the same quantities as the reader before issue 15."""
+    before = _before_reader(tmp_path)
+    fields = ("text", "span", "value", "scale", "unit", "decimals", "explicit_sign", "direction", "sign_wording")
+    n = 0
+    for path in sorted((shared_data / "tatqa").glob("*.json")):
+        for ctx in json.loads(path.read_text(encoding="utf-8")):
+            table = "\n".join("  ".join(str(c) for c in row) for row in ctx["table"]["table"])
+            for text in [table] + [str(p["text"]) for p in ctx["paragraphs"]]:
+                for space in (False, True):
+                    old = [
+                        tuple(getattr(q, f) for f in fields)
+                        for q in before.extract_quantities(text, space_thousands=space)
+                    ]
+                    new = [
+                        tuple(getattr(q, f) for f in fields) for q in extract_quantities(text, space_thousands=space)
+                    ]
+                    assert new == old, text[:200]
+                    n += len(old)
+    assert n > 5000
