@@ -100,7 +100,7 @@ def test_cli_calibrate_json_text_and_exit_codes(graded_db, tmp_path):
     runner = CliRunner()
     r = runner.invoke(app, ["--db", graded_db, "memory", "calibrate", "--model", "fixed-ce", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["models"]["fixed-ce"]["floor"] == 1.0
     assert not re.search(r'"m\d"|search_id', r.output)  # aggregate: no memory or search ids
     r = runner.invoke(app, ["--db", graded_db, "memory", "calibrate", "--model", "fixed-ce", "--floor", "2.5"])

@@ -178,7 +178,7 @@ def test_cli_retrain_faces_the_deployed_student_as_incumbent(deployed, tmp_path)
         env={"ASSAY_RERANKER_GPU": "0"},
     )
     assert r.exit_code in (0, 1), r.output
-    rep = json.loads(r.output)
+    rep = json.loads(r.stdout)
     assert rep["decision"]["incumbent"].startswith("student:student-")
     assert rep["decision"]["deployed"] is (r.exit_code == 0)
     assert student_ready(root / "student")  # deployed or not, a student stays in place
@@ -249,7 +249,7 @@ def test_cli_evaluate_with_the_auto_reranker(deployed, tmp_path):
         app, ["--db", db, "memory", "evaluate", str(q), "--ranker", "reranker", "--reranker", "auto", "--json"], env=env
     )
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["recall@10"] == 1.0
+    assert json.loads(r.stdout)["recall@10"] == 1.0
 
 
 def test_train_device_is_a_pure_choice():
