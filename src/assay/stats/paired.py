@@ -61,15 +61,11 @@ def bca_ci(
     Raises:
         ValueError: invalid ``n_resamples`` / ``confidence``.
     """
-    check_bootstrap_params(n_resamples, confidence)
+    means = _resample_or_trivial(d, n_resamples, confidence, seed)
+    if not isinstance(means, np.ndarray):
+        return means
     n = d.size
-    if n < 2:
-        return None
-    if is_constant(d):
-        v = float(d[0])
-        return (v, v)
     theta = float(d.mean())
-    means = resample_means(d, n_resamples, np.random.default_rng(seed))
     alpha = (1.0 - confidence) / 2.0
     share_below = float(np.mean(means < theta))
     if not 0.0 < share_below < 1.0:
@@ -97,14 +93,10 @@ def expanded_percentile_ci(
 
     Args and returns as :func:`bca_ci` (``None`` when ``n < 2``; ``(v, v)`` when constant).
     """
-    check_bootstrap_params(n_resamples, confidence)
+    means = _resample_or_trivial(d, n_resamples, confidence, seed)
+    if not isinstance(means, np.ndarray):
+        return means
     n = d.size
-    if n < 2:
-        return None
-    if is_constant(d):
-        v = float(d[0])
-        return (v, v)
-    means = resample_means(d, n_resamples, np.random.default_rng(seed))
     t = float(_sps.t.ppf(1.0 - (1.0 - confidence) / 2.0, n - 1))
     tail = float(_sps.norm.cdf(-np.sqrt(n / (n - 1)) * t))
     lo, hi = np.percentile(means, [100.0 * tail, 100.0 * (1.0 - tail)])
@@ -171,6 +163,20 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (m - rank) * p))
         out[i] = running
     return out
+
+
+def _resample_or_trivial(
+    d: FloatArray, n_resamples: int, confidence: float, seed: int
+) -> FloatArray | tuple[float, float] | None:
+    """The resample means of ``d``, or the interval itself when there is nothing to resample:
+    ``None`` for ``n < 2``, ``(v, v)`` for a constant input (checked parameters first)."""
+    check_bootstrap_params(n_resamples, confidence)
+    if d.size < 2:
+        return None
+    if is_constant(d):
+        v = float(d[0])
+        return (v, v)
+    return resample_means(d, n_resamples, np.random.default_rng(seed))
 
 
 def _count(t_star: FloatArray, t_obs: float, alternative: Alternative) -> int:
