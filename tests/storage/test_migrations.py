@@ -28,6 +28,7 @@ from sqlalchemy import Engine, event, inspect, select, text
 from typer.testing import CliRunner
 
 import storage_legacy_schema as legacy
+from assay import __version__
 from assay.cli import app
 from assay.storage import (
     HEAD_REVISION,
@@ -42,6 +43,10 @@ from assay.storage import (
 from init_db_race import race_init_db
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: ``schema_info`` of a pre-Alembic database after its upgrade: the old row, plus one for the new
+#: version when the code's schema is past 1.
+_LEGACY_VERSIONS = [(1, "0.1.0")] + ([(SCHEMA_VERSION, __version__)] if SCHEMA_VERSION > 1 else [])
 
 
 @pytest.fixture
@@ -99,7 +104,8 @@ def test_head_creates_exactly_what_the_table_definitions_say(engine):
 def test_revision_0001_is_the_schema_the_code_before_alembic_made(db_url, tmp_path, postgresql_cluster_or_none):
     """0001 creates exactly the tables, columns, keys and indexes the pre-Alembic code created."""
     fresh = make_engine(db_url)
-    init_db(fresh)
+    with fresh.begin() as conn:  # 0001 alone: later revisions add tables of their own
+        migrations.upgrade(conn, "0001")
     old_url = _another_database(db_url, tmp_path, postgresql_cluster_or_none)
     legacy.create_legacy_database(old_url)
     old = make_engine(old_url)
@@ -120,7 +126,7 @@ def test_a_pre_alembic_database_is_upgraded_in_place_and_every_row_is_found(db_u
     legacy.fill(db_url)
     assert init_db(engine) == SCHEMA_VERSION
     assert _revisions(engine) == [HEAD_REVISION]
-    assert _versions(engine) == [(1, "0.1.0")]  # the old row, no new one: the version did not change
+    assert _versions(engine) == _LEGACY_VERSIONS  # the old row, and one more only if the version rose
     assert _rows(engine) == _expected_rows()
     _stores_read_and_write(engine)
 
@@ -154,8 +160,8 @@ def test_a_database_at_the_head_opens_without_importing_alembic(tmp_path):
 def test_a_too_new_database_is_refused_with_one_clear_line(db_url, engine):
     init_db(engine)
     with engine.begin() as conn:
-        conn.execute(text("UPDATE alembic_version SET version_num = '0002'"))
-    message = f"database schema version 2 is newer than this assay ({SCHEMA_VERSION}); upgrade assay"
+        conn.execute(text(f"UPDATE alembic_version SET version_num = '{SCHEMA_VERSION + 1:04d}'"))
+    message = f"database schema version {SCHEMA_VERSION + 1} is newer than this assay ({SCHEMA_VERSION}); upgrade assay"
     with pytest.raises(SchemaVersionError, match=re.escape(message)):
         init_db(engine)
     r = CliRunner().invoke(app, ["--db", db_url, "init-db"])
@@ -166,8 +172,8 @@ def test_a_too_new_database_is_refused_with_one_clear_line(db_url, engine):
 def test_a_pre_alembic_database_of_a_newer_version_is_refused(db_url, engine):
     legacy.create_legacy_database(db_url)
     with engine.begin() as conn:
-        conn.execute(text("UPDATE schema_info SET version = 2"))
-    with pytest.raises(SchemaVersionError, match="schema version 2 is newer than this assay"):
+        conn.execute(text(f"UPDATE schema_info SET version = {SCHEMA_VERSION + 1}"))
+    with pytest.raises(SchemaVersionError, match=f"schema version {SCHEMA_VERSION + 1} is newer than this assay"):
         init_db(engine)
     assert "alembic_version" not in inspect(engine).get_table_names()  # refused before anything was written
 
@@ -200,7 +206,7 @@ def test_processes_racing_to_upgrade_a_pre_alembic_database_all_succeed(db_url):
     assert results == [("ok", SCHEMA_VERSION)] * 3
     engine = make_engine(db_url)
     try:
-        assert _revisions(engine) == [HEAD_REVISION] and _versions(engine) == [(1, "0.1.0")]
+        assert _revisions(engine) == [HEAD_REVISION] and _versions(engine) == _LEGACY_VERSIONS
         assert _rows(engine) == _expected_rows()
     finally:
         engine.dispose()

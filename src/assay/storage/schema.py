@@ -53,7 +53,7 @@ __all__ = [
 #: version 1). ``init_db`` returns it, ``assay init-db`` prints it, and ``schema_info`` records it
 #: for the assay releases before Alembic, which refuse a database whose version is newer than
 #: theirs. Bump it with every new revision (a test checks the two agree).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: The revision id of :data:`SCHEMA_VERSION` (what ``alembic_version`` holds at this code's schema).
 HEAD_REVISION = f"{SCHEMA_VERSION:04d}"
@@ -61,7 +61,7 @@ HEAD_REVISION = f"{SCHEMA_VERSION:04d}"
 metadata = MetaData()
 
 #: Modules that define store tables on :data:`metadata` (imported by :func:`store_metadata`).
-STORE_MODULES: tuple[str, ...] = ("assay.verdicts.store", "assay.llm.cache", "assay.cache", "assay.memory.tables")
+STORE_MODULES: tuple[str, ...] = ("assay.verdicts.store", "assay.llm.cache", "assay.cache", "assay.memory.tables", "assay.server.tables")
 
 #: The pre-Alembic record of the schema version, one row per upgrade (kept: older releases read it).
 schema_info = Table(
