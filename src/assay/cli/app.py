@@ -12,7 +12,7 @@ import typer
 
 from assay.cli.common import out, redact, user_errors
 
-__all__ = ["app", "cache_app", "judge_app", "main", "memory_app", "verdicts_app"]
+__all__ = ["app", "cache_app", "hook_app", "judge_app", "main", "memory_app", "verdicts_app"]
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="assay: prove, measure and remember the quality of LLM outputs."
@@ -32,6 +32,8 @@ app.add_typer(verdicts_app, name="verdicts")
 app.add_typer(judge_app, name="judge")
 app.add_typer(cache_app, name="cache")
 app.add_typer(memory_app, name="memory")
+hook_app = typer.Typer(no_args_is_help=True, help="Agent hooks: install assay's memory hooks into an agent's settings.")
+app.add_typer(hook_app, name="hook")
 
 
 def main() -> None:

@@ -167,7 +167,9 @@ def load_or_create_token(path: Path) -> str:
     token = read_token_file(path)
     if token is not None:
         if path.stat().st_mode & 0o077:
-            raise ValueError(f"{path}: token file is readable by others (mode {path.stat().st_mode & 0o777:o}); chmod 600")
+            raise ValueError(
+                f"{path}: token file is readable by others (mode {path.stat().st_mode & 0o777:o}); chmod 600"
+            )
         return token
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     new = secrets.token_urlsafe(32)

@@ -61,7 +61,13 @@ HEAD_REVISION = f"{SCHEMA_VERSION:04d}"
 metadata = MetaData()
 
 #: Modules that define store tables on :data:`metadata` (imported by :func:`store_metadata`).
-STORE_MODULES: tuple[str, ...] = ("assay.verdicts.store", "assay.llm.cache", "assay.cache", "assay.memory.tables", "assay.server.tables")
+STORE_MODULES: tuple[str, ...] = (
+    "assay.verdicts.store",
+    "assay.llm.cache",
+    "assay.cache",
+    "assay.memory.tables",
+    "assay.server.tables",
+)
 
 #: The pre-Alembic record of the schema version, one row per upgrade (kept: older releases read it).
 schema_info = Table(

@@ -23,6 +23,7 @@ path, index, memories by id): it never imports the store module, which calls it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -90,6 +91,7 @@ def search(
     session_id: str | None = None,
     restrict_to_scope: bool = False,
     explain: bool = False,
+    search_id: str | None = None,
 ) -> SearchResult:
     """Deliver the top ``k`` memories for ``context_window`` and log them under a new ``search_id``.
 
@@ -99,8 +101,13 @@ def search(
     meta-memories are never delivered. Raises ``ValueError`` for ``k < 1``, a blank window
     (after cleaning; the embedder is not called), ``restrict_to_scope`` without a scope, or a
     ``scope``/``session_id`` longer than :data:`MAX_ID_CHARS` (the stored column's width).
-    An empty store gives an empty result and logs nothing.
+    An empty store gives an empty result and logs nothing. ``search_id``: the caller's id (32
+    characters at most; the memory server derives it from an idempotency key) instead of a new
+    uuid; delivery ids then derive from it and the rank, so logging the same search twice fails
+    on the delivery key (``IntegrityError``) instead of duplicating it.
     """
+    if search_id is not None and not 0 < len(search_id) <= 32:
+        raise ValueError(f"search_id: {len(search_id)} characters, expected 1 to 32")
     for name, value in (("scope", scope), ("session_id", session_id)):
         if value is not None and len(value) > MAX_ID_CHARS:
             raise ValueError(f"{name}: {len(value)} characters, at most {MAX_ID_CHARS}")
@@ -117,11 +124,12 @@ def search(
         restrict_to_scope=restrict_to_scope,
         ranker="reranker" if reranker is not None else "composite",
     )
-    search_id = uuid.uuid4().hex
+    given = search_id is not None
+    search_id = search_id if search_id is not None else uuid.uuid4().hex
     now = now_utc()
     rows, out = [], []
     for h in hits:
-        did = uuid.uuid4().hex
+        did = hashlib.sha256(f"{search_id}:{h.rank}".encode()).hexdigest()[:32] if given else uuid.uuid4().hex
         m = h.memory
         rows.append(
             {
