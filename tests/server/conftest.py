@@ -9,8 +9,7 @@ from assay.memory import MemoryStore, default_settings
 from assay.server.app import create_app
 from assay.server.config import ServerSettings
 from assay.server.service import MemoryService
-
-TOKEN = "test-token-0123456789abcdef"
+from memory_server import TOKEN
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ the token.
 from __future__ import annotations
 
 import logging
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -55,4 +56,15 @@ def serve(
         log_level="warning",
         lifespan="off",
     )
-    uvicorn.Server(config).run()
+    # uvicorn drains on SIGTERM/SIGINT, then re-raises the signal to the handler that was set
+    # before it ran: with the default one the process would die by the signal (exit -15) after a
+    # clean drain. This no-op handler makes a drained shutdown exit 0.
+    previous = signal.signal(signal.SIGTERM, _drained)
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _drained(_signum: int, _frame: object) -> None:
+    log.info("SIGTERM: drained, exiting")
