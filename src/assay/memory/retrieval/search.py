@@ -36,6 +36,7 @@ import numpy as np
 from assay.memory.config import RANKER_VERSION
 from assay.memory.feedback.deliveries import log_deliveries
 from assay.memory.models import Memory, Reranker, SearchHit, StoreView, now_utc
+from assay.memory.retrieval.ann import ann_source
 from assay.memory.retrieval.index import MemoryIndex
 from assay.memory.retrieval.vectors import VectorPath
 from assay.memory.text import clean_context
@@ -206,7 +207,7 @@ def rank_hits(
         now=ts,
         half_life_days=s.recency_half_life_days,
         depth=depth,
-        dense_pool=store.vector_path.dense_source(store.engine, s),
+        dense_pool=store.vector_path.dense_source(store.engine, s) or ann_source(index, s),
         pool_size=s.pgvector_candidates,
     )
     mems = store.get_many([index.ids[r.row] for r in ranked])
