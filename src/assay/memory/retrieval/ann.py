@@ -105,7 +105,7 @@ class AnnIndex:
         assert index._vec is not None
         sims = (index._vec[pos] @ q).astype(np.float64)
         order = np.argsort(-sims, kind="stable")
-        seqs = np.asarray(index.seqs, dtype=np.int64)[pos[order]]
+        seqs = np.fromiter((index.seqs[p] for p in pos[order]), dtype=np.int64, count=k)  # k lookups, not n
         return DensePool(seqs, sims[order])
 
 
