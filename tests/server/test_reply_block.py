@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.server.reply import context_block, parse_reply_block, strip_reply_block
+from assay.memory.feedback.reply import context_block, parse_reply_block, strip_reply_block
 
 
 def test_the_pinned_example_parses():

@@ -5,7 +5,7 @@ Two events (Claude Code's hook contract: ``session_id``, ``transcript_path``, ``
 
 - ``UserPromptSubmit``: search the memories for the prompt (scope: the project folder ``cwd``;
   deliveries logged under the ``session_id``), answer ``{"hookSpecificOutput": {"hookEventName":
-  "UserPromptSubmit", "additionalContext": <block>}}`` (:func:`assay.server.reply.context_block`,
+  "UserPromptSubmit", "additionalContext": <block>}}`` (:func:`assay.memory.feedback.reply.context_block`,
   capped) and remember the session's search id (a TTL map; the delivery log, which records the
   session id, is the fallback, so another server sharing the database finds it too).
 - ``Stop``: unless ``stop_hook_active`` (Claude is already continuing because of a Stop hook:
@@ -33,9 +33,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from assay.memory.feedback.reply import context_block, parse_reply_block, strip_reply_block
 from assay.memory.tables import memory_deliveries
 from assay.server.config import ServerSettings
-from assay.server.reply import context_block, parse_reply_block, strip_reply_block
 from assay.server.service import MemoryService, UnknownSearchError
 
 __all__ = ["handle_hook", "check_transcript_path", "last_assistant_message", "TranscriptPathError", "SessionMap"]
