@@ -93,8 +93,8 @@ def main() -> int:
 
             t0 = time.perf_counter()
             all_texts = texts(a.n)
-            for i in range(0, a.n, 500):
-                post("/v1/memories", {"memories": [{"text": t} for t in all_texts[i : i + 500]]})
+            for i in range(0, a.n, 50):  # batches that embed well within the 10 s request timeout
+                post("/v1/memories", {"memories": [{"text": t} for t in all_texts[i : i + 50]]})
             print(f"{a.n:,} memories added through the server in {time.perf_counter() - t0:.1f} s")
             event = {"session_id": "bench", "hook_event_name": "UserPromptSubmit", "cwd": str(home), "prompt": ""}
             http_t, search_t, cmd_t = [], [], []

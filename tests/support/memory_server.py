@@ -62,7 +62,11 @@ class ServerProcess:
         else:
             self.proc.send_signal(sig)
         try:
-            return self.proc.wait(timeout=30)
+            return self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # not drained in time: ended, and the caller's check fails
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+            return -9
         finally:
             if self.proc.stderr is not None:
                 self.stderr = self.proc.stderr.read().decode()
