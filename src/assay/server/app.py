@@ -8,6 +8,8 @@ Every request passes :class:`Guard` first (a plain ASGI middleware, outermost):
 2. The body is read up to ``max_body_bytes`` (a ``Content-Length`` over it is refused before
    reading) → 413 past it.
 3. The request runs under ``request_timeout_s`` → 503 when it has not started answering by then.
+   The work itself runs on to its end in its worker thread (a thread cannot be stopped): a
+   client that retries with the same ``Idempotency-Key`` gets its result, never a second copy.
 
 Routes (JSON in, JSON out; OpenAPI at ``/openapi.json`` and ``/docs``, behind the token too):
 ``POST /v1/memories``, ``POST /v1/search``, ``POST /v1/responses``, ``POST /v1/grades``,
