@@ -19,7 +19,22 @@ CLI_DIR = Path(assay.cli.__file__).parent
 NOT_COMMANDS = {"__init__", "__main__", "app", "common"}
 COMMAND_MODULES = sorted(p.stem for p in CLI_DIR.glob("*.py") if p.stem not in NOT_COMMANDS)
 #: The top-level commands and groups in `assay --help` order.
-TOP_LEVEL = ["init-db", "gate", "eval", "compare", "import", "verdicts", "judge", "cache", "memory", "report", "claims"]
+TOP_LEVEL = [
+    "init-db",
+    "gate",
+    "eval",
+    "compare",
+    "import",
+    "serve",
+    "mcp",
+    "verdicts",
+    "judge",
+    "cache",
+    "memory",
+    "report",
+    "claims",
+    "hook",
+]
 GROUPS = {
     "verdicts": ["add", "search", "stats"],
     "judge": ["validate", "rationality", "agreement"],
@@ -43,6 +58,7 @@ GROUPS = {
     ],
     "report": ["check", "open"],
     "claims": ["check"],
+    "hook": ["install"],
 }
 #: Optional extras (ml, llm, postgres, agents, server) and jinja2 (the reports): none loads on import.
 HEAVY = [
@@ -55,6 +71,9 @@ HEAVY = [
     "agent_framework",
     "fastapi",
     "uvicorn",
+    "mcp",
+    "hnswlib",
+    "onnxruntime",
 ]
 
 _PROBE = """

@@ -20,6 +20,7 @@ from assay.cli import verdicts, judge, judge_rationality, cache, memory, memory_
 from assay.cli import memory_ab, memory_models, claims  # noqa: F401  (memory ab, retrain, models; claims)
 from assay.cli import report  # noqa: F401  (report check, report open)
 from assay.cli import memory_reembed  # noqa: F401  (memory reembed)
+from assay.cli import serve, hook  # noqa: F401  (serve, mcp; hook install)
 
 # isort: on
 

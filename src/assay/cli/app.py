@@ -17,6 +17,7 @@ __all__ = [
     "app",
     "cache_app",
     "claims_app",
+    "hook_app",
     "judge_app",
     "main",
     "memory_app",
@@ -92,6 +93,8 @@ app.add_typer(memory_app, name="memory")
 report_app = typer.Typer(no_args_is_help=True, help="Report sets: check their files are one run's; open the html.")
 app.add_typer(report_app, name="report")
 app.add_typer(claims_app, name="claims")
+hook_app = typer.Typer(no_args_is_help=True, help="Agent hooks: install assay's memory hooks into an agent's settings.")
+app.add_typer(hook_app, name="hook")
 
 
 def main() -> None:

@@ -160,6 +160,18 @@ class MemorySettings:
     - ``pgvector_exact``: bypass the HNSW index (an exact scan and sort in PostgreSQL): exactly
       the numpy path's top-k, at O(n) per query. Off by default; ``ASSAY_MEMORY_PGVECTOR_EXACT=1``
       turns it on (:func:`default_settings`).
+    - ``ann_threshold``: from this many indexed memories on, the numpy path takes its dense
+      candidates from an in-process HNSW graph (:mod:`assay.memory.retrieval.ann`, the ``ann``
+      extra: hnswlib) and re-scores them exactly; ``None`` = always exact. 20,000: below it the
+      exact matrix–vector product costs ≲ 2 ms (it scales linearly: ≈ 0.9 ms at 10,000 × 384
+      from the 8.6 ms below) and a graph is not worth its memory and build time; at 100,000
+      exact top-10 took 8.6 ms p50 against 0.17 ms for hnswlib (issue 19).
+      ``ASSAY_MEMORY_ANN_THRESHOLD`` (a number, or ``off``) overrides it.
+    - ``ann_m`` / ``ann_ef_construction``: HNSW degree 16 and build beam 100 (hnswlib's
+      recommended range for 384-d embeddings: M 12–48; ef_construction 100 keeps build time
+      moderate while recall@10 at the search beam ``max(depth, pgvector_candidates)`` = 200
+      measured ≥ 0.99; ``benchmarks/bench_ann_scale.py``). ``ann_threads``: build threads, 1
+      (a shared host; the build is paid once).
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
@@ -182,6 +194,10 @@ class MemorySettings:
     pgvector_exact: bool = False
     max_k: int = 1000
     untrained_script_similarity: float = 0.0
+    ann_threshold: int | None = 20_000
+    ann_m: int = 16
+    ann_ef_construction: int = 100
+    ann_threads: int = 1
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -212,6 +228,10 @@ class MemorySettings:
             raise ValueError(f"untrained_script_similarity must be in [0, 1], got {self.untrained_script_similarity}")
         if isinstance(self.max_k, bool) or not isinstance(self.max_k, int) or self.max_k < 1:
             raise ValueError(f"max_k must be an integer >= 1, got {self.max_k!r}")
+        if self.ann_threshold is not None and self.ann_threshold < 1:
+            raise ValueError(f"ann_threshold must be >= 1 or None, got {self.ann_threshold}")
+        if self.ann_m < 2 or self.ann_ef_construction < 1 or self.ann_threads < 1:
+            raise ValueError("ann_m must be >= 2, ann_ef_construction and ann_threads >= 1")
 
     def with_(self, **changes: object) -> MemorySettings:
         """A copy with ``changes`` applied (validated again)."""
@@ -314,7 +334,7 @@ class RerankerSettings:
 def default_settings(**changes: object) -> MemorySettings:
     """:class:`MemorySettings` defaults, then the environment — ``ASSAY_MEMORY_EMBEDDER``
     (``minilm`` | ``hashing``), ``ASSAY_MEMORY_PGVECTOR_EXACT`` (``1`` | ``0``),
-    ``ASSAY_MEMORY_MAX_K`` (an integer >= 1) — then ``changes``.
+    ``ASSAY_MEMORY_MAX_K`` (an integer >= 1), ``ASSAY_MEMORY_ANN_THRESHOLD`` (a count, or ``off``) — then ``changes``.
     Raises ``ValueError`` naming the variable for a value it does not accept."""
     env: dict[str, object] = {}
     if embedder := os.environ.get("ASSAY_MEMORY_EMBEDDER"):
@@ -327,6 +347,13 @@ def default_settings(**changes: object) -> MemorySettings:
         if not max_k.isdigit() or int(max_k) < 1:
             raise ValueError(f"ASSAY_MEMORY_MAX_K={max_k!r}: an integer >= 1 (the most memories one search delivers)")
         env["max_k"] = int(max_k)
+    if ann := os.environ.get("ASSAY_MEMORY_ANN_THRESHOLD", "").strip():
+        if ann.lower() == "off":
+            env["ann_threshold"] = None
+        elif ann.isdigit() and int(ann) >= 1:
+            env["ann_threshold"] = int(ann)
+        else:
+            raise ValueError(f"ASSAY_MEMORY_ANN_THRESHOLD={ann!r}: use a number of memories >= 1, or off")
     return MemorySettings(**env).with_(**changes)  # type: ignore[arg-type]
 
 

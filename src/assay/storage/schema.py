@@ -53,7 +53,7 @@ __all__ = [
 #: version 1). ``init_db`` returns it, ``assay init-db`` prints it, and ``schema_info`` records it
 #: for the assay releases before Alembic, which refuse a database whose version is newer than
 #: theirs. Bump it with every new revision (a test checks the two agree).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: The revision id of :data:`SCHEMA_VERSION` (what ``alembic_version`` holds at this code's schema).
 HEAD_REVISION = f"{SCHEMA_VERSION:04d}"
@@ -67,6 +67,7 @@ STORE_MODULES: tuple[str, ...] = (
     "assay.cache",
     "assay.memory.tables",
     "assay.memory.learning.tables",
+    "assay.server.tables",
 )
 
 #: The pre-Alembic record of the schema version, one row per upgrade (kept: older releases read it).

@@ -104,6 +104,7 @@ class MemoryIndex:
         self._nonzero = _Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
         self._keywords = KeywordPostings()
         self._id_rank: np.ndarray | None = None
+        self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -23,6 +23,7 @@ path, index, memories by id): it never imports the store module, which calls it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,7 @@ import numpy as np
 from assay.memory.config import RANKER_VERSION
 from assay.memory.feedback.deliveries import log_deliveries
 from assay.memory.models import Memory, Reranker, SearchHit, StoreView, now_utc
+from assay.memory.retrieval.ann import ann_source
 from assay.memory.retrieval.index import MemoryIndex
 from assay.memory.retrieval.scripts import trained_on
 from assay.memory.retrieval.vectors import VectorPath
@@ -101,6 +103,7 @@ def search(
     session_id: str | None = None,
     restrict_to_scope: bool = False,
     explain: bool = False,
+    search_id: str | None = None,
 ) -> SearchResult:
     """Deliver the top ``k`` memories for ``context_window`` and log them under a new ``search_id``.
 
@@ -111,8 +114,13 @@ def search(
     logged) for ``k`` outside ``[1, settings.max_k]`` (:func:`check_k`), a blank window
     (after cleaning; the embedder is not called), ``restrict_to_scope`` without a scope, or a
     ``scope``/``session_id`` longer than :data:`MAX_ID_CHARS` (the stored column's width).
-    An empty store gives an empty result and logs nothing.
+    An empty store gives an empty result and logs nothing. ``search_id``: the caller's id (32
+    characters at most; the memory server derives it from an idempotency key) instead of a new
+    uuid; delivery ids then derive from it and the rank, so logging the same search twice fails
+    on the delivery key (``IntegrityError``) instead of duplicating it.
     """
+    if search_id is not None and not 0 < len(search_id) <= 32:
+        raise ValueError(f"search_id: {len(search_id)} characters, expected 1 to 32")
     for name, value in (("scope", scope), ("session_id", session_id)):
         if value is not None and len(value) > MAX_ID_CHARS:
             raise ValueError(f"{name}: {len(value)} characters, at most {MAX_ID_CHARS}")
@@ -130,11 +138,12 @@ def search(
         restrict_to_scope=restrict_to_scope,
         ranker="reranker" if reranker is not None else "composite",
     )
-    search_id = uuid.uuid4().hex
+    given = search_id is not None
+    search_id = search_id if search_id is not None else uuid.uuid4().hex
     now = now_utc()
     rows, out = [], []
     for h in hits:
-        did = uuid.uuid4().hex
+        did = hashlib.sha256(f"{search_id}:{h.rank}".encode()).hexdigest()[:32] if given else uuid.uuid4().hex
         m = h.memory
         rows.append(
             {
@@ -196,7 +205,7 @@ def rank_hits(
     if ranker == "reranker":
         return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
     index = store.index()
-    weights, dense_pool = s.weights, store.vector_path.dense_source(store.engine, s)
+    weights, dense_pool = s.weights, store.vector_path.dense_source(store.engine, s) or ann_source(index, s)
     if ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query):
         weights = replace(weights, similarity=weights.similarity * s.untrained_script_similarity)
         dense_pool = None  # the similarity no longer dominates: score every candidate in process

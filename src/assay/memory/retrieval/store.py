@@ -259,6 +259,7 @@ class MemoryStore:
         session_id: str | None = None,
         restrict_to_scope: bool = False,
         explain: bool = False,
+        search_id: str | None = None,
     ) -> SearchResult:
         """Search and log the deliveries; see :func:`assay.memory.retrieval.search.search`."""
         return search(
@@ -269,6 +270,7 @@ class MemoryStore:
             session_id=session_id,
             restrict_to_scope=restrict_to_scope,
             explain=explain,
+            search_id=search_id,
         )
 
     # -- internals ----------------------------------------------------------------------------

@@ -1,0 +1,134 @@
+"""Benchmark: ranking alone with the in-process HNSW index vs the exact numpy path (issue 19, item 4).
+
+Run as a script::
+
+    python benchmarks/bench_ann_scale.py [--n 100000] [--queries 200] [--k 10] [--million]
+
+Builds a :class:`~assay.memory.retrieval.index.MemoryIndex` of ``n`` synthetic clustered 384-d
+unit vectors (500 centres + noise, the same generator as ``bench_memory_search.py``; keywords
+and scopes as there) directly (no database: ranking alone, no embedding, no delivery write),
+then ranks ``--queries`` query vectors (a centre plus noise) with the composite scorer twice in
+the same run: exact (``dense_pool=None``, one matrix–vector product) and approximate
+(``ann_source``: hnswlib top ``max(k, 200)`` re-scored exactly, the index's pooled ranking).
+Prints graph build time, the graph's memory (hnswlib's own estimate: ``index_file_size``), the
+p50/p95 of both paths and their ratio, and recall@k of the approximate composite top-k against
+the exact one. ``--million`` runs n = 1,000,000 (build ≈ minutes on one core). Targets (issue
+19): approximate p50 ≤ 2 ms and recall@10 ≥ 0.99; exits 1 when either is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "src"), str(REPO / "benchmarks")]
+
+from assay.memory.config import default_settings  # noqa: E402
+from assay.memory.retrieval.ann import ann_source  # noqa: E402
+from assay.memory.retrieval.index import IndexRow, MemoryIndex  # noqa: E402
+
+
+def build(n: int, seed: int = 5) -> tuple[MemoryIndex, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(500, 384)).astype(np.float32)
+    index = MemoryIndex()
+    step = 50_000
+    for s in range(0, n, step):
+        m = min(step, n - s)
+        v = centres[rng.integers(0, 500, size=m)] + 0.6 * rng.normal(size=(m, 384)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        index.upsert(
+            [
+                IndexRow(
+                    s + i,
+                    f"m{s + i:07d}",
+                    f"item {s + i}",
+                    (f"w{(s + i) % 997}",),
+                    f"s{(s + i) % 50:02d}",
+                    0.5,
+                    None,
+                    False,
+                    False,
+                    v[i],
+                )
+                for i in range(m)
+            ]
+        )
+    q = centres[rng.integers(0, 500, size=400)] + 0.6 * rng.normal(size=(400, 384)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    return index, q
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--million", action="store_true", help="n = 1,000,000")
+    a = ap.parse_args()
+    n = 1_000_000 if a.million else a.n
+    t0 = time.perf_counter()
+    index, queries = build(n)
+    print(f"index of {n:,} × 384 built in {time.perf_counter() - t0:.1f} s")
+    s = default_settings(embedder="hashing", ann_threshold=1)
+    w = s.weights
+    pool = ann_source(index, s)
+    assert pool is not None
+    t0 = time.perf_counter()
+    graph_pool = pool(queries[0], max(a.k, s.pgvector_candidates))
+    build_s = time.perf_counter() - t0
+    assert graph_pool is not None
+    graph = index.ann
+    print(
+        f"HNSW graph (hnswlib, M={s.ann_m}, ef_construction={s.ann_ef_construction}, {s.ann_threads} thread): "
+        f"built in {build_s:.1f} s, {graph._g.index_file_size() / 1e6:.0f} MB (vectors {n * 384 * 4 / 1e6:.0f} MB)"
+    )
+
+    def rank(q: np.ndarray, dense_pool) -> list[int]:
+        return [
+            r.row
+            for r in index.rank(
+                "item",
+                q,
+                a.k,
+                weights=w,
+                now=0.0,
+                half_life_days=30.0,
+                dense_pool=dense_pool,
+                pool_size=s.pgvector_candidates,
+            )
+        ]
+
+    exact_t, ann_t, hits = [], [], 0
+    for q in queries[: a.queries]:
+        t = time.perf_counter()
+        e = rank(q, None)
+        exact_t.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        x = rank(q, pool)
+        ann_t.append((time.perf_counter() - t) * 1000)
+        hits += len(set(e) & set(x))
+    recall = hits / (a.k * a.queries)
+
+    def p(xs: list[float], q: float) -> float:
+        return float(np.percentile(xs, q))
+
+    print(f"exact  composite top-{a.k}: p50 {statistics.median(exact_t):.2f} ms  p95 {p(exact_t, 95):.2f} ms")
+    print(
+        f"approx composite top-{a.k}: p50 {statistics.median(ann_t):.2f} ms  p95 {p(ann_t, 95):.2f} ms  "
+        f"(ratio approx/exact p50 {statistics.median(ann_t) / statistics.median(exact_t):.3f})"
+    )
+    print(f"recall@{a.k} approx vs exact: {recall:.4f} over {a.queries} queries")
+    ok = statistics.median(ann_t) <= 2.0 and recall >= 0.99
+    print("targets (p50 <= 2 ms, recall@10 >= 0.99):", "met" if ok else "MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``assay serve``: the memory server (the ``server`` extra: FastAPI + uvicorn), and ``assay mcp``.
+
+Thin: builds :class:`assay.server.config.ServerSettings` from the options and the environment,
+opens the memory store of the configured database and hands both to :mod:`assay.server.run`.
+A non-loopback ``--host`` without ``--allow-remote`` and a supplied token exits 2 before
+anything is opened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+from assay.cli.common import err, open_memory_store, user_errors
+
+__all__ = ["serve_cmd", "mcp_cmd"]
+
+
+@app.command("serve")
+def serve_cmd(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless --allow-remote)."),
+    port: int = typer.Option(8377, "--port", help="Port to bind."),
+    allow_remote: bool = typer.Option(
+        False, "--allow-remote", help="Allow a non-loopback --host (needs --token-file or ASSAY_SERVER_TOKEN)."
+    ),
+    token_file: Path | None = typer.Option(
+        None, "--token-file", help="File holding the bearer token (default: $ASSAY_HOME/server.token, created 0600)."
+    ),
+    embedder: str | None = typer.Option(None, "--embedder", help="minilm or hashing (default $ASSAY_MEMORY_EMBEDDER)."),
+) -> None:
+    """Serve the memory over HTTP on loopback: add, search (logged), responses, grades, stats, Claude Code hooks."""
+    with user_errors(ctx):
+        from assay.server.config import server_settings
+        from assay.server.run import serve
+
+        settings = server_settings(token_file=token_file, host=host, port=port, allow_remote=allow_remote)
+        settings.check_bind()
+
+        def ready() -> None:
+            err.print(
+                f"assay memory server on http://{settings.host}:{settings.port} (token: {settings.token_file}"
+                f"{'' if settings.token_source != 'env' else ', from ASSAY_SERVER_TOKEN'})",
+                markup=False,
+            )
+
+        serve(settings, lambda: open_memory_store(ctx, embedder), on_ready=ready)
+
+
+@app.command("mcp")
+def mcp_cmd(
+    ctx: typer.Context,
+    embedder: str | None = typer.Option(None, "--embedder", help="minilm or hashing (default $ASSAY_MEMORY_EMBEDDER)."),
+) -> None:
+    """Serve memory search, add and grade as MCP tools over stdio (the 'server' extra: the mcp SDK)."""
+    with user_errors(ctx):
+        from assay.server.mcp_server import run_stdio
+
+        run_stdio(open_memory_store(ctx, embedder))

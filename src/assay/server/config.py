@@ -1,0 +1,195 @@
+"""Memory-server settings in one place, each default with its rationale; the environment is read here only.
+
+:class:`ServerSettings` is what ``assay serve`` and :func:`assay.server.app.create_app` take;
+:func:`server_settings` builds it from the defaults, then the environment (``ASSAY_HOME``,
+``ASSAY_SERVER_TOKEN``, ``ASSAY_SERVER_ROOTS``), then explicit changes. The token helpers live
+here too (:func:`load_or_create_token`, :func:`read_token_file`) because they are where the token
+file's path, mode and format are decided.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+__all__ = [
+    "ServerSettings",
+    "server_settings",
+    "assay_home",
+    "load_or_create_token",
+    "read_token_file",
+    "served_token",
+    "is_loopback",
+    "TOKEN_FILE_NAME",
+    "DEFAULT_PORT",
+]
+
+#: Port of ``assay serve``: unassigned by IANA, memorable, clear of the usual dev ports (8000/8080).
+DEFAULT_PORT = 8377
+
+#: The token file's name under ``$ASSAY_HOME``.
+TOKEN_FILE_NAME = "server.token"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the memory server binds, authenticates and bounds each request.
+
+    - ``host`` / ``port``: 127.0.0.1:8377. Loopback by default: the server holds an agent's
+      memories and answers anyone who reaches it with the token; a non-loopback host needs
+      ``allow_remote`` *and* a token the user supplied (``token_source`` ``"file"`` or
+      ``"env"``; the auto-created one does not count: nobody chose to share it).
+    - ``token_file``: ``$ASSAY_HOME/server.token``, created 0600 with 32 random bytes
+      (``secrets.token_urlsafe``, 256 bits) on first start; ``token_source`` says where the
+      served token came from (``"auto"``, ``"file"`` for ``--token-file``, ``"env"`` for
+      ``ASSAY_SERVER_TOKEN``).
+    - ``max_body_bytes``: 1,000,000 (1 MB, the issue's default): a memory batch of a few hundred
+      notes fits; anything larger is refused with 413 before it is read into memory.
+    - ``request_timeout_s``: 10 s per request (503 past it): a hook waits at most 0.8 s anyway,
+      and a batch add of 1 MB of notes embeds in ~2–5 s on CPU; past 10 s something is stuck.
+    - ``hook_context_max_chars``: 8,000 characters of ``additionalContext`` (the issue's
+      default; Claude Code previews only the start of very long context).
+    - ``hook_k``: 5 memories per prompt (the library's search default).
+    - ``session_ttl_s``: 6 h: a Claude Code session's prompt → Stop pairs are minutes apart; a
+      session left open overnight starts afresh.
+    - ``project_roots``: the folders under which a Stop hook's ``transcript_path`` may be read
+      (default ``~/.claude/projects``, where Claude Code writes transcripts;
+      ``ASSAY_SERVER_ROOTS``, ``os.pathsep``-separated, replaces it). A path outside (after
+      resolving ``..`` and symlinks) → 400, nothing read.
+    - ``transcript_max_bytes``: the last 4 MB of a transcript are read: the last assistant
+      message is at its end, and a multi-hour session's JSONL can reach hundreds of MB.
+    - ``graceful_shutdown_s``: 10 s for in-flight requests after SIGTERM (uvicorn's
+      ``timeout_graceful_shutdown``), the request timeout: nothing started is cut short.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    allow_remote: bool = False
+    token_file: Path = field(default_factory=lambda: assay_home() / TOKEN_FILE_NAME)
+    token_source: str = "auto"
+    max_body_bytes: int = 1_000_000
+    request_timeout_s: float = 10.0
+    hook_context_max_chars: int = 8000
+    hook_k: int = 5
+    session_ttl_s: float = 6 * 3600.0
+    project_roots: tuple[Path, ...] = field(default_factory=lambda: (Path.home() / ".claude" / "projects",))
+    transcript_max_bytes: int = 4_000_000
+    graceful_shutdown_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port must be in [0, 65535], got {self.port}")
+        if self.token_source not in ("auto", "file", "env"):
+            raise ValueError(f"token_source must be auto, file or env, got {self.token_source!r}")
+        if self.max_body_bytes < 1 or self.hook_context_max_chars < 200 or self.hook_k < 1:
+            raise ValueError("max_body_bytes >= 1, hook_context_max_chars >= 200 and hook_k >= 1 are required")
+        if not (self.request_timeout_s > 0 and self.session_ttl_s > 0 and self.graceful_shutdown_s >= 0):
+            raise ValueError("request_timeout_s and session_ttl_s must be > 0, graceful_shutdown_s >= 0")
+
+    def with_(self, **changes: object) -> ServerSettings:
+        """A copy with ``changes`` applied (validated again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def check_bind(self) -> None:
+        """Refuse a non-loopback ``host`` unless ``allow_remote`` and a user-supplied token.
+
+        Raises ``ValueError`` with the reason (the CLI prints it and exits 2)."""
+        if is_loopback(self.host):
+            return
+        if not self.allow_remote:
+            raise ValueError(
+                f"--host {self.host}: not a loopback address; the server binds 127.0.0.1 unless "
+                "--allow-remote is given together with --token-file or ASSAY_SERVER_TOKEN"
+            )
+        if self.token_source == "auto":
+            raise ValueError(
+                f"--host {self.host} --allow-remote needs a token you supply (--token-file or ASSAY_SERVER_TOKEN): "
+                "the auto-created token does not count"
+            )
+
+
+def assay_home() -> Path:
+    """``$ASSAY_HOME`` (default ``~/.assay``), as :func:`assay.storage.resolve_db_url` reads it."""
+    return Path(os.environ.get("ASSAY_HOME") or Path.home() / ".assay").expanduser()
+
+
+def server_settings(*, token_file: str | Path | None = None, **changes: object) -> ServerSettings:
+    """:class:`ServerSettings` from the defaults, then the environment, then ``changes``.
+
+    ``token_file`` given: that file (it must exist; ``token_source="file"``). Else
+    ``ASSAY_SERVER_TOKEN`` set: ``token_source="env"``. Else the auto-created file under
+    ``$ASSAY_HOME``. ``ASSAY_SERVER_ROOTS`` (``os.pathsep``-separated) sets ``project_roots``.
+    """
+    env: dict[str, object] = {}
+    if token_file is not None:
+        env["token_file"], env["token_source"] = Path(token_file).expanduser(), "file"
+    elif os.environ.get("ASSAY_SERVER_TOKEN", "").strip():
+        env["token_source"] = "env"
+    roots = os.environ.get("ASSAY_SERVER_ROOTS", "").strip()
+    if roots:
+        env["project_roots"] = tuple(Path(r).expanduser() for r in roots.split(os.pathsep) if r.strip())
+    return ServerSettings(**env).with_(**changes)  # type: ignore[arg-type]
+
+
+def served_token(settings: ServerSettings) -> str:
+    """The token the server checks: ``ASSAY_SERVER_TOKEN`` (``token_source="env"``), the given
+    file (``"file"``, must exist and be non-empty), else :func:`load_or_create_token`."""
+    if settings.token_source == "env":
+        return os.environ["ASSAY_SERVER_TOKEN"].strip()
+    if settings.token_source == "file":
+        token = read_token_file(settings.token_file)
+        if token is None:
+            raise ValueError(f"--token-file {settings.token_file}: missing or empty")
+        return token
+    return load_or_create_token(settings.token_file)
+
+
+def read_token_file(path: Path) -> str | None:
+    """The token in ``path`` (stripped), or ``None`` when the file is missing or empty."""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return token or None
+
+
+def load_or_create_token(path: Path) -> str:
+    """The token in ``path``; when absent, a new one written there with mode 0600.
+
+    Created with ``O_CREAT | O_EXCL`` and mode 0600 in one call (no window where another user
+    could read it); when two servers start at once, the loser reads the winner's. The parent
+    folder is created 0700. Raises ``ValueError`` when an existing file is readable by others
+    (group or world bits set): a token others can read authenticates them too.
+    """
+    token = read_token_file(path)
+    if token is not None:
+        if path.stat().st_mode & 0o077:
+            raise ValueError(
+                f"{path}: token file is readable by others (mode {path.stat().st_mode & 0o777:o}); chmod 600"
+            )
+        return token
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    new = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        again = read_token_file(path)
+        if again is None:
+            raise ValueError(f"{path}: token file exists but is empty") from None
+        return again
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(new + "\n")
+    return new
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names the loopback interface (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

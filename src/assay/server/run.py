@@ -1,0 +1,70 @@
+"""Running the server: build the warm service, check the bind, serve with uvicorn until SIGTERM.
+
+:func:`serve` is what ``assay serve`` calls. uvicorn handles SIGTERM and SIGINT: it stops
+accepting connections, lets in-flight requests finish (up to ``graceful_shutdown_s``) and exits
+0 — the drain. Nothing lives in the process that the store does not hold, so a killed server
+loses no state; a client that retries with its idempotency key gets the recorded answer.
+Access logs name the method, path and status only (uvicorn's format): never a header, so never
+the token.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from assay.memory import MemoryStore
+from assay.server.app import create_app
+from assay.server.config import ServerSettings, served_token
+from assay.server.service import MemoryService
+
+__all__ = ["build", "serve"]
+
+log = logging.getLogger("assay.server")
+
+
+def build(
+    settings: ServerSettings, make_store: Callable[[], MemoryStore], *, warm: bool = True
+) -> tuple[Any, MemoryService]:
+    """``(asgi_app, service)``: the bind checked (``ValueError``), the token loaded or created,
+    the store opened and (``warm``) its models loaded."""
+    settings.check_bind()
+    token = served_token(settings)
+    service = MemoryService(make_store(), reload=make_store)
+    if warm:
+        info = service.warm_up()
+        log.info("warm: %s", info)
+    return create_app(service, settings, token=token), service
+
+
+def serve(
+    settings: ServerSettings, make_store: Callable[[], MemoryStore], *, on_ready: Callable[[], None] | None = None
+) -> None:
+    """Serve until SIGTERM/SIGINT (drained: see the module docstring)."""
+    import uvicorn
+
+    app, _ = build(settings, make_store)
+    if on_ready is not None:
+        on_ready()
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        timeout_graceful_shutdown=int(settings.graceful_shutdown_s),
+        log_level="warning",
+        lifespan="off",
+    )
+    # uvicorn drains on SIGTERM/SIGINT, then re-raises the signal to the handler that was set
+    # before it ran: with the default one the process would die by the signal (exit -15) after a
+    # clean drain. This no-op handler makes a drained shutdown exit 0.
+    previous = signal.signal(signal.SIGTERM, _drained)
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _drained(_signum: int, _frame: object) -> None:
+    log.info("SIGTERM: drained, exiting")

@@ -1,0 +1,219 @@
+"""The memory service behind every route: one warm store, serialised, with idempotent writes.
+
+:class:`MemoryService` owns one :class:`assay.memory.MemoryStore` (its embedder, reranker and
+in-process index loaded once, at :meth:`~MemoryService.warm_up`) behind a lock — a store is
+one-thread — and turns each operation into a JSON-ready dict. Writes take an optional
+idempotency key (:meth:`~MemoryService.idempotent`): the response of the first request with a
+key is recorded in ``server_requests`` and replayed to every retry with the same key and body;
+the same key with another body is refused (:class:`IdempotencyConflict`). The writes are
+idempotent by construction, so the record can follow the work: a search with a key gets a
+``search_id`` derived from it (delivery ids from that and the rank: a second insert fails on the
+key instead of duplicating), memories are keyed by id or text, grades and engagement overwrite.
+
+State lives in the store only (the session map of the hooks is a cache in front of the delivery
+log), so several servers can share one PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from assay.memory import MemoryStore
+from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
+from assay.memory.feedback.engagement import engage
+from assay.memory.feedback.grades import apply_grades
+from assay.memory.feedback.stats import memory_stats
+from assay.memory.models import SearchHit, now_utc
+from assay.server.tables import server_requests
+from assay.storage import insert_ignore
+
+__all__ = ["MemoryService", "IdempotencyConflict", "derived_search_id", "UnknownSearchError"]
+
+
+class IdempotencyConflict(ValueError):
+    """An idempotency key reused with another route or body (HTTP 422)."""
+
+
+def derived_search_id(key: str) -> str:
+    """The ``search_id`` of a search sent with idempotency key ``key``: 32 hex digits of SHA-256."""
+    return hashlib.sha256(f"assay-search\x1f{key}".encode()).hexdigest()[:32]
+
+
+def body_digest(body: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a request body (sorted keys): what a retry must repeat."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class MemoryService:
+    """One warm memory store serving the routes (thread-safe: every store call holds one lock).
+
+    ``store``: the :class:`~assay.memory.MemoryStore` to serve. ``reload``: called by
+    :meth:`reload` (``POST /v1/admin/reload``) to build a fresh store — how a server picks up a
+    newly deployed reranker or model without a restart; default: the same URL and settings.
+    """
+
+    def __init__(self, store: MemoryStore, *, reload: Callable[[], MemoryStore] | None = None):
+        self.store = store
+        self._reload = reload
+        self.lock = threading.RLock()
+        self.replies = {"stop_events": 0, "malformed_lines": 0}
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def warm_up(self) -> dict[str, Any]:
+        """Load the embedder (one embedding), the reranker and the index now, not on the first request."""
+        with self.lock:
+            self.store.embedder.embed(["warm-up"])
+            reranker = self.store.reranker
+            n = len(self.store.index())
+        return {
+            "memories_indexed": n,
+            "embedder": self.store.embedder.model,
+            "reranker": getattr(reranker, "model", None),
+        }
+
+    def reload(self) -> dict[str, Any]:
+        """Swap in a fresh store (re-resolving the reranker: a newly deployed student) and warm it."""
+        with self.lock:
+            if self._reload is not None:
+                self.store = self._reload()
+            else:
+                self.store = MemoryStore(self.store.engine, settings=self.store.settings, embedder=self.store.embedder)
+            return self.warm_up()
+
+    # -- idempotency ----------------------------------------------------------------------------
+
+    def idempotent(
+        self, route: str, key: str | None, body: Mapping[str, Any], work: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``work()``'s response, or the recorded one when ``key`` was seen with this route and body.
+
+        Raises :class:`IdempotencyConflict` for a key seen with another route or body. Without a
+        key the work simply runs (no record)."""
+        if key is None:
+            return work()
+        if not 0 < len(key) <= 200:
+            raise ValueError(f"Idempotency-Key: {len(key)} characters, expected 1 to 200")
+        digest = body_digest(body)
+        known = self._recorded(key)
+        if known is not None:
+            return self._replay(known, route, digest)
+        response = work()
+        rec = {"key": key, "route": route, "body_sha256": digest, "status": 200, "response": response}
+        write_with_retry(
+            self.store.engine,
+            lambda conn: insert_ignore(conn, server_requests, {**rec, "created_at": now_utc()}, ["key"]),
+        )
+        winner = self._recorded(key)  # a concurrent request with the same key may have recorded first
+        return response if winner is None else self._replay(winner, route, digest)
+
+    def _recorded(self, key: str) -> Any:
+        with self.store.engine.connect() as conn:
+            return conn.execute(select(server_requests).where(server_requests.c.key == key)).first()
+
+    @staticmethod
+    def _replay(row: Any, route: str, digest: str) -> dict[str, Any]:
+        if row.route != route or row.body_sha256 != digest:
+            raise IdempotencyConflict(
+                f"Idempotency-Key was first used for {row.route} with another body; use a new key for a new request"
+            )
+        return dict(row.response)
+
+    # -- operations -----------------------------------------------------------------------------
+
+    def add(self, memories: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Add memories (each a :class:`~assay.memory.models.MemoryIn` as JSON); the store's
+        :class:`~assay.memory.retrieval.writes.AddResult` as a dict. Re-adding an id is a no-op."""
+        with self.lock:
+            return asdict(self.store.add(memories))
+
+    def search(
+        self,
+        context: str,
+        *,
+        k: int,
+        scope: str | None = None,
+        session_id: str | None = None,
+        restrict_to_scope: bool = False,
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        """Search and log the deliveries; ``{"search_id", "query", "hits": [...]}``. With an
+        idempotency ``key`` the search id derives from it and a repeat returns the logged deliveries."""
+        sid = derived_search_id(key) if key is not None else None
+        with self.lock:
+            if sid is not None and (logged := self._logged(sid)) is not None:
+                return logged
+            try:
+                res = self.store.search(
+                    context, k, scope=scope, session_id=session_id, restrict_to_scope=restrict_to_scope, search_id=sid
+                )
+            except IntegrityError:  # another server logged this search between the check and the insert
+                assert sid is not None
+                logged = self._logged(sid)
+                if logged is None:
+                    raise
+                return logged
+        return {"search_id": res.search_id, "query": res.query, "hits": [_hit(h) for h in res.hits]}
+
+    def _logged(self, search_id: str) -> dict[str, Any] | None:
+        rows = deliveries_of(self.store.engine, search_id)
+        if not rows:
+            return None
+        mems = self.store.get_many([r.memory_id for r in rows])
+        hits = [
+            {
+                "memory_id": r.memory_id,
+                "text": mems[r.memory_id].text if r.memory_id in mems else None,
+                "rank": r.rank,
+                "score": r.score,
+                "delivery_id": r.id,
+                "scope": r.scope,
+            }
+            for r in rows
+        ]
+        return {"search_id": search_id, "query": rows[0].query, "hits": hits}
+
+    def respond(self, search_id: str, response: str, *, prompt: str | None = None) -> dict[str, Any]:
+        """Record the agent's response and label engagement for every delivery of ``search_id``."""
+        with self.lock:
+            return engage(self.store, search_id, response, prompt=prompt).to_dict()
+
+    def grade(self, search_id: str, grades: str) -> dict[str, Any]:
+        """Apply a grade field (``"m12:3, m7:0!"``) to the deliveries of ``search_id``."""
+        with self.lock:
+            return apply_grades(self.store, search_id, grades).to_dict()
+
+    def stats(self) -> dict[str, Any]:
+        """:func:`assay.memory.feedback.stats.memory_stats` of the store (aggregates only: no ids)."""
+        with self.lock:
+            return memory_stats(self.store)
+
+    def note_reply(self, malformed: int) -> None:
+        """Count one Stop hook processed and its malformed reply-block lines (reported by ``/v1/stats``)."""
+        with self.lock:
+            self.replies["stop_events"] += 1
+            self.replies["malformed_lines"] += malformed
+
+    def count(self) -> int:
+        """How many memories are stored."""
+        with self.lock:
+            return self.store.count()
+
+
+def _hit(h: SearchHit) -> dict[str, Any]:
+    return {
+        "memory_id": h.memory.id,
+        "text": h.memory.text,
+        "rank": h.rank,
+        "score": h.score,
+        "delivery_id": h.delivery_id,
+        "scope": h.memory.scope,
+    }

@@ -1,0 +1,3 @@
+from assay_hook import main
+
+main()

@@ -1,0 +1,57 @@
+"""``assay hook install --claude-code``: an idempotent merge of .claude/settings.json, no token written."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from assay.cli import app
+from assay.server.claude_settings import merge_hooks
+
+USER = {
+    "model": "opus",
+    "hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo mine"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh"}]}],
+    },
+}
+
+
+def test_install_merges_keeps_the_users_hooks_and_is_idempotent(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "secret-token-value")
+    (tmp_path / ".claude").mkdir()
+    path = tmp_path / ".claude" / "settings.json"
+    path.write_text(json.dumps(USER))
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path)])
+    assert r.exit_code == 0 and "hooks installed" in r.output
+    first = path.read_text()
+    s = json.loads(first)
+    assert s["model"] == "opus" and s["hooks"]["PreToolUse"] == USER["hooks"]["PreToolUse"]
+    ups = s["hooks"]["UserPromptSubmit"]
+    assert ups[0] == USER["hooks"]["UserPromptSubmit"][0] and ups[1]["hooks"][0]["command"] == "assay-hook"
+    assert s["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "assay-hook", "timeout": 5}]}]
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path)])
+    assert r.exit_code == 0 and "unchanged" in r.output and path.read_text() == first
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--http", "--project", str(tmp_path)])
+    s = json.loads(path.read_text())
+    ours = [h for g in s["hooks"]["UserPromptSubmit"] for h in g["hooks"] if h.get("type") == "http"]
+    assert len(s["hooks"]["UserPromptSubmit"]) == 2 and len(ours) == 1  # replaced, not added
+    assert ours[0]["headers"] == {"Authorization": "Bearer $ASSAY_SERVER_TOKEN"}
+    assert ours[0]["allowedEnvVars"] == ["ASSAY_SERVER_TOKEN"]
+    assert "secret-token-value" not in path.read_text()
+
+
+def test_install_creates_the_file_and_refuses_bad_json_with_one_line(tmp_path):
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path)])
+    assert r.exit_code == 0 and (tmp_path / ".claude" / "settings.json").exists()
+    (tmp_path / ".claude" / "settings.json").write_text("{oops")
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path)])
+    assert r.exit_code == 2 and "settings.json:1" in r.output
+    assert CliRunner().invoke(app, ["hook", "install", "--project", str(tmp_path)]).exit_code == 2
+
+
+def test_merge_is_a_fixed_point():
+    once = merge_hooks(USER, "command", "http://127.0.0.1:8377")
+    assert merge_hooks(once, "command", "http://127.0.0.1:8377") == once
+    assert USER["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": "echo mine"}]}]

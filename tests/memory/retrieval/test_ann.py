@@ -1,0 +1,91 @@
+"""The in-process approximate index: used above the threshold, exact re-scoring, in sync with the store."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.memory import HashingEmbedder, MemoryStore, default_settings
+from assay.memory.retrieval.ann import AnnIndex, ann_source
+
+pytest.importorskip("hnswlib")
+
+DIM = 32
+
+
+def _clustered(n: int, rng: np.random.Generator, centres: np.ndarray) -> np.ndarray:
+    v = centres[rng.integers(0, len(centres), n)] + 0.35 * rng.standard_normal((n, DIM))
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _store(tmp_path, name: str, threshold: int | None) -> MemoryStore:
+    return MemoryStore(
+        f"sqlite:///{tmp_path / name}",
+        settings=default_settings(embedder="hashing", ann_threshold=threshold),
+        embedder=HashingEmbedder(DIM),
+    )
+
+
+def _fill(store: MemoryStore, vecs: np.ndarray, start: int = 0) -> None:
+    store.add(
+        [{"id": f"m{start + i}", "text": f"note {start + i} about topic {(start + i) % 17}"} for i in range(len(vecs))],
+        embeddings=vecs,
+        embedding_model=store.embedder.model,
+    )
+
+
+def test_rankings_match_the_exact_path_up_to_the_graphs_recall(tmp_path):
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((20, DIM))
+    vecs = _clustered(3000, rng, centres)
+    exact, approx = _store(tmp_path, "e.db", None), _store(tmp_path, "a.db", 500)
+    _fill(exact, vecs)
+    _fill(approx, vecs)
+    queries = _clustered(40, rng, centres)
+    same = total = 0
+    for i, q in enumerate(queries):
+        text = f"topic {i % 17}"
+        e_hits = _rank(exact, text, q)
+        a_hits = _rank(approx, text, q)
+        same += len(set(e_hits) & set(a_hits))
+        total += len(e_hits)
+    assert isinstance(approx.index().ann, AnnIndex) and exact.index().ann is None
+    assert same / total >= 0.99
+
+
+def _rank(store: MemoryStore, text: str, q: np.ndarray) -> list[str]:
+    from assay.memory.retrieval.search import rank_hits
+
+    return [h.memory.id for h in rank_hits(store, text, 10, query_vector=q)]
+
+
+def test_the_graph_follows_the_store_revision(tmp_path):
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((5, DIM))
+    store = _store(tmp_path, "s.db", 300)
+    _fill(store, _clustered(400, rng, centres))
+    q = _clustered(1, rng, centres)[0]
+    _rank(store, "topic", q)
+    graph = store.index().ann
+    assert len(graph) == 400
+    new = q.reshape(1, -1).copy()  # a memory equal to the query: it must come first once added
+    _fill(store, new, start=400)
+    assert _rank(store, "topic", q)[0] == "m400" and len(graph) == 401
+
+
+def test_below_the_threshold_or_off_no_graph_is_built(tmp_path):
+    store = _store(tmp_path, "small.db", 10_000)
+    rng = np.random.default_rng(1)
+    _fill(store, _clustered(50, rng, rng.standard_normal((3, DIM))))
+    assert ann_source(store.index(), store.settings) is None
+    assert ann_source(store.index(), store.settings.with_(ann_threshold=None)) is None
+
+
+def test_settings_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ASSAY_MEMORY_ANN_THRESHOLD", "off")
+    assert default_settings().ann_threshold is None
+    monkeypatch.setenv("ASSAY_MEMORY_ANN_THRESHOLD", "123")
+    assert default_settings().ann_threshold == 123
+    monkeypatch.setenv("ASSAY_MEMORY_ANN_THRESHOLD", "lots")
+    with pytest.raises(ValueError, match="ASSAY_MEMORY_ANN_THRESHOLD"):
+        default_settings()

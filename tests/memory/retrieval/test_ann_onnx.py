@@ -1,0 +1,35 @@
+"""The int8 ONNX MiniLM query embedder: same weights identity, agreement with float32 (slow: one export)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("sentence_transformers")
+
+TEXTS = [
+    "The user's dog is called Rex.",
+    "When does Project Falcon ship?",
+    "Caroline went to the LGBTQ support group on 7 May 2023 and felt accepted.",
+    "Melanie painted a sunrise by the lake last summer with her kids.",
+    "What did Caroline research for her career?",
+]
+
+
+@pytest.mark.slow
+def test_int8_agrees_with_float32_and_counts_as_the_same_embedder(tmp_path_factory):
+    from assay.memory.retrieval.embeddings import MiniLMEmbedder
+    from assay.memory.retrieval.onnx_embedder import OnnxMiniLMEmbedder
+
+    cache = tmp_path_factory.mktemp("onnx")
+    int8 = OnnxMiniLMEmbedder(cache_dir=cache)
+    fp32 = MiniLMEmbedder(threads=1)
+    assert int8.model == fp32.model and int8.dim == fp32.dim == 384
+    a, b = int8.embed(TEXTS), fp32.embed(TEXTS)
+    assert a.shape == (5, 384) and a.dtype == np.float32
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert (a * b).sum(axis=1).min() >= 0.99
+    assert (cache / "model.int8.onnx").is_file() and not list(cache.glob(".*"))  # no temporary left
+    assert OnnxMiniLMEmbedder(cache_dir=cache).embed(TEXTS[:1]).shape == (1, 384)  # reuses the export
+    assert int8.embed([]).shape == (0, 384)

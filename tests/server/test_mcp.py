@@ -1,0 +1,61 @@
+"""The MCP server, exercised with the official SDK's own client (in process, and over stdio)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+
+from assay.server.mcp_server import build_mcp  # noqa: E402
+
+
+def _payload(result) -> dict:
+    if getattr(result, "structured_content", None):
+        return dict(result.structured_content)
+    return json.loads(result.content[0].text)
+
+
+def test_search_add_and_grade_tools_through_the_sdk_client(service, store):
+    async def go():
+        async with Client(build_mcp(service)) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert names == {"memory_search", "memory_add", "memory_grade"}
+            added = _payload(await c.call_tool("memory_add", {"texts": ["The user's dog is called Rex."]}))
+            assert len(added["added"]) == 1
+            found = _payload(await c.call_tool("memory_search", {"context": "what is the dog called?", "k": 3}))
+            assert found["hits"][0]["text"] == "The user's dog is called Rex."
+            mid = found["hits"][0]["memory_id"]
+            graded = _payload(
+                await c.call_tool("memory_grade", {"search_id": found["search_id"], "grades": f"{mid}:3"})
+            )
+            assert graded["applied"] == 1
+
+    asyncio.run(go())
+
+
+@pytest.mark.slow
+def test_assay_mcp_over_stdio(tmp_path):
+    from mcp.client.stdio import StdioServerParameters
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "assay.cli", "--db", f"sqlite:///{tmp_path / 'm.db'}", "mcp", "--embedder", "hashing"],
+        env={**os.environ, "PYTHONPATH": src, "ASSAY_HOME": str(tmp_path)},
+    )
+
+    async def go():
+        async with Client(params) as c:
+            await c.call_tool("memory_add", {"texts": ["Project Falcon ships on 12 March."]})
+            found = _payload(await c.call_tool("memory_search", {"context": "when does Falcon ship?"}))
+            assert found["hits"][0]["text"] == "Project Falcon ships on 12 March."
+
+    asyncio.run(go())

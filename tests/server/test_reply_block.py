@@ -1,0 +1,44 @@
+"""The pinned reply block: parsed strictly, malformed lines ignored and counted, never guessed."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.memory.feedback.reply import context_block, parse_reply_block, strip_reply_block
+
+
+def test_the_pinned_example_parses():
+    b = parse_reply_block("Answer.\n[cm]\nrg: m12:3, m7:0!\nm: The user prefers metric units.\n[/cm]")
+    assert b.found and b.grades == "m12:3, m7:0!" and b.memories == ["The user prefers metric units."]
+    assert b.malformed == []
+
+
+def test_malformed_lines_are_counted_not_guessed():
+    b = parse_reply_block("[cm]\nrg: m1:3\nrg: m2:1\nmemory: x\nm:\nrg:\njust words\n[/cm]")
+    assert b.grades == "m1:3" and b.memories == [] and len(b.malformed) == 5
+
+
+def test_only_the_last_block_counts_and_an_unclosed_one_is_malformed():
+    b = parse_reply_block("[cm]\nrg: m1:0\n[/cm] text [cm]\nrg: m2:3\n[/cm]")
+    assert b.grades == "m2:3" and len(b.malformed) == 1
+    b = parse_reply_block("text [cm]\nrg: m1:3")
+    assert not b.found and b.grades is None and len(b.malformed) == 1
+    assert not parse_reply_block("no block here").found
+
+
+def test_strip_leaves_the_response():
+    assert strip_reply_block("Rex is fine.\n[cm]\nrg: m1:3\n[/cm]") == "Rex is fine."
+
+
+@given(st.text(max_size=300))
+def test_parsing_never_raises_and_memories_are_nonblank(text):
+    b = parse_reply_block(text)
+    assert all(m.strip() for m in b.memories)
+    assert b.grades is None or b.grades.strip()
+
+
+@given(st.lists(st.text(min_size=1, max_size=400), max_size=30), st.integers(200, 5000))
+def test_the_context_block_never_exceeds_its_cap(texts, cap):
+    block = context_block([(f"m{i}", t) for i, t in enumerate(texts)], instruction=None, max_chars=cap)
+    assert len(block) <= cap

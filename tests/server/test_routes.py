@@ -1,0 +1,89 @@
+"""The /v1 routes: add, search (deliveries logged, search id), responses, grades, stats, A/B 501, idempotency."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from assay.memory.tables import memories, memory_deliveries, memory_responses
+
+NOTES = [
+    {"text": "The user's dog is called Rex."},
+    {"text": "The user lives in Lisbon and works as a nurse."},
+    {"text": "Project Falcon ships on 12 March."},
+]
+
+
+def _count(store, table) -> int:
+    with store.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def test_add_search_grade_respond_and_stats(client, store):
+    r = client.post("/v1/memories", json={"memories": NOTES})
+    assert r.status_code == 200 and len(r.json()["added"]) == 3
+    r = client.post("/v1/search", json={"context": "what is the name of the dog?", "k": 2, "session_id": "s1"})
+    body = r.json()
+    assert r.status_code == 200 and len(body["hits"]) == 2 and body["hits"][0]["text"] == NOTES[0]["text"]
+    sid, top = body["search_id"], body["hits"][0]["memory_id"]
+    assert _count(store, memory_deliveries) == 2
+    g = client.post("/v1/grades", json={"search_id": sid, "grades": f"{top}:3, nope:1"}).json()
+    assert g["applied"] == 1 and g["unknown"] == ["nope"]
+    e = client.post("/v1/responses", json={"search_id": sid, "response": "Your dog Rex is fine."}).json()
+    assert e["n"] == 2 and e["engaged"] == {"lexical": 1}
+    assert _count(store, memory_responses) == 1
+    s = client.get("/v1/stats").json()
+    assert s["n_deliveries"] == 2 and s["memories"] == 3 and s["overall"]["n_graded"] == 1
+
+
+def test_errors_are_clear_statuses(client):
+    assert client.post("/v1/search", json={"context": "   "}).status_code == 400  # blank after cleaning
+    assert client.post("/v1/search", json={"k": 3}).status_code == 422
+    r = client.post("/v1/grades", json={"search_id": "0" * 32, "grades": "m1:3"})
+    assert r.status_code == 404 and "unknown search id" in r.json()["detail"]
+    r = client.post("/v1/memories", json={"memories": [{"text": "x", "bogus": 1}]})
+    assert r.status_code == 400
+
+
+def test_ab_routes_answer_501_until_the_experiments_room_lands(client):
+    for path in ("/v1/ab/assign", "/v1/ab/stamp"):
+        r = client.post(path, json={})
+        assert r.status_code == 501 and "issue 17" in r.json()["detail"]
+
+
+def test_a_retried_search_with_its_key_logs_its_deliveries_once(client, store):
+    client.post("/v1/memories", json={"memories": NOTES})
+    req = {"context": "where does the user live?", "k": 3}
+    first = client.post("/v1/search", json=req, headers={"Idempotency-Key": "abc"}).json()
+    again = client.post("/v1/search", json=req, headers={"Idempotency-Key": "abc"}).json()
+    assert again == first and _count(store, memory_deliveries) == 3
+    other = client.post("/v1/search", json=req, headers={"Idempotency-Key": "abd"}).json()
+    assert other["search_id"] != first["search_id"] and _count(store, memory_deliveries) == 6
+    r = client.post("/v1/search", json={**req, "k": 1}, headers={"Idempotency-Key": "abc"})
+    assert r.status_code == 422 and "Idempotency-Key" in r.json()["detail"]
+
+
+def test_a_search_logged_before_a_crash_is_returned_not_repeated(service, client, store):
+    """The server died after logging the deliveries, before recording the response: the retry
+    finds the deliveries under the key's search id and logs nothing new."""
+    client.post("/v1/memories", json={"memories": NOTES})
+    service.search("the dog", k=2, key="crash-1")  # the work, without its idempotency record
+    assert _count(store, memory_deliveries) == 2
+    r = client.post("/v1/search", json={"context": "the dog", "k": 2}, headers={"Idempotency-Key": "crash-1"})
+    assert r.status_code == 200 and len(r.json()["hits"]) == 2 and _count(store, memory_deliveries) == 2
+
+
+def test_a_retried_add_adds_nothing_twice(client, store):
+    for _ in range(3):
+        r = client.post("/v1/memories", json={"memories": NOTES}, headers={"Idempotency-Key": "add-1"})
+        assert r.status_code == 200
+    assert _count(store, memories) == 3
+    r = client.post("/v1/memories", json={"memories": NOTES[:1]}, headers={"Idempotency-Key": "add-2"})
+    assert r.json()["unchanged"] == [r.json()["unchanged"][0]] and _count(store, memories) == 3
+
+
+@pytest.mark.parametrize("route", ["/v1/admin/reload"])
+def test_reload_swaps_in_a_fresh_warm_store(client, route):
+    client.post("/v1/memories", json={"memories": NOTES})
+    r = client.post(route)
+    assert r.status_code == 200 and r.json()["memories_indexed"] == 3
