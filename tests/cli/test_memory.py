@@ -297,25 +297,3 @@ def test_exit_code_rows_of_the_memory_commands(db, tmp_path):
     assert r.exit_code == 0 and "composite: 1 queries" in r.stdout
     r = _run("--db", db, "memory", "reembed", "--embedder", "hashing", "--quiet")
     assert r.exit_code == 0 and "nothing to re-embed: all 4 memories are embedded with hashing-384-v1" in r.stdout
-
-
-def test_off_a_terminal_progress_is_a_plain_line_every_interval():
-    from assay.memory.retrieval.progress import Ticker
-
-    now = [0.0]
-    lines: list[str] = []
-    t = Ticker("ranking queries", write=lines.append, interval=10.0, clock=lambda: now[0])
-    for done in range(1, 101):
-        now[0] = done * 0.5  # 2 per second
-        t.update(done, 100)
-    assert lines == [
-        "ranking queries: 20/100 (2.0/s)",
-        "ranking queries: 40/100 (2.0/s)",
-        "ranking queries: 60/100 (2.0/s)",
-        "ranking queries: 80/100 (2.0/s)",
-        "ranking queries: 100/100 (2.0/s)",
-    ]
-    t2 = Ticker("embedding", write=lines.append, interval=10.0, clock=lambda: now[0])
-    now[0] += 11
-    t2.update(7, None)
-    assert lines[-1] == "embedding: 7 (0.6/s)"

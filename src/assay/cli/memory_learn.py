@@ -266,14 +266,7 @@ def _calibrate_exit(res: dict[str, Any]) -> int:
 
 
 def _with_progress(quiet: bool, run: Any) -> Any:
-    if quiet:
-        return run(lambda step, total, loss: None)
-    if not err.is_terminal:
-        from assay.memory.retrieval.progress import Ticker
-
-        ticker = Ticker("training steps", write=lambda line: err.print(line, markup=False))
-        return run(lambda step, total, loss: ticker.update(step, total))
-    with progress_bar("training", TextColumn("loss {task.fields[loss]}")) as bar:
+    with progress_bar("training", TextColumn("loss {task.fields[loss]}"), quiet=quiet) as bar:
         task = bar.add_task("steps", total=None, loss="—")
 
         def on_step(step: int, total: int, loss: float) -> None:
