@@ -384,10 +384,11 @@ _CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(
 
 def _told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…"), or the sign of a cell in a "Change" column; else None."""
-    if c.origin != "fact" or not c.label:
+    ("…increased by $16.9 million…") or of a passage number's line, or the sign of a cell in a
+    "Change" column; else None."""
+    if c.origin not in ("fact", "passage") or not c.label:
         return None
-    if not _is_line_item(c.label):  # a paragraph number: its context
+    if c.origin == "passage" or not _is_line_item(c.label):  # a paragraph number or passage line: its text
         up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
         return None if up == down else (1 if up else -1)
     if _CHANGE_COLUMN.search(c.label) and c.value != 0:
@@ -398,10 +399,10 @@ def _told_direction(c: Candidate) -> int | None:
 def _polarity(c: Candidate) -> int | None:
     """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
     profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
-    (loss)") or a passage number."""
-    if c.origin == "passage" or not _is_line_item(c.label):
+    (loss)"); a passage number's line (its row label) is read the same way."""
+    if not c.label or (c.origin != "passage" and not _is_line_item(c.label)):
         return None
-    item = line_item(c.label)
+    item = c.label.lower() if c.origin == "passage" else line_item(c.label)
     loss, gain = _LOSS.search(item) is not None, _GAIN.search(item) is not None
     if loss == gain:
         return None
