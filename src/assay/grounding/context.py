@@ -24,8 +24,10 @@ Rules, in the order checked:
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
 - **sums** (``a+b``): backed only when the operands are different line items of one period
   (segments, components), or the sentence or question licenses a sum (:data:`SUM_WORDS`:
-  "combined", "together", "in total", "total of", "sum", "합계", and, across periods of one
-  line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years").
+  "combined", "together", "in total", "total of", "sum", "for both", "합계", and, across periods of one
+  line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years",
+  "due within 3 years", or a total/sum over two named years). Generic rows ("Total", "Other")
+  of two tables are not one line item.
 - **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
   their clause, and none is the candidate's period (for a derivation: one of them is no
@@ -77,7 +79,7 @@ GAIN_WORDS = (
     "earned",
     "흑자",
 )
-SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "합계", "합산", "합친")
+SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "for both", "합계", "합산", "합친")
 CROSS_PERIOD_WORDS = (
     "over the two years",
     "over two years",
@@ -91,6 +93,12 @@ CROSS_PERIOD_WORDS = (
     "both years",
     "2년 합계",
     "누적",
+    "within two years",
+    "within three years",
+    "within 2 years",
+    "within 3 years",
+    "within 5 years",
+    "over the next",
 )
 #: Words of a question that license a magnitude-only match of a negative figure ("What was
 #: the net loss", "How much was spent on"): the outflow and loss vocabulary of the answer's own
@@ -290,14 +298,14 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     )
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
-        same_item = line_item(a.label) == line_item(b.label)
+        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in _GENERIC
         ya, yb = _year(a.period), _year(b.period)
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
     elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
         a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) and _year(a.period) != _year(b.period):
+        if line_item(a.label) == line_item(b.label) not in _GENERIC and _year(a.period) != _year(b.period):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
