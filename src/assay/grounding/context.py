@@ -52,6 +52,18 @@ from functools import lru_cache
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
 from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
+from assay.grounding.lexicon import (
+    CROSS,
+    CROSS_PERIOD_WORDS,
+    GAIN,
+    GAIN_WORDS,
+    LOSS,
+    LOSS_WORDS,
+    POLARITY,
+    QSIGN,
+    SUM,
+    SUM_WORDS,
+)
 
 __all__ = [
     "LOSS_WORDS",
@@ -65,85 +77,6 @@ __all__ = [
     "line_item",
 ]
 
-LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
-GAIN_WORDS = (
-    "net income",
-    "operating income",
-    "income from operations",
-    "net profit",
-    "net earnings",
-    "profits",
-    "profit",
-    "gains",
-    "gain",
-    "earned",
-    "흑자",
-)
-SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "for both", "합계", "합산", "합친")
-CROSS_PERIOD_WORDS = (
-    "over the two years",
-    "over two years",
-    "over the two fiscal years",
-    "over the two periods",
-    "two-year total",
-    "across both years",
-    "in both years combined",
-    "cumulative",
-    "cumulatively",
-    "both years",
-    "2년 합계",
-    "누적",
-    "within two years",
-    "within three years",
-    "within 2 years",
-    "within 3 years",
-    "within 5 years",
-    "over the next",
-)
-#: Words of a question that license a magnitude-only match of a negative figure ("What was
-#: the net loss", "How much was spent on"): the outflow and loss vocabulary of the answer's own
-#: sign wording (:mod:`assay.claims.wording`) plus the decrease words.
-QUESTION_SIGN_WORDS = (
-    "loss",
-    "losses",
-    "lost",
-    "deficit",
-    "spent",
-    "spend",
-    "paid",
-    "payment",
-    "payments",
-    "outflow",
-    "outflows",
-    "used in",
-    "capex",
-    "capital expenditure",
-    "repurchase",
-    "expense",
-    "expenses",
-    "cost",
-    "costs",
-    "decrease",
-    "decline",
-    "impairment",
-    "write-down",
-    "purchase of",
-    "purchases of",
-    "dividends paid",
-)
-
-
-def _words(words: tuple[str, ...]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
-
-
-_LOSS = _words(LOSS_WORDS)
-_POLARITY = _words(LOSS_WORDS + GAIN_WORDS)
-_GAIN = _words(GAIN_WORDS)
-_SUM = _words(SUM_WORDS)
-_CROSS = _words(CROSS_PERIOD_WORDS)
-_QSIGN = _words(QUESTION_SIGN_WORDS)
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
 _CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
@@ -159,7 +92,7 @@ def line_item(label: str) -> str:
 
 def question_carries_sign(question: str | None) -> bool:
     """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
-    return bool(question) and _QSIGN.search(question or "") is not None
+    return bool(question) and QSIGN.search(question or "") is not None
 
 
 class SnapshotVocabulary:
@@ -224,8 +157,8 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        summed = any(p.search(t) is not None for p in (_SUM, _CROSS) for t in (text, q))
-        cross = any(_CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
+        summed = any(p.search(t) is not None for p in (SUM, CROSS) for t in (text, q))
+        cross = any(CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         polar: dict[int, set[int]] = {}
@@ -243,10 +176,10 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in _POLARITY.finditer(text):
+            for m in POLARITY.finditer(text):
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
-                    polar.setdefault(numbers[k].span[0], set()).add(-1 if _LOSS.fullmatch(m.group(0)) else 1)
+                    polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
             for s, e, name in vocab.named_spans(text):
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
@@ -266,8 +199,8 @@ class SentenceContext:
         prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
         before = self.text[max(cut, prev, s - 40) : s]
         after = self.text[e : e + 16]
-        loss = _LOSS.search(before) is not None or _LOSS.match(after.lstrip()) is not None
-        gain = _GAIN.search(before) is not None or _GAIN.match(after.lstrip()) is not None
+        loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
+        gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
         if loss == gain:
             return None
         return -1 if loss else 1
@@ -411,7 +344,7 @@ def _polarity(c: Candidate) -> int | None:
     if not c.label or (c.origin != "passage" and not _is_line_item(c.label)):
         return None
     item = c.label.lower() if c.origin == "passage" else line_item(c.label)
-    loss, gain = _LOSS.search(item) is not None, _GAIN.search(item) is not None
+    loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
     if loss == gain:
         return None
     return -1 if loss or c.value < 0 else 1
@@ -421,7 +354,7 @@ def _sign(c: Candidate) -> int:
     if c.value < 0:
         return -1
     label = line_item(c.label)
-    if _LOSS.search(label) and not _GAIN.search(label):
+    if LOSS.search(label) and not GAIN.search(label):
         return -1
     return 1
 
@@ -431,7 +364,7 @@ _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 
 def _total_over_years(text: str) -> bool:
     """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (_SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
         return False
     return _TWO_YEARS.search(text) is not None
 
