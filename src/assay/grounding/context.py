@@ -51,7 +51,7 @@ from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
-from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
+from assay.grounding.labels import CONCEPTS, concept_of, related_items
 from assay.grounding.lexicon import (
     CROSS,
     CROSS_PERIOD_WORDS,
@@ -81,7 +81,6 @@ _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?
 _CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-_CONCEPT = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS) for syn in concept}
 _GENERIC = {"total", "other", "net", "balance", "amount", "value", "change", "none", "others", "ending", "beginning"}
 
 
@@ -103,21 +102,9 @@ class SnapshotVocabulary:
     nothing about which fact is meant.
     """
 
-    def __init__(self, facts: list[Candidate]):
-        self.years = frozenset(y for c in facts if (y := _year(c.period)) is not None)
-        items = {line_item(c.label) for c in facts if _is_line_item(c.label)}
-        items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
-        concepts = {_concept(i) for i in items} - {None}
-        names = items | {syn for syn, concept in _CONCEPT.items() if concept in concepts}
-        self.items = frozenset(items)
-        self._re = (
-            re.compile(
-                r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
-                re.I,
-            )
-            if names
-            else None
-        )
+    def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
+        pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
+        self.years, self.items, self._re = _vocabulary(pairs)
 
     @property
     def has_items(self) -> bool:
@@ -129,6 +116,36 @@ class SnapshotVocabulary:
         if self._re is None:
             return []
         return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(
+    pairs: tuple[tuple[str, str | None], ...],
+) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
+    """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
+    cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
+    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
+    items = {line_item(label) for label, _ in pairs if _is_line_item(label)}
+    items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
+    concepts = {concept_of(i) for i in items} - {None}
+    names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
+    matcher = (
+        re.compile(
+            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
+            re.I,
+        )
+        if names
+        else None
+    )
+    return years, frozenset(items), matcher
+
+
+def _fact_period(label: str, period: str | None) -> str | None:
+    """A fact's period, or the one its label's column part names (as :func:`fact_candidate`)."""
+    if period or " | " not in label:
+        return period
+    column = label.split(" | ", 1)[1]
+    return column if period_rank(column) is not None else None
 
 
 @dataclass(frozen=True)
@@ -157,8 +174,9 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        summed = any(p.search(t) is not None for p in (SUM, CROSS) for t in (text, q))
-        cross = any(CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
+        q_sum, q_cross = _licences(q)
+        summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
+        cross = q_cross or CROSS.search(text) is not None or _total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         polar: dict[int, set[int]] = {}
@@ -262,10 +280,14 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
         if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
-            stray = [n for n in named_items if n in ctx.exact and not any(_related(n, m) for m in mine)]
+            stray = [n for n in named_items if n in ctx.exact and not any(related_items(n, m) for m in mine)]
             if stray:
                 return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if mine and not any(_related(n, m) for n in named_items for m in mine) and not _names_own_item(ctx.text, mine):
+        if (
+            mine
+            and not any(related_items(n, m) for n in named_items for m in mine)
+            and not _names_own_item(ctx.text, mine)
+        ):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
 
@@ -282,21 +304,6 @@ def _match_year(m: re.Match[str]) -> int:
     return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
 
 
-_CONCEPT_RE = re.compile(
-    r"(?<![\w])(?:" + "|".join(re.escape(k) for k in sorted(_CONCEPT, key=len, reverse=True)) + r")(?![\w])", re.I
-)
-
-
-@lru_cache(maxsize=8192)
-def _concept(item: str) -> int | None:
-    """The material concept of a line item: that of the longest synonym it contains."""
-    hit = _CONCEPT.get(item)
-    if hit is not None:
-        return hit
-    m = _CONCEPT_RE.search(item)
-    return _CONCEPT[m.group(0).lower()] if m else None
-
-
 def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
     """Index of the number nearest to the mention ``[s, e)`` within its clause, or None."""
     k = bisect_right(cuts, s) - 1
@@ -309,13 +316,6 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
         if d < best_d:
             best, best_d = i, d
     return best
-
-
-def _related(named: str, item: str) -> bool:
-    if named == item or named in item or item in named:
-        return True
-    cn = _concept(named)
-    return cn is not None and cn == _concept(item)
 
 
 _UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
@@ -360,6 +360,15 @@ def _sign(c: Candidate) -> int:
 
 
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
+
+
+@lru_cache(maxsize=1024)
+def _licences(question: str) -> tuple[bool, bool]:
+    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
+    if not question:
+        return False, False
+    cross = CROSS.search(question) is not None or _total_over_years(question)
+    return cross or SUM.search(question) is not None, cross
 
 
 def _total_over_years(text: str) -> bool:
