@@ -172,3 +172,29 @@ def test_a_derivation_naming_a_line_item_that_is_none_of_its_operands_fails():
     assert (
         status("The ratio of cash and equivalents to total liabilities in 2019 was 2.0 [TA, TL].", snap=snap) == "fail"
     )
+
+
+def test_sum_licences_of_tatqa_questions_bugs_found_on_gold_answers():
+    """Gold answers the sum rule first rejected: components "for both" tables, maturity buckets
+    "due within 3 years", and generic "Total" rows of two tables (not one line item)."""
+    both = Snapshot(
+        facts=(
+            Fact(id="A", label="Underlying rights and other | Net", value=14.5, unit="millions"),
+            Fact(id="B", label="Underlying rights and other | Net", value=1.9, unit="millions"),
+        )
+    )
+    assert status("16.4 million [A, B]", snap=both) == "fail"
+    assert (
+        status("16.4 million [A, B]", "What is the net total for both finite-lived and indefinite-lived?", both)
+        == "pass"
+    )
+    leases = Snapshot(
+        facts=(
+            Fact(id="L1", label="Operating leases | 2020", value=20000, unit="thousands", period="2020"),
+            Fact(id="L2", label="Operating leases | 2021-2022", value=18282, unit="thousands", period="2021-2022"),
+        )
+    )
+    assert status("38,282 thousand [L1, L2]", snap=leases) == "fail"
+    assert (
+        status("38,282 thousand [L1, L2]", "What is the total operating leases due within 3 years?", leases) == "pass"
+    )

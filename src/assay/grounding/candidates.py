@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
 from typing import Literal
 
@@ -179,9 +180,11 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def period_rank(period: str | None) -> tuple[int, int] | None:
     """Sortable (year, quarter) of a period label: ``FY2023`` → (2023, 0), ``Q3 2019`` → (2019, 3),
-    ``FY23`` → (2023, 0), ``December 31, 2019`` → (2019, 0); None when no year is found."""
+    ``FY23`` → (2023, 0), ``December 31, 2019`` → (2019, 0); None when no year is found.
+    Memoised (a pure function of a short string, asked per candidate on every gate call)."""
     if not period:
         return None
     m = re.search(r"(?<!\d)((?:19|20)\d{2})(?!\d)", period)

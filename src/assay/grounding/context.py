@@ -24,8 +24,10 @@ Rules, in the order checked:
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
 - **sums** (``a+b``): backed only when the operands are different line items of one period
   (segments, components), or the sentence or question licenses a sum (:data:`SUM_WORDS`:
-  "combined", "together", "in total", "total of", "sum", "합계", and, across periods of one
-  line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years").
+  "combined", "together", "in total", "total of", "sum", "for both", "합계", and, across periods of one
+  line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years",
+  "due within 3 years", or a total/sum over two named years). Generic rows ("Total", "Other")
+  of two tables are not one line item.
 - **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
   their clause, and none is the candidate's period (for a derivation: one of them is no
@@ -49,7 +51,19 @@ from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
-from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
+from assay.grounding.labels import CONCEPTS, concept_of, related_items
+from assay.grounding.lexicon import (
+    CROSS,
+    CROSS_PERIOD_WORDS,
+    GAIN,
+    GAIN_WORDS,
+    LOSS,
+    LOSS_WORDS,
+    POLARITY,
+    QSIGN,
+    SUM,
+    SUM_WORDS,
+)
 
 __all__ = [
     "LOSS_WORDS",
@@ -63,84 +77,10 @@ __all__ = [
     "line_item",
 ]
 
-LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
-GAIN_WORDS = (
-    "net income",
-    "operating income",
-    "income from operations",
-    "net profit",
-    "net earnings",
-    "profits",
-    "profit",
-    "gains",
-    "gain",
-    "earned",
-    "흑자",
-)
-SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "합계", "합산", "합친")
-CROSS_PERIOD_WORDS = (
-    "over the two years",
-    "over two years",
-    "over the two fiscal years",
-    "over the two periods",
-    "two-year total",
-    "across both years",
-    "in both years combined",
-    "cumulative",
-    "cumulatively",
-    "both years",
-    "2년 합계",
-    "누적",
-)
-#: Words of a question that license a magnitude-only match of a negative figure ("What was
-#: the net loss", "How much was spent on"): the outflow and loss vocabulary of the answer's own
-#: sign wording (:mod:`assay.claims.wording`) plus the decrease words.
-QUESTION_SIGN_WORDS = (
-    "loss",
-    "losses",
-    "lost",
-    "deficit",
-    "spent",
-    "spend",
-    "paid",
-    "payment",
-    "payments",
-    "outflow",
-    "outflows",
-    "used in",
-    "capex",
-    "capital expenditure",
-    "repurchase",
-    "expense",
-    "expenses",
-    "cost",
-    "costs",
-    "decrease",
-    "decline",
-    "impairment",
-    "write-down",
-    "purchase of",
-    "purchases of",
-    "dividends paid",
-)
-
-
-def _words(words: tuple[str, ...]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
-
-
-_LOSS = _words(LOSS_WORDS)
-_POLARITY = _words(LOSS_WORDS + GAIN_WORDS)
-_GAIN = _words(GAIN_WORDS)
-_SUM = _words(SUM_WORDS)
-_CROSS = _words(CROSS_PERIOD_WORDS)
-_QSIGN = _words(QUESTION_SIGN_WORDS)
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
 _CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-_CONCEPT = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS) for syn in concept}
 _GENERIC = {"total", "other", "net", "balance", "amount", "value", "change", "none", "others", "ending", "beginning"}
 
 
@@ -151,7 +91,7 @@ def line_item(label: str) -> str:
 
 def question_carries_sign(question: str | None) -> bool:
     """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
-    return bool(question) and _QSIGN.search(question or "") is not None
+    return bool(question) and QSIGN.search(question or "") is not None
 
 
 class SnapshotVocabulary:
@@ -162,21 +102,9 @@ class SnapshotVocabulary:
     nothing about which fact is meant.
     """
 
-    def __init__(self, facts: list[Candidate]):
-        self.years = frozenset(y for c in facts if (y := _year(c.period)) is not None)
-        items = {line_item(c.label) for c in facts if _is_line_item(c.label)}
-        items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
-        concepts = {_concept(i) for i in items} - {None}
-        names = items | {syn for syn, concept in _CONCEPT.items() if concept in concepts}
-        self.items = frozenset(items)
-        self._re = (
-            re.compile(
-                r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
-                re.I,
-            )
-            if names
-            else None
-        )
+    def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
+        pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
+        self.years, self.items, self._re = _vocabulary(pairs)
 
     @property
     def has_items(self) -> bool:
@@ -188,6 +116,36 @@ class SnapshotVocabulary:
         if self._re is None:
             return []
         return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(
+    pairs: tuple[tuple[str, str | None], ...],
+) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
+    """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
+    cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
+    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
+    items = {line_item(label) for label, _ in pairs if _is_line_item(label)}
+    items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
+    concepts = {concept_of(i) for i in items} - {None}
+    names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
+    matcher = (
+        re.compile(
+            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
+            re.I,
+        )
+        if names
+        else None
+    )
+    return years, frozenset(items), matcher
+
+
+def _fact_period(label: str, period: str | None) -> str | None:
+    """A fact's period, or the one its label's column part names (as :func:`fact_candidate`)."""
+    if period or " | " not in label:
+        return period
+    column = label.split(" | ", 1)[1]
+    return column if period_rank(column) is not None else None
 
 
 @dataclass(frozen=True)
@@ -216,8 +174,9 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        summed = any(p.search(t) is not None for p in (_SUM, _CROSS) for t in (text, q))
-        cross = any(_CROSS.search(t) is not None or _total_over_years(t) for t in (text, q))
+        q_sum, q_cross = _licences(q)
+        summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
+        cross = q_cross or CROSS.search(text) is not None or _total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         polar: dict[int, set[int]] = {}
@@ -235,10 +194,10 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in _POLARITY.finditer(text):
+            for m in POLARITY.finditer(text):
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
-                    polar.setdefault(numbers[k].span[0], set()).add(-1 if _LOSS.fullmatch(m.group(0)) else 1)
+                    polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
             for s, e, name in vocab.named_spans(text):
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
@@ -258,8 +217,8 @@ class SentenceContext:
         prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
         before = self.text[max(cut, prev, s - 40) : s]
         after = self.text[e : e + 16]
-        loss = _LOSS.search(before) is not None or _LOSS.match(after.lstrip()) is not None
-        gain = _GAIN.search(before) is not None or _GAIN.match(after.lstrip()) is not None
+        loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
+        gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
         if loss == gain:
             return None
         return -1 if loss else 1
@@ -290,14 +249,14 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     )
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
-        same_item = line_item(a.label) == line_item(b.label)
+        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in _GENERIC
         ya, yb = _year(a.period), _year(b.period)
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
     elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
         a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) and _year(a.period) != _year(b.period):
+        if line_item(a.label) == line_item(b.label) not in _GENERIC and _year(a.period) != _year(b.period):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
@@ -321,10 +280,14 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
         if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
-            stray = [n for n in named_items if n in ctx.exact and not any(_related(n, m) for m in mine)]
+            stray = [n for n in named_items if n in ctx.exact and not any(related_items(n, m) for m in mine)]
             if stray:
                 return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if mine and not any(_related(n, m) for n in named_items for m in mine) and not _names_own_item(ctx.text, mine):
+        if (
+            mine
+            and not any(related_items(n, m) for n in named_items for m in mine)
+            and not _names_own_item(ctx.text, mine)
+        ):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
 
@@ -341,21 +304,6 @@ def _match_year(m: re.Match[str]) -> int:
     return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
 
 
-_CONCEPT_RE = re.compile(
-    r"(?<![\w])(?:" + "|".join(re.escape(k) for k in sorted(_CONCEPT, key=len, reverse=True)) + r")(?![\w])", re.I
-)
-
-
-@lru_cache(maxsize=8192)
-def _concept(item: str) -> int | None:
-    """The material concept of a line item: that of the longest synonym it contains."""
-    hit = _CONCEPT.get(item)
-    if hit is not None:
-        return hit
-    m = _CONCEPT_RE.search(item)
-    return _CONCEPT[m.group(0).lower()] if m else None
-
-
 def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
     """Index of the number nearest to the mention ``[s, e)`` within its clause, or None."""
     k = bisect_right(cuts, s) - 1
@@ -370,13 +318,6 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
     return best
 
 
-def _related(named: str, item: str) -> bool:
-    if named == item or named in item or item in named:
-        return True
-    cn = _concept(named)
-    return cn is not None and cn == _concept(item)
-
-
 _UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
 _DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
 _CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
@@ -384,10 +325,11 @@ _CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(
 
 def _told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…"), or the sign of a cell in a "Change" column; else None."""
-    if c.origin != "fact" or not c.label:
+    ("…increased by $16.9 million…") or of a passage number's line, or the sign of a cell in a
+    "Change" column; else None."""
+    if c.origin not in ("fact", "passage") or not c.label:
         return None
-    if not _is_line_item(c.label):  # a paragraph number: its context
+    if c.origin == "passage" or not _is_line_item(c.label):  # a paragraph number or passage line: its text
         up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
         return None if up == down else (1 if up else -1)
     if _CHANGE_COLUMN.search(c.label) and c.value != 0:
@@ -398,11 +340,11 @@ def _told_direction(c: Candidate) -> int | None:
 def _polarity(c: Candidate) -> int | None:
     """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
     profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
-    (loss)") or a passage number."""
-    if c.origin == "passage" or not _is_line_item(c.label):
+    (loss)"); a passage number's line (its row label) is read the same way."""
+    if not c.label or (c.origin != "passage" and not _is_line_item(c.label)):
         return None
-    item = line_item(c.label)
-    loss, gain = _LOSS.search(item) is not None, _GAIN.search(item) is not None
+    item = c.label.lower() if c.origin == "passage" else line_item(c.label)
+    loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
     if loss == gain:
         return None
     return -1 if loss or c.value < 0 else 1
@@ -412,7 +354,7 @@ def _sign(c: Candidate) -> int:
     if c.value < 0:
         return -1
     label = line_item(c.label)
-    if _LOSS.search(label) and not _GAIN.search(label):
+    if LOSS.search(label) and not GAIN.search(label):
         return -1
     return 1
 
@@ -420,9 +362,18 @@ def _sign(c: Candidate) -> int:
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 
 
+@lru_cache(maxsize=1024)
+def _licences(question: str) -> tuple[bool, bool]:
+    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
+    if not question:
+        return False, False
+    cross = CROSS.search(question) is not None or _total_over_years(question)
+    return cross or SUM.search(question) is not None, cross
+
+
 def _total_over_years(text: str) -> bool:
     """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (_SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
         return False
     return _TWO_YEARS.search(text) is not None
 

@@ -29,6 +29,7 @@ from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_clai
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
+from assay.grounding.display import show_value
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
 
@@ -378,31 +379,6 @@ def _violation(
         candidate=_ref(near) if near else None,
         reason=reason + (f"; nearest: {near.ref} = {show_value(near)}" if near else ""),
     )
-
-
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "KRW": "₩"}
-_SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
-
-
-def show_value(c: Candidate) -> str:
-    """A candidate's value in its own unit, as a reader writes it: ``$383.3 billion`` (currency and
-    unstated-currency amounts at four significant digits with a scale word), ``44.1%``, ``$6.13 per
-    share``, ``1.5x``; a ratio as is."""
-    v = c.value
-    sign = "-" if v < 0 else ""
-    if c.dim in ("currency", "amount"):
-        sym = _SYMBOLS.get(c.currency or "", f"{c.currency} " if c.currency else "")
-        for size, word in _SCALES:
-            if abs(v) >= size:
-                return f"{sign}{sym}{abs(v) / size:,.4g} {word}"
-        return f"{sign}{sym}{abs(v):,.6g}"
-    if c.dim == "per_share":
-        return f"{sign}{_SYMBOLS.get(c.currency or '', '')}{abs(v):,.2f} per share"
-    if c.dim in ("percent", "pp"):
-        return f"{v:,.6g}{'%' if c.dim == 'percent' else ' pp'}"
-    if c.dim == "multiple":
-        return f"{v:,.6g}x"
-    return f"{v:,.6g}"
 
 
 def _ref(c: Candidate) -> CandidateRef:

@@ -95,7 +95,7 @@ class SnapshotIndex:
     def vocabulary(self) -> SnapshotVocabulary:
         """The snapshot's fact years and line items (the gate's period and label rules)."""
         if self._vocabulary is None:
-            self._vocabulary = SnapshotVocabulary(list(self.facts.values()))
+            self._vocabulary = SnapshotVocabulary(tuple((f.label, f.period) for f in self.snapshot.facts))
         return self._vocabulary
 
     @property

@@ -3,7 +3,10 @@ completeness, and by the gate's label rule in :mod:`assay.grounding.context`).""
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MATERIAL_LABELS"]
+import re
+from functools import lru_cache
+
+__all__ = ["DEFAULT_MATERIAL_LABELS", "CONCEPTS", "concept_of", "related_items"]
 
 #: Material labels for financial statements: each entry is one concept with its synonyms.
 #: Source: the core line items of the income statement, balance sheet and cash-flow statement
@@ -50,3 +53,29 @@ DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("dividends", "dividend per share"),
     ("return on equity", "roe", "return on assets", "roa"),
 )
+
+#: Each synonym (lower-case) → the index of its concept in :data:`DEFAULT_MATERIAL_LABELS`.
+CONCEPTS = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS) for syn in concept}
+
+_CONCEPT_RE = re.compile(
+    r"(?<![\w])(?:" + "|".join(re.escape(k) for k in sorted(CONCEPTS, key=len, reverse=True)) + r")(?![\w])", re.I
+)
+
+
+@lru_cache(maxsize=8192)
+def concept_of(item: str) -> int | None:
+    """The material concept of a line item: that of the longest synonym it contains."""
+    hit = CONCEPTS.get(item)
+    if hit is not None:
+        return hit
+    m = _CONCEPT_RE.search(item)
+    return CONCEPTS[m.group(0).lower()] if m else None
+
+
+def related_items(named: str, item: str) -> bool:
+    """Whether two lower-case line items name one thing: equal, one inside the other, or one
+    material concept ("revenue" and "total net sales")."""
+    if named == item or named in item or item in named:
+        return True
+    cn = concept_of(named)
+    return cn is not None and cn == concept_of(item)

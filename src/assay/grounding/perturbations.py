@@ -6,9 +6,10 @@ or the change would not make the answer wrong). Every function copies the case w
 ``answer`` (``variant`` names the class) and never touches the snapshot. Rules (issue 15):
 
 - :func:`moved_unit` — every stated number moved by one displayed unit in its last digit.
-- :func:`sign_word` — the first profit/income/gain/earned wording flipped to loss/lost (or back),
-  around the correct figure: "net income of $97.0 billion" → "net loss of $97.0 billion".
-  None when the answer has no such word or has both kinds ("gain (loss)").
+- :func:`sign_word` — the profit/income/gain/earned wording around a correct, unsigned figure
+  (60 characters before it, or right after) flipped to loss/lost (or back): "net income of
+  $97.0 billion" → "net loss of $97.0 billion". None when no such word stands by a figure or
+  the answer has both kinds ("gain (loss)").
 - :func:`direction_word` — the verb or noun of change that gives an unsigned number its
   direction flipped: rose↔fell, increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소;
   None when no number takes its direction from the wording or both directions are written.
@@ -89,14 +90,22 @@ _SIGN_ANY = re.compile(
 
 
 def sign_word(case: Case) -> Case | None:
-    """The first profit/loss wording flipped (``_SIGN_FLIPS``); None without one or with both kinds."""
+    """The profit/loss word around a stated figure flipped (``_SIGN_FLIPS``): the last such word
+    within 60 characters before an unsigned number (or the first within 24 after it); None without
+    one, or when the answer has both kinds ("gain (loss)")."""
     text = case.answer
     if not (_POSITIVE.search(text) is None) ^ (_NEGATIVE.search(text) is None):
         return None
-    m = _SIGN_ANY.search(text)
-    if m is None or not extract_quantities(text):
-        return None
-    return _with(case, _replace(text, m, _SIGN_FLIPS[m.group(0).lower()]), "sign_word")
+    words = list(_SIGN_ANY.finditer(text))
+    for q in extract_quantities(text):
+        if q.explicit_sign:
+            continue
+        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
+        after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
+        m = before[-1] if before else after[0] if after else None
+        if m is not None:
+            return _with(case, _replace(text, m, _SIGN_FLIPS[m.group(0).lower()]), "sign_word")
+    return None
 
 
 _DIRECTION_FLIPS = {

@@ -123,10 +123,10 @@ def tatqa_validity(cases: Iterable[Case]) -> dict[str, Any]:
         n += 1
         t = str(case.meta.get("answer_type"))
         plain = re.sub(DEFAULT_CITATION_PATTERN, "", case.answer)
-        g = _gate(case.answer, snap, "cited", idx)
-        gm = _gate(moved.apply(case.answer), snap, "cited", idx)
-        gu = _gate(plain, snap, "uncited", idx)
-        gmu = _gate(moved.apply(plain), snap, "uncited", idx)
+        g = _gate(case.answer, snap, "cited", idx, case.question)
+        gm = _gate(moved.apply(case.answer), snap, "cited", idx, case.question)
+        gu = _gate(plain, snap, "uncited", idx, case.question)
+        gmu = _gate(moved.apply(plain), snap, "uncited", idx, case.question)
         acc += g.status == "pass"
         rej += gm.status == "fail"
         acc_unc += gu.status == "pass"
@@ -166,7 +166,7 @@ def financebench_validity(cases: Sequence[Case]) -> dict[str, Any]:
     for case in cases:
         snap = case.snapshot()
         idx = indexes.get(snap)
-        g = _gate(case.answer, snap, "uncited", idx)
+        g = _gate(case.answer, snap, "uncited", idx, case.question)
         label = str(case.meta.get("human_label"))
         per_label[label][g.status] += 1
         if label == "Refusal":
@@ -179,7 +179,7 @@ def financebench_validity(cases: Sequence[Case]) -> dict[str, Any]:
         actual.append(label == "Incorrect Answer")
         if label == "Correct Answer" and g.status == "pass":
             moved_n += 1
-            gm = _gate(moved.apply(case.answer), snap, "uncited", idx)
+            gm = _gate(moved.apply(case.answer), snap, "uncited", idx, case.question)
             moved_accept += gm.status == "pass"
     return {
         "n": len(cases),
@@ -198,9 +198,9 @@ def financebench_validity(cases: Sequence[Case]) -> dict[str, Any]:
 _DIGITS = re.compile(r"\d{1,3}(?:[, \u202f\u00a0]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 
 
-def _gate(answer: str, snapshot: Snapshot, mode: Mode, index: SnapshotIndex) -> GateResult:
-    """The gate of ``answer`` in ``mode`` through the one scoring path (gate only)."""
-    return score_answer(answer, snapshot, mode=mode, index=index, gate_only=True).gate
+def _gate(answer: str, snapshot: Snapshot, mode: Mode, index: SnapshotIndex, question: str | None = None) -> GateResult:
+    """The gate of ``answer`` (to ``question``) in ``mode`` through the one scoring path (gate only)."""
+    return score_answer(answer, snapshot, question=question, mode=mode, index=index, gate_only=True).gate
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:

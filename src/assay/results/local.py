@@ -65,7 +65,7 @@ class EvalCaseRecord(CaseRecord):
     """An ``eval`` case: the gate's status and mode, the scores per dimension and composite, and the
     details behind them (as :mod:`assay.grounding` and :mod:`assay.judges` dump them)."""
 
-    status: Literal["pass", "fail", "no_claims"]
+    status: Literal["pass", "fail", "no_claims", "unchecked"]
     mode: str | None = None
     weights_used: dict[str, Number] = Field(default_factory=dict)
     violations: list[dict[str, Any]] = Field(default_factory=list)

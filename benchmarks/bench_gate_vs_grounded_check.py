@@ -1,0 +1,128 @@
+"""assay's uncited gate vs the PyPI package ``grounded-check`` on the same TAT-QA cases and passages.
+
+Passages: each TAT-QA context as text — the table, one row per line with cells joined by
+`` | `` (a scale header line from the question's ``scale`` when it has one: "(in millions)"),
+then the paragraphs. Answers: the in-scope gold answers with their citation markers stripped.
+Both checkers run on one core in two regimes: passages parsed afresh per answer (assay builds
+the snapshot index per answer; grounded-check builds its ``Source`` objects per answer) and
+parsed once (assay's :class:`~assay.grounding.IndexCache`; grounded-check's sources kept).
+Printed: answers/s of each, the ratio to the peer, and gold acceptance of each (assay: status
+``pass``; grounded-check: ``Result.passed`` with number claims only). ``--before SRC`` also
+runs this script's assay part under another tree's ``src`` (e.g. main at 609bb0e, checked out by
+``git worktree add /tmp/gate-before 609bb0e``) in a subprocess of the same run, and prints the
+ratio to it.
+
+    python benchmarks/bench_gate_vs_grounded_check.py [--before /tmp/gate-before/src]
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import one_core, shared_data_or_exit
+from assay.facts import Snapshot
+from assay.grounding import IndexCache, SnapshotIndex, check_answer
+from assay.importers.tatqa import import_tatqa
+
+MARKERS = re.compile(r"\s*\[[^\]]*\]")
+
+
+def workload() -> list[tuple[str, str | None, str]]:
+    """``(answer without markers, question, passage text)`` per in-scope TAT-QA gold case."""
+    src = shared_data_or_exit("tatqa")
+    contexts: dict[str, str] = {}
+    for path in sorted(src.glob("tatqa_dataset_*.json")):
+        for rec in json.loads(path.read_text(encoding="utf-8")):
+            rows = [" | ".join(c for c in row) for row in rec["table"]["table"]]
+            paras = [p["text"] for p in sorted(rec["paragraphs"], key=lambda p: p["order"])]
+            contexts[rec["table"]["uid"]] = (rows, paras)  # type: ignore[assignment]
+    out = []
+    for case in import_tatqa(src):
+        if not case.meta.get("in_scope"):
+            continue
+        rows, paras = contexts[case.meta["table_uid"]]  # type: ignore[misc]
+        scale = case.meta.get("scale")
+        head = [f"(in {scale}s)"] if scale in ("thousand", "million", "billion") else []
+        out.append((MARKERS.sub("", case.answer).strip(), case.question, "\n".join([*head, *rows, "", *paras])))
+    return out
+
+
+def run_assay(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[float, float]:
+    """(answers/s, gold acceptance) of assay's uncited gate (with the case's question when the
+    gate takes one)."""
+    snaps = [Snapshot(sources=(text,)) for _, _, text in cases]
+    takes_question = "question" in inspect.signature(check_answer).parameters  # main's gate does not
+    t = time.process_time()
+    indexes = IndexCache()
+    acc = 0
+    for (answer, question, _), snap in zip(cases, snaps, strict=True):
+        idx = indexes.get(snap) if once else SnapshotIndex.build(snap)
+        kw = {"question": question} if takes_question else {}
+        acc += check_answer(answer, snap, mode="uncited", index=idx, **kw).status == "pass"
+    return len(cases) / (time.process_time() - t), acc / len(cases)
+
+
+def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[float, float] | None:
+    """(answers/s, gold acceptance) of grounded-check (number claims), or None when not installed."""
+    try:
+        from grounded import Kind, Source, extract, verify
+    except ImportError:
+        return None
+    kept: dict[str, list[Source]] = {}
+    t = time.process_time()
+    acc = 0
+    for answer, _question, text in cases:
+        if once:
+            sources = kept.get(text)
+            if sources is None:
+                sources = kept[text] = [Source(path=Path("context.txt"), raw=text)]
+        else:
+            sources = [Source(path=Path("context.txt"), raw=text)]
+        claims = extract(answer, kinds={Kind.NUMBER})
+        acc += bool(claims) and verify(claims, sources).passed
+    return len(cases) / (time.process_time() - t), acc / len(cases)
+
+
+def main() -> int:
+    one_core()
+    cases = workload()
+    if "--assay-only" in sys.argv:  # the --before subprocess
+        print(json.dumps({k: run_assay(cases, k == "once") for k in ("afresh", "once")}))
+        return 0
+    before = None
+    if "--before" in sys.argv:
+        src = sys.argv[sys.argv.index("--before") + 1]
+        env = {**os.environ, "PYTHONPATH": src}
+        done = subprocess.run(
+            [sys.executable, __file__, "--assay-only"], env=env, capture_output=True, text=True, check=True
+        )
+        before = json.loads(done.stdout.strip().splitlines()[-1])
+    peer_note = ""
+    for regime in ("afresh", "once"):
+        ours, acc = run_assay(cases, regime == "once")
+        peer = run_peer(cases, regime == "once")
+        line = f"{regime:6} passages: assay {ours:,.0f} answers/s (gold accepted {acc:.1%})"
+        if peer is None:
+            peer_note = "SKIP peer: grounded-check is not installed (pip install 'grounded-check>=0.1.2')"
+        else:
+            line += (
+                f"; grounded-check {peer[0]:,.0f} answers/s (gold accepted {peer[1]:.1%}); ratio {ours / peer[0]:.2f}"
+            )
+        if before is not None:
+            b = before[regime][0]
+            line += f"; main's gate {b:,.0f} answers/s (gold accepted {before[regime][1]:.1%}); ratio {ours / b:.2f}"
+        print(f"{len(cases)} TAT-QA answers, {line}")
+    if peer_note:
+        print(peer_note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
