@@ -1,4 +1,4 @@
-"""The /v1 routes: add, search (deliveries logged, search id), responses, grades, stats, A/B 501, idempotency."""
+"""The /v1 routes: add, search (deliveries logged, search id), responses, grades, stats, A/B arms, idempotency."""
 
 from __future__ import annotations
 
@@ -45,10 +45,28 @@ def test_errors_are_clear_statuses(client):
     assert r.status_code == 400
 
 
-def test_ab_routes_answer_501_until_the_experiments_room_lands(client):
-    for path in ("/v1/ab/assign", "/v1/ab/stamp"):
-        r = client.post(path, json={})
-        assert r.status_code == 501 and "issue 17" in r.json()["detail"]
+def test_ab_routes_assign_and_stamp_through_the_experiments_room(client, store):
+    from assay.memory.experiments import ExperimentStore
+    from assay.memory.experiments.assign import assign
+
+    ab = ExperimentStore(store.engine)
+    ab.start("writer", control_version="gen-7", control_rules="Write facts.", candidate_version="gen-7+b1",
+             instruction="Record units.", seed=3)  # fmt: skip
+    units = [f"p{i}" for i in range(40)]
+    got = client.post("/v1/ab/assign", json={"experiment": "writer", "units": units}).json()["assignments"]
+    expected = [assign(ab.config("writer"), u) for u in units]
+    assert [(g["unit"], g["arm"], g["version"]) for g in got] == [(a.unit, a.name, a.version) for a in expected]
+    assert {g["arm"] for g in got} == {"A", "B"}  # both arms at allocation 0.5 over 40 units
+    b_unit = next(g["unit"] for g in got if g["arm"] == "B")
+    req = {"experiment": "writer", "unit": b_unit, "memories": [{"id": "ab1", "text": "The user runs in km."}]}
+    r = client.post("/v1/ab/stamp", json=req, headers={"Idempotency-Key": "s1"})
+    assert r.status_code == 200 and r.json()["arm"]["arm"] == "B"
+    assert client.post("/v1/ab/stamp", json=req, headers={"Idempotency-Key": "s1"}).json() == r.json()
+    with store.engine.connect() as conn:
+        row = conn.execute(select(memories.c.source_ref, memories.c.ab_arm).where(memories.c.id == "ab1")).one()
+    assert tuple(row) == ("gen-7+b1", "B")
+    unknown = client.post("/v1/ab/assign", json={"experiment": "nope", "units": ["u"]}).json()["assignments"]
+    assert unknown[0]["arm"] == "A"  # no running experiment: control
 
 
 def test_a_retried_search_with_its_key_logs_its_deliveries_once(client, store):

@@ -13,11 +13,12 @@ Every request passes :class:`Guard` first (a plain ASGI middleware, outermost):
 
 Routes (JSON in, JSON out; OpenAPI at ``/openapi.json`` and ``/docs``, behind the token too):
 ``POST /v1/memories``, ``POST /v1/search``, ``POST /v1/responses``, ``POST /v1/grades``,
-``GET /v1/stats``, ``POST /v1/ab/assign`` and ``/v1/ab/stamp`` (501 until the experiments room
-lands), ``POST /v1/hooks/claude-code`` (:mod:`assay.server.hooks`), ``POST /v1/admin/reload``
-(a fresh store: a newly deployed reranker is picked up). Writes take an ``Idempotency-Key``
-header (:meth:`assay.server.service.MemoryService.idempotent`). Errors: 400 bad input, 404
-unknown search id, 422 a request that does not validate or a reused idempotency key.
+``GET /v1/stats``, ``POST /v1/ab/assign`` and ``/v1/ab/stamp`` (:mod:`assay.memory.experiments`:
+each unit's arm; memories written stamped with it), ``POST /v1/hooks/claude-code``
+(:mod:`assay.server.hooks`), ``POST /v1/admin/reload`` (a fresh store: a newly deployed
+reranker is picked up). Writes take an ``Idempotency-Key`` header
+(:meth:`assay.server.service.MemoryService.idempotent`). Errors: 400 bad input, 404 unknown
+search id, 422 a request that does not validate or a reused idempotency key.
 """
 
 from __future__ import annotations
@@ -151,6 +152,20 @@ class GradeBody(BaseModel):
     grades: str = Field(min_length=1)
 
 
+class AssignBody(BaseModel):
+    experiment: str = Field(min_length=1, max_length=200)
+    units: list[str] = Field(min_length=1, max_length=1_000)
+    exclude: bool = False
+
+
+class StampBody(BaseModel):
+    experiment: str = Field(min_length=1, max_length=200)
+    unit: str = Field(min_length=1, max_length=200)
+    memories: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
+    exclude: bool = False
+    source_ref: str | None = Field(default=None, max_length=200)
+
+
 def create_app(service: MemoryService, settings: ServerSettings, *, token: str) -> Guard:
     """The ASGI app: the FastAPI routes of ``service`` behind :class:`Guard` with ``token``.
 
@@ -227,12 +242,22 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
         out = await run_in_threadpool(service.stats)
         return {**out, "memories": await run_in_threadpool(service.count), "hook_replies": dict(service.replies)}
 
-    @api.post("/v1/ab/assign", status_code=501)
-    @api.post("/v1/ab/stamp", status_code=501)
-    async def ab_not_yet() -> JSONResponse:
-        return JSONResponse(
-            {"detail": "A/B arms are not available in this build (the experiments room, issue 17, has not landed)"},
-            status_code=501,
+    @api.post("/v1/ab/assign")
+    async def ab_assign(body: AssignBody) -> dict[str, Any]:
+        """Each unit's arm (pure and sticky: no write; the pinned ``assay memory ab assign`` shape)."""
+        return {"assignments": await run_in_threadpool(service.ab_assign, body.experiment, body.units, body.exclude)}
+
+    @api.post("/v1/ab/stamp")
+    async def ab_stamp(body: StampBody, idempotency_key: str | None = Header(None)) -> dict[str, Any]:
+        """Write the unit's memories stamped with its arm, in one transaction."""
+        return await run_in_threadpool(
+            service.idempotent,
+            "ab_stamp",
+            idempotency_key,
+            body.model_dump(),
+            lambda: service.ab_stamp(
+                body.experiment, body.unit, body.memories, exclude=body.exclude, source_ref=body.source_ref
+            ),
         )
 
     @api.post("/v1/hooks/claude-code")

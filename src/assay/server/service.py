@@ -65,6 +65,7 @@ class MemoryService:
         self._reload = reload
         self.lock = threading.RLock()
         self.replies = {"stop_events": 0, "malformed_lines": 0}
+        self._ab: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -134,6 +135,38 @@ class MemoryService:
         :class:`~assay.memory.retrieval.writes.AddResult` as a dict. Re-adding an id is a no-op."""
         with self.lock:
             return asdict(self.store.add(memories))
+
+    def ab_assign(self, experiment: str, units: Sequence[str], exclude: bool = False) -> list[dict[str, Any]]:
+        """``[{"unit", "arm", "version", "instruction"}]`` for ``units`` in ``experiment``
+        (control, unstamped, when it is not running): the pinned ``assay memory ab assign`` shape."""
+        ab = self._experiments()
+        return [_arm_json(ab.assign(experiment, u, exclude=exclude)) for u in units]
+
+    def ab_stamp(
+        self,
+        experiment: str,
+        unit: str,
+        memories: Sequence[Mapping[str, Any]],
+        *,
+        exclude: bool = False,
+        source_ref: str | None = None,
+    ) -> dict[str, Any]:
+        """Write ``memories`` for ``unit`` stamped with its arm, in one transaction: the add result
+        and the arm."""
+        from assay.memory.experiments import write_memories
+
+        arm = self._experiments().assign(experiment, unit, exclude=exclude)
+        with self.lock:
+            result = write_memories(self.store, memories, arm, source_ref=source_ref)
+        return {**asdict(result), "arm": _arm_json(arm)}
+
+    def _experiments(self) -> Any:
+        from assay.memory.experiments import ExperimentStore
+
+        with self.lock:
+            if self._ab is None:
+                self._ab = ExperimentStore(self.store.engine)
+            return self._ab
 
     def search(
         self,
@@ -217,3 +250,7 @@ def _hit(h: SearchHit) -> dict[str, Any]:
         "delivery_id": h.delivery_id,
         "scope": h.memory.scope,
     }
+
+
+def _arm_json(arm: Any) -> dict[str, Any]:
+    return {"unit": arm.unit, "arm": arm.name, "version": arm.version, "instruction": arm.instruction}
