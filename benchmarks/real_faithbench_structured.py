@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--model", default="smollm2-135m")
     ap.add_argument("--summary-only", action="store_true")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per call (a timeout is skipped)")
     args = ap.parse_args(argv)
     items = sample_groups(load_faithbench(args.data), args.limit, args.sample_seed)
     done = _read(args.log)
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             m: make_faithfulness_judge(
                 "openai_compatible",
                 settings=LLMSettings(
-                    base_url=base, judge_model=args.model, response_format=m, timeout_s=600, max_retries=0
+                    base_url=base, judge_model=args.model, response_format=m, timeout_s=args.timeout, max_retries=0
                 ),
                 token_budget=None,
                 cache_dir=args.log.parent / f"cache-{m}",
