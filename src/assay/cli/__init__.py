@@ -17,7 +17,7 @@ install when it runs.
 from assay.cli.app import app, main
 from assay.cli import gate, eval, imports  # noqa: F401  (gate, eval, compare, import)
 from assay.cli import verdicts, judge, judge_rationality, cache, memory, memory_learn  # noqa: F401  (the groups)
-from assay.cli import judge_pairwise  # noqa: F401  (judge pairwise)
+from assay.cli import judge_pairwise, memory_replay  # noqa: F401  (judge pairwise, memory replay)
 
 # isort: on
 
