@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                             "key": f"{i:064x}",
                             "backend": "openai_compatible",
                             "model": "ok",
-                            "schema": "claim_verdicts:claims-2",
+                            "schema": "claim_verdicts:claims-3",
                             "response": LLMResponse(text=filler, model="ok").model_dump_json(),
                         }
                         for i in range(args.entries - args.hot)

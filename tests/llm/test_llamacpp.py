@@ -80,14 +80,20 @@ def test_wire_path_json_object(llama_server):
     )  # JSON mode constrains the output
 
 
-def test_json_schema_gets_http_500_there_and_is_skipped_with_the_fix(llama_server):
+def test_the_schema_constrained_mode_scores_a_verdict(llama_server):
+    """``json_object_schema`` sends the judge's strict schema as ``{"type": "json_object", "schema"}``,
+    which llama-cpp-python's server compiles to a grammar: the 135M model's reply then has one entry
+    per claim id, a citation from the data, and is scored (``json_schema`` got HTTP 500 there)."""
     judge = make_faithfulness_judge(
-        "openai_compatible", settings=_settings(llama_server, response_format="json_schema"), token_budget=None
+        "openai_compatible", settings=_settings(llama_server, response_format="json_object_schema"), token_budget=None
     )
     judge.client.cache = None
-    v = judge.judge(CASES[0])
-    assert v.status == "skipped" and v.score is None
-    assert "HTTP 500" in v.reason and "ASSAY_LLM_RESPONSE_FORMAT=json_object" in v.reason
+    case = CASES[0]
+    v = judge.judge(case)
+    assert v.status == "scored", v.reason
+    assert v.score in (0.0, 1.0) and len(v.claims) == 1 and v.claims[0].id == "c1"
+    assert v.claims[0].citation in (None, *map(str, range(len(case.sources))))
+    assert len(v.claims[0].rationale) <= 200 and v.tokens > 0
 
 
 def test_the_small_model_is_scored_validly_or_rejected_never_a_bad_number(llama_server, tmp_path):

@@ -12,7 +12,8 @@ no answer for ``hang_s`` seconds, then ``ok`` · ``truncated`` valid JSON cut in
 ``length`` ``finish_reason="length"`` · ``wrong-schema`` valid JSON, other keys · ``fewer`` one
 entry short · ``duplicate`` an id twice · ``prose`` prose around the JSON · ``empty`` an empty
 list · ``401`` unauthorized · ``echo-key`` a 500 whose body repeats the Authorization header ·
-``no-usage`` ``ok`` without a usage block. ``latency_s`` delays every reply;
+``no-usage`` ``ok`` without a usage block. A pairwise-judge request gets the same shapes with
+one entry per criterion (``ok`` always picks Response 1, ``unsupported`` Response 2). ``latency_s`` delays every reply;
 ``reject_json_schema`` answers ``response_format: json_schema`` with HTTP 500 (as llama.cpp's
 server does). Every request body is kept in ``requests``; the server stops by itself after
 ``max_requests`` requests (bounded load) and on ``close()``.
@@ -84,8 +85,14 @@ class FaultServer:
 
 
 def verdicts_for(body: dict[str, Any], supported: bool = True) -> dict[str, Any]:
-    """A valid reply object for a claims-judge request body: one entry per claim id."""
-    ids = _claim_ids(body)
+    """A valid reply object for a claims-judge request body (one entry per claim id), or for a
+    pairwise request (one entry per criterion; ``supported`` picks Response 1, else Response 2 —
+    a judge with total position bias)."""
+    data = _data(body)
+    if "criteria" in data:
+        winner = "response_1" if supported else "response_2"
+        return {"verdicts": [{"criterion": c, "winner": winner, "rationale": "scripted"} for c in data["criteria"]]}
+    ids = [c["id"] for c in data.get("claims", [])] or ["c1"]
     return {"claims": [{"id": i, "supported": supported, "citation": None, "rationale": "scripted"} for i in ids]}
 
 
@@ -121,23 +128,25 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(401, {"error": {"message": "invalid api key"}})
         if scenario == "echo-key":
             return self._send(500, {"error": {"message": f"bad key {self.headers.get('Authorization')}"}})
-        good = json.dumps(verdicts_for(body, supported=scenario != "unsupported"))
+        valid = verdicts_for(body, supported=scenario != "unsupported")
+        key = next(iter(valid))  # "claims" (claims judge) or "verdicts" (pairwise judge)
+        entries = valid[key]
+        good = json.dumps(valid)
         content, finish = good, "stop"
         if scenario == "truncated":
             content = good[: len(good) // 2]
         elif scenario == "length":
             content, finish = good[: len(good) - 3], "length"
         elif scenario == "wrong-schema":
-            content = json.dumps({"verdicts": verdicts_for(body)["claims"]})
+            content = json.dumps({"claims" if key == "verdicts" else "verdicts": entries})
         elif scenario == "fewer":
-            content = json.dumps({"claims": verdicts_for(body)["claims"][:-1]})
+            content = json.dumps({key: entries[:-1]})
         elif scenario == "duplicate":
-            entries = verdicts_for(body)["claims"]
-            content = json.dumps({"claims": entries + entries[:1]})
+            content = json.dumps({key: entries + entries[:1]})
         elif scenario == "prose":
             content = f"Sure! Here is my assessment:\n{good}\nLet me know if you need more."
         elif scenario == "empty":
-            content = json.dumps({"claims": []})
+            content = json.dumps({key: []})
         reply: dict[str, Any] = {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
@@ -163,12 +172,14 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
-def _claim_ids(body: dict[str, Any]) -> list[str]:
+def _data(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON data block of a judge request's user message (``<data>…</data>``), else ``{}``."""
     for m in body.get("messages", []):
         content = m.get("content", "")
         if m.get("role") == "user" and content.startswith("<data>") and content.endswith("</data>"):
-            return [c["id"] for c in json.loads(content[len("<data>") : -len("</data>")]).get("claims", [])]
-    return ["c1"]
+            data = json.loads(content[len("<data>") : -len("</data>")])
+            return data if isinstance(data, dict) else {}
+    return {}
 
 
 def main(argv: list[str] | None = None) -> None:

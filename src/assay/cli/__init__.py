@@ -21,6 +21,7 @@ from assay.cli import memory_ab, memory_models, claims  # noqa: F401  (memory ab
 from assay.cli import report  # noqa: F401  (report check, report open)
 from assay.cli import memory_reembed  # noqa: F401  (memory reembed)
 from assay.cli import serve, hook  # noqa: F401  (serve, mcp; hook install)
+from assay.cli import judge_pairwise, memory_replay  # noqa: F401  (judge pairwise, memory replay)
 
 # isort: on
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, Va
 from assay.cases import Case
 from assay.claims import extract_claims
 from assay.llm.base import LLMRequest, LLMResponse, parse_json_text
+from assay.llm.schema import pin_entries, strict_schema
 
 __all__ = [
     "ClaimCheck",
@@ -29,6 +30,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "TOKENS_PER_CLAIM",
     "TOKENS_BASE",
+    "RATIONALE_MAX_CHARS",
     "split_claims",
     "valid_citations",
     "build_request",
@@ -37,9 +39,12 @@ __all__ = [
 ]
 
 #: Version of the prompt + reply schema; part of the response-cache key.
-PROMPT_VERSION = "claims-2"
+PROMPT_VERSION = "claims-3"
 #: Completion cap per claim (a one-sentence rationale is < 40 tokens; the entry's JSON ~25) + base.
 TOKENS_PER_CLAIM, TOKENS_BASE = 96, 128
+#: ``maxLength`` of a rationale in the schema sent (a decoding bound: "one short sentence" is
+#: < 200 characters; ~50 tokens, inside the per-claim cap above).
+RATIONALE_MAX_CHARS = 200
 
 SYSTEM_PROMPT = (
     "You check whether each claim of an answer is supported by the given data (facts and/or source "
@@ -98,38 +103,29 @@ def build_request(case: Case, model: str, *, claims: Sequence[Claim3] | None = N
     return LLMRequest(
         model=model,
         messages=messages,
-        json_schema=reply_schema([c[0] for c in claims]),
+        json_schema=reply_schema([c[0] for c in claims], sorted(valid_citations(case))),
         schema_name="claim_verdicts",
         schema_version=PROMPT_VERSION,
         params=params,
     ), claims
 
 
-def reply_schema(claim_ids: Sequence[str]) -> dict[str, Any]:
-    """JSON schema of the expected reply (with ``x-stub-*`` hints: one entry per claim id)."""
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["claims"],
-        "properties": {
-            "claims": {
-                "type": "array",
-                "x-stub-items": len(claim_ids),
-                "x-stub-values": {"id": list(claim_ids)},
-                "items": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["id", "supported", "citation", "rationale"],
-                    "properties": {
-                        "id": {"type": "string"},
-                        "supported": {"type": "boolean"},
-                        "citation": {"type": ["string", "null"]},
-                        "rationale": {"type": "string"},
-                    },
-                },
-            }
-        },
-    }
+def reply_schema(claim_ids: Sequence[str], citations: Sequence[str] | None = None) -> dict[str, Any]:
+    """Strict JSON schema of the expected reply, generated from the reply model (``_Reply``) by
+    :func:`assay.llm.schema.strict_schema`, with ``claims`` pinned to exactly one entry per claim
+    id (``enum`` of the ids, ``minItems`` = ``maxItems`` = N; :func:`assay.llm.schema.pin_entries`).
+
+    ``citations`` (the case's fact ids and source indexes as strings), when given, become the
+    ``citation`` enum (plus ``null``), so a constrained decoder cannot cite outside the data. The
+    ``rationale`` gets ``maxLength`` :data:`RATIONALE_MAX_CHARS`: a decoding bound only (a small
+    model otherwise rambles to the token cap and is cut off), never a reason to reject a reply.
+    """
+    schema = pin_entries(strict_schema(_Reply), "claims", "id", claim_ids)
+    props = schema["properties"]["claims"]["items"]["properties"]
+    if citations is not None:
+        props["citation"] = {"enum": [*sorted(citations), None]}
+    props["rationale"]["maxLength"] = RATIONALE_MAX_CHARS
+    return schema
 
 
 def validate_reply(

@@ -2,7 +2,8 @@
 
 OpenAI, Anthropic's OpenAI-compatibility endpoint, vLLM, llama.cpp's server and Ollama all speak
 this wire format. Endpoint quirks are settings (:class:`assay.llm.settings.LLMSettings`), not
-code forks: the ``response_format`` sent (``json_object`` | ``json_schema`` | none), whether
+code forks: the ``response_format`` sent (``json_object`` | ``json_schema`` |
+``json_object_schema`` | none, see :mod:`assay.llm.schema`), whether
 ``temperature`` is sent, and the name of the completion-cap parameter.
 
 Retries: the SDK's own retries are off (``max_retries=0``) so the policy is assay's and the same
@@ -24,6 +25,7 @@ import weakref
 from typing import Any
 
 from assay.llm.base import LLMError, LLMRequest, LLMResponse, parse_json_text
+from assay.llm.schema import response_format
 from assay.llm.settings import LLMSettings
 
 try:
@@ -84,7 +86,8 @@ class OpenAICompatibleBackend:
                 ):
                     last += (
                         " (the endpoint may not support response_format=json_schema:"
-                        " set ASSAY_LLM_RESPONSE_FORMAT=json_object)"
+                        " set ASSAY_LLM_RESPONSE_FORMAT=json_object_schema for llama.cpp's server,"
+                        " else json_object)"
                     )
                 if status not in RETRY_STATUS and status < 500:
                     raise LLMError(self._redact(last)) from None
@@ -149,14 +152,9 @@ class OpenAICompatibleBackend:
         if s.omit_temperature:
             params.pop("temperature", None)
         kwargs.update(params)
-        if s.response_format == "json_object":
-            kwargs["response_format"] = {"type": "json_object"}
-        elif s.response_format == "json_schema" and request.json_schema is not None:
-            schema = _strip_extensions(request.json_schema)
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name, "schema": schema},
-            }
+        rf = response_format(s.response_format, request.json_schema, request.schema_name)
+        if rf is not None:
+            kwargs["response_format"] = rf
         return kwargs
 
     def _response(self, request: LLMRequest, resp: Any) -> LLMResponse:
@@ -204,12 +202,3 @@ def _retry_after(e: Any) -> float | None:
 def _first_line(text: str) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
     return line[:200]
-
-
-def _strip_extensions(schema: Any) -> Any:
-    """The schema without assay's ``x-`` hint keys (stub hints mean nothing to a server)."""
-    if isinstance(schema, dict):
-        return {k: _strip_extensions(v) for k, v in schema.items() if not k.startswith("x-")}
-    if isinstance(schema, list):
-        return [_strip_extensions(v) for v in schema]
-    return schema

@@ -10,8 +10,11 @@ Each variable, its default, and why:
 - ``ASSAY_JUDGE_HIGH_STAKES_MODEL``; default ``gpt-4o``: the stronger model for ``--high-stakes``
   and escalation.
 - ``ASSAY_LLM_RESPONSE_FORMAT``; default ``json_object``, the widest-supported JSON mode (OpenAI,
-  vLLM, llama.cpp, Ollama); ``json_schema`` where the endpoint supports structured outputs
-  (llama-cpp-python's server answers it with HTTP 500); ``none`` sends no ``response_format``.
+  vLLM, llama.cpp, Ollama); ``json_schema`` where the endpoint supports OpenAI's structured
+  outputs (OpenAI, vLLM; llama-cpp-python's server answers it with HTTP 500);
+  ``json_object_schema`` sends the judge's schema as ``{"type": "json_object", "schema": …}``,
+  the form llama.cpp's server enforces by grammar (the choice for a small local model);
+  ``none`` sends no ``response_format`` (see :mod:`assay.llm.schema`).
 - ``ASSAY_LLM_OMIT_TEMPERATURE``; default ``0``; ``1`` for models that refuse ``temperature=0``
   (reasoning models): the parameter is then not sent.
 - ``ASSAY_LLM_MAX_TOKENS_PARAM``; default ``max_tokens``; ``max_completion_tokens`` for endpoints
@@ -43,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 __all__ = ["LLMSettings", "ResponseFormat"]
 
-ResponseFormat = Literal["json_object", "json_schema", "none"]
+ResponseFormat = Literal["json_object", "json_schema", "json_object_schema", "none"]
 
 
 class LLMSettings(BaseModel):

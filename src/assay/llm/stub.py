@@ -42,12 +42,18 @@ def stub_value(schema: dict[str, Any], seed: str, path: str = "") -> Any:
     Arrays take their length from ``x-stub-items`` when the caller sets it (e.g. one entry per
     claim), else 1; ``x-stub-values`` lists the values to cycle through for array items' string
     fields named in it (claim ids). A nullable type (``["string", "null"]``) gives ``null``: an
-    optional reference (a citation) can then never point outside the caller's data.
+    optional reference (a citation) can then never point outside the caller's data; so does a
+    union (``anyOf``) with a ``null`` branch.
     """
     h = int(hashlib.sha256(f"{seed}:{path}".encode()).hexdigest()[:8], 16)
     t = schema.get("type")
     if "enum" in schema:
         return schema["enum"][h % len(schema["enum"])]
+    if "anyOf" in schema:  # a union: null when allowed (as a nullable type), else its first branch
+        branches = schema["anyOf"]
+        if any(b.get("type") == "null" for b in branches):
+            return None
+        return stub_value(branches[0], seed, path)
     if t == "object":
         props = schema.get("properties", {})
         return {k: stub_value(v, seed, f"{path}.{k}") for k, v in props.items()}
