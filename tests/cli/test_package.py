@@ -37,7 +37,7 @@ TOP_LEVEL = [
 ]
 GROUPS = {
     "verdicts": ["add", "search", "stats"],
-    "judge": ["validate", "rationality", "agreement"],
+    "judge": ["validate", "rationality", "agreement", "pairwise"],
     "cache": ["stats", "clear"],
     "memory": [
         "add",
@@ -53,6 +53,7 @@ GROUPS = {
         "calibrate",
         "retrain",
         "reembed",
+        "replay",
         "ab",
         "models",
     ],
