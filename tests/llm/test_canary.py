@@ -92,7 +92,8 @@ def test_key_is_sent_to_the_server_but_never_leaks(tmp_path, monkeypatch, caplog
                 text=True,
                 timeout=120,
             )
-            assert proc.returncode == 0, proc.stderr[-2000:]
+            # echo-key's endpoint errors on every call: written, but the judge scored nothing → exit 3
+            assert proc.returncode == (3 if model == "echo-key" else 0), proc.stderr[-2000:]
             assert CANARY not in proc.stdout + proc.stderr
         reports = list((tmp_path / "out").iterdir())
         assert len(reports) >= 4

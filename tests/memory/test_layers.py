@@ -1,4 +1,4 @@
-"""Memory's rooms import top to bottom only: experiments → learning → retrieval → feedback → the top-level modules.
+"""Memory's rooms import top to bottom only: experiments/replay/agents → learning → retrieval → feedback → top.
 
 Read from the source (every ``import`` statement, at module level or not), so a cycle cannot hide
 behind a function-level import: no module of ``assay.memory`` imports a higher room or the package
@@ -17,7 +17,9 @@ import pytest
 import assay.memory
 
 MEMORY = Path(assay.memory.__file__).parent
-ROOMS = {"experiments": 4, "learning": 3, "retrieval": 2, "feedback": 1}  # higher imports lower; top-level modules 0
+#: Higher imports lower; the top-level modules are 0. ``agents`` (the Agent Framework provider) is an
+#: integration over the rooms, beside experiments and replay.
+ROOMS = {"experiments": 4, "replay": 4, "agents": 4, "learning": 3, "retrieval": 2, "feedback": 1}
 
 
 def _modules() -> dict[str, Path]:

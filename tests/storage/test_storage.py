@@ -84,15 +84,19 @@ def test_init_db_is_idempotent_and_records_the_schema_version(tmp_path):
 def test_older_schema_is_upgraded_and_newer_is_refused(tmp_path):
     """Older: a database without ``alembic_version`` (made before Alembic) is adopted as revision
     0001 and its ``schema_info`` gets the version; newer: a revision this code does not ship."""
+    from assay.storage import migrations
+
     url = f"sqlite:///{tmp_path / 'v.db'}"
     engine = make_engine(url)
     try:
-        init_db(engine)
-        with engine.begin() as conn:
+        with engine.begin() as conn:  # what the code before Alembic made: revision 0001's tables, version 1
+            migrations.upgrade(conn, "0001")
             conn.execute(text("DROP TABLE alembic_version"))
-            conn.execute(schema_info.update().values(version=SCHEMA_VERSION - 1))
+            schema_info.create(conn, checkfirst=True)
+            conn.execute(schema_info.delete())
+            conn.execute(schema_info.insert().values(version=1, assay_version="0.1.0"))
         assert init_db(engine) == SCHEMA_VERSION
-        assert _versions(url) == [SCHEMA_VERSION - 1, SCHEMA_VERSION]
+        assert _versions(url) == sorted({1, SCHEMA_VERSION})
         assert _revisions(engine) == [HEAD_REVISION]
         with engine.begin() as conn:
             conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": f"{SCHEMA_VERSION + 1:04d}"})

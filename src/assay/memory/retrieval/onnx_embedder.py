@@ -8,7 +8,7 @@ tensor, the cosine to float32 was 0.971–0.978 on four test sentences, per chan
 per channel with reduced range 0.993–0.994), tokenised with the model's own ``tokenizer.json``
 (the ``tokenizers`` library), mean-pooled over the attention mask and normalised — what
 sentence-transformers computes for this model (its ``1_Pooling`` is mean pooling, then the
-``Normalize`` module), so its ``model`` is the same ``"all-MiniLM-L6-v2"``: its vectors are
+``Normalize`` module), so its ``model`` is the same weights identity (``MINILM_IDENTITY``): its vectors are
 comparable with the stored float32 ones. Measured on LoCoMo (``benchmarks/bench_ann_onnx.py``,
 one run, a loaded 2-core host): cosine to float32 over the 1,034 category 1–4 questions mean
 0.9932, 1st percentile 0.9894, min 0.9857 (the issue's ≥ 0.99 holds on average, not for the
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.memory.retrieval.embeddings import minilm_model_dir
+from assay.memory.retrieval.embeddings import MINILM_IDENTITY, minilm_model_dir
 
 __all__ = ["OnnxMiniLMEmbedder", "export_int8", "onnx_cache_dir", "ONNX_EXTRA_HINT"]
 
@@ -115,7 +115,7 @@ class OnnxMiniLMEmbedder:
     tokenizers (or, for the export, torch) is missing.
     """
 
-    model = "all-MiniLM-L6-v2"
+    model = MINILM_IDENTITY
     dim = 384
     runtime = "onnxruntime-int8"
 
