@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
-from assay.llm.base import BudgetExhausted, LLMError, LLMRequest, LLMResponse, parse_json_text
+from assay.llm.base import BudgetExhausted, LLMError, LLMRequest, LLMResponse, validate_reply_model
 from assay.llm.client import LLMClient, LLMNotConfigured, make_client
 from assay.llm.schema import strict_schema
 
@@ -117,18 +117,8 @@ class ColdReadJudge:
 
 def validate_reply(reply: LLMResponse) -> tuple[int | None, str | None]:
     """``(1 | 0, None)`` or ``(None, "kind: detail")`` for truncation, bad JSON or a schema mismatch."""
-    if reply.finish_reason in ("length", "content_filter"):
-        return None, f"truncated: finish_reason={reply.finish_reason}"
-    parsed = reply.parsed
-    if parsed is None:
-        parsed, reason = parse_json_text(reply.text)
-        if reason:
-            return None, reason
-    try:
-        return int(_Reply.model_validate(parsed).self_sufficient), None
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
+    got, reason = validate_reply_model(_Reply, reply.text, reply.parsed, reply.finish_reason)
+    return (None, reason) if got is None else (int(got.self_sufficient), None)
 
 
 def make_cold_read_judge(

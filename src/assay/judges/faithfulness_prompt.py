@@ -16,11 +16,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
 from assay.cases import Case
 from assay.claims import extract_claims
-from assay.llm.base import LLMRequest, LLMResponse, parse_json_text
+from assay.llm.base import LLMRequest, LLMResponse, validate_reply_model
 from assay.llm.schema import pin_entries, strict_schema
 
 __all__ = [
@@ -136,23 +136,10 @@ def validate_reply(
     ``citations``: the allowed citation values (fact ids, source indexes as strings); ``None``
     skips the range check. An integer citation is read as a source index.
     """
-    if reply.finish_reason in ("length", "content_filter"):
-        return (
-            None,
-            f"truncated: finish_reason={reply.finish_reason}"
-            if reply.finish_reason == "length"
-            else "refused: finish_reason=content_filter",
-        )
-    parsed = reply.parsed
-    if parsed is None:
-        parsed, reason = parse_json_text(reply.text)
-        if reason:
-            return None, reason
-    try:
-        entries = _Reply.model_validate(parsed).claims
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
+    got_reply, reason = validate_reply_model(_Reply, reply.text, reply.parsed, reply.finish_reason)
+    if got_reply is None:
+        return None, reason
+    entries = got_reply.claims
     ids = [c[0] for c in claims]
     got = [e.id for e in entries]
     if not entries and ids:

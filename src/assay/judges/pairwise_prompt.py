@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from assay.llm.base import LLMRequest, LLMResponse, parse_json_text
+from assay.llm.base import LLMRequest, LLMResponse, validate_reply_model
 from assay.llm.schema import pin_entries, strict_schema
 
 __all__ = [
@@ -199,20 +199,10 @@ def validate_reply(
     ``finish_reason`` ``length``/``content_filter``, unparseable JSON, a schema mismatch, an empty
     list, duplicate / missing / extra criteria.
     """
-    if reply.finish_reason in ("length", "content_filter"):
-        if reply.finish_reason == "length":
-            return None, "truncated: finish_reason=length"
-        return None, "refused: finish_reason=content_filter"
-    parsed = reply.parsed
-    if parsed is None:
-        parsed, reason = parse_json_text(reply.text)
-        if reason:
-            return None, reason
-    try:
-        entries = _Reply.model_validate(parsed).verdicts
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
+    got_reply, reason = validate_reply_model(_Reply, reply.text, reply.parsed, reply.finish_reason)
+    if got_reply is None:
+        return None, reason
+    entries = got_reply.verdicts
     if not entries:
         return None, f"empty verdict list: expected {len(criteria)} entries"
     got = [e.criterion for e in entries]

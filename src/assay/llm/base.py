@@ -13,11 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 __all__ = [
+    "validate_reply_model",
     "BACKEND_NAMES",
     "LLMRequest",
     "LLMResponse",
@@ -156,6 +159,32 @@ def parse_json_text(text: str) -> tuple[Any, str | None]:
         if body[0] not in '{["-0123456789tfn':
             return None, "not JSON: the reply is prose"
         return None, f"unparseable JSON: {msg[:80]}"
+
+
+def validate_reply_model(
+    model: type[ReplyT], text: str, parsed: Any, finish_reason: str | None
+) -> tuple[ReplyT | None, str | None]:
+    """A model reply validated as ``model``: ``(instance, None)`` or ``(None, "kind: detail")``.
+
+    The steps every fail-closed judge shares: a ``finish_reason`` of ``length`` is
+    ``truncated``, ``content_filter`` is ``refused``; ``parsed`` (the client's strict parse) is
+    used when given, else ``text`` goes through :func:`parse_json_text`; then
+    ``model.model_validate`` — its first error is the reason (``schema mismatch: loc: msg``).
+    The judge checks what only it knows (ids, counts, ranges) on the instance.
+    """
+    if finish_reason == "length":
+        return None, "truncated: finish_reason=length"
+    if finish_reason == "content_filter":
+        return None, "refused: finish_reason=content_filter"
+    if parsed is None:
+        parsed, reason = parse_json_text(text)
+        if reason:
+            return None, reason
+    try:
+        return model.model_validate(parsed), None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
 
 
 class _DuplicateKey(ValueError):

@@ -18,9 +18,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictStr
 
-from assay.llm.base import BudgetExhausted, LLMError, LLMRequest, parse_json_text
+from assay.llm.base import BudgetExhausted, LLMError, LLMRequest, validate_reply_model
 from assay.llm.client import LLMClient
 from assay.llm.schema import strict_schema
 from assay.memory.replay.models import Memory, ReplaySettings, Session
@@ -147,17 +147,10 @@ def validate_memories(
     """A generation reply as ``[(text, source_turns)]`` or ``(None, "kind: detail")``: rejected for
     truncation, unparseable JSON, a schema mismatch, more than ``max_memories`` entries, an empty
     text, or a source turn that is not in the session. An empty list is valid (nothing to keep)."""
-    if finish_reason in ("length", "content_filter"):
-        return None, f"truncated: finish_reason={finish_reason}"
-    if parsed is None:
-        parsed, reason = parse_json_text(text)
-        if reason:
-            return None, reason
-    try:
-        entries = _Reply.model_validate(parsed).memories
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        return None, f"schema mismatch: {'.'.join(str(p) for p in err['loc']) or '<reply>'}: {err['msg']}"
+    got, reason = validate_reply_model(_Reply, text, parsed, finish_reason)
+    if got is None:
+        return None, reason
+    entries = got.memories
     if len(entries) > settings.max_memories:
         return None, f"too many memories: {len(entries)} > {settings.max_memories}"
     ids = {t.id for t in session.turns}
