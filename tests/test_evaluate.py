@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -370,3 +371,26 @@ def test_schema2_files_load_into_their_models_and_dump_to_the_same_bytes():
     assert type(load_local(local)) is EvalLocalV2 and type(load_aggregate(agg)) is EvalAggregateV2
     assert dumps_json(load_local(local).to_json()) == dumps_json(local)
     assert dumps_json(load_aggregate(agg).to_json()) == dumps_json(agg)
+
+
+# --- issue 15: unchecked rate and scale_from_display count in the aggregate ---------------------
+
+
+def test_aggregate_counts_unchecked_and_scale_from_display():
+    shown = [{"id": "F1", "label": "Total net sales", "value": 100, "unit": "USD millions", "displayed_value": "100"}]
+    rows = [
+        case("q1", "v", "Total net sales were $100 [F1].", facts=shown),  # pass through the display
+        case("q2", "v", "Total net sales were $100 [F1] and net income was $20 [F1].", facts=shown),  # 1 + fail
+        case("q3", "v", "Total net sales were several billion dollars [F1].", facts=shown),  # unchecked
+        case("q4", "v", REFUSAL),  # no_claims
+        case("q5", "w", GOOD),  # scale stated: no display match
+    ]
+    local, agg = run_eval(_cases(rows), EvalConfig(**FAST))
+    statuses = [r["status"] for r in local["cases"]]
+    assert statuses == ["pass", "fail", "unchecked", "no_claims", "pass"]
+    v, w = agg["variants"]["v"], agg["variants"]["w"]
+    assert (v["unchecked_rate"], v["no_claims_rate"], v["gate_fail_rate"]) == (0.25, 0.25, 0.25)
+    assert v["scale_from_display"] == 2 and w["scale_from_display"] == 0 and w["unchecked_rate"] == 0.0
+    assert local["cases"][0]["checks"][0]["scale_from_display"] is True
+    text = json.dumps(agg)
+    assert not any(f'"{cid}"' in text for cid in ("q1", "q2", "q3", "q4", "q5"))  # no case id in the aggregate

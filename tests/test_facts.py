@@ -8,7 +8,7 @@ import random
 import struct
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -269,3 +269,86 @@ def test_a_huge_fact_value_is_one_field_error(tmp_path, digits, said):
     res = CliRunner().invoke(app, ["gate", str(f)])
     assert res.exit_code == 2 and "set_int_max_str_digits" not in res.output and "Traceback" not in res.output
     assert "facts.0.value: must be finite and below" in res.output
+
+
+# --- issue 15: displayed_value --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "negative"),
+    [
+        ("6.13", 6.13, False),
+        ("$ 1,452.4", 1452.4, False),
+        ("(1,577.3)", 1577.3, True),
+        ("$(89.7)", 89.7, True),
+        ("(3.0)%", 3.0, True),
+        ("-9.9", 9.9, True),
+        ("US$5", 5.0, False),
+        ("12.5%", 12.5, False),
+        ("(9,819 )", 9819.0, True),
+    ],
+)
+def test_displayed_number_forms(text, number, negative):
+    from assay.facts import displayed_number
+
+    assert displayed_number(text) == (number, negative)
+
+
+@pytest.mark.parametrize("text", ["n/a", "", "3 to 4", "(370", "370)", "$6.13 million", "1,2,3"])
+def test_displayed_value_not_a_figure_is_a_field_error(text):
+    with pytest.raises(ValidationError, match="displayed_value"):
+        Fact(id="F1", label="x", value=370, displayed_value=text)
+
+
+def test_displayed_value_must_show_the_value():
+    """The display is the value up to a power of a thousand (or a percent of a ratio), with its sign."""
+    assert Fact(id="F1", label="x", value=1452.4, unit="USD millions", displayed_value="$ 1,452.4").displayed == 1452.4
+    assert Fact(id="F1", label="x", value=1.4524e9, unit="USD", displayed_value="1,452.4").displayed == 1452.4
+    assert Fact(id="F1", label="x", value=0.125, unit="ratio", displayed_value="12.5%").displayed == 12.5
+    assert Fact(id="F1", label="x", value=-370, displayed_value="(370)").displayed == -370
+    assert Fact(id="F1", label="x", value=-370, displayed_value="370").displayed == -370  # no sign shown: value's
+    assert Fact(id="F1", label="x", value=370).displayed is None
+    with pytest.raises(ValidationError, match="is not the value"):
+        Fact(id="F1", label="x", value=6.13, unit="USD millions", displayed_value="6.31")
+    with pytest.raises(ValidationError, match="shows a negative figure"):
+        Fact(id="F1", label="x", value=370, displayed_value="(370)")
+
+
+def test_fingerprint_covers_displayed_value():
+    plain = Fact(id="F1", label="Revenue", value=6.13, unit="USD millions")
+    shown = plain.model_copy(update={"displayed_value": "6.13"})
+    dollar = plain.model_copy(update={"displayed_value": "$6.13"})
+    digests = {Snapshot(facts=(f,)).fingerprint() for f in (plain, shown, dollar)}
+    assert len(digests) == 3
+    # a snapshot without displayed values keeps the digest documented before the field existed
+    assert Snapshot(facts=(plain,)).fingerprint() == Snapshot(facts=(Fact(**plain.model_dump()),)).fingerprint()
+    other = Fact(id="F2", label="Revenue", value=6.0, unit="USD millions")
+    assert (
+        Snapshot(facts=(shown, other)).fingerprint() == Snapshot(facts=(other, shown)).fingerprint()
+    )  # order-free with the column too
+
+
+def test_fingerprint_with_displayed_is_the_documented_sha256():
+    f = Fact(id="F1", label="Revenue", value=6.13, unit="USD millions", period="FY1", displayed_value="6.13")
+    text = json.dumps(
+        {"displayed": ["6.13"], "facts": [["F1"], ["Revenue"], ["USD millions"], ["FY1"]]},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    data = text.encode("utf-8") + struct.pack("<1d", 6.13)
+    assert Snapshot(facts=(f,)).fingerprint() == hashlib.sha256(data).hexdigest()
+
+
+@settings(max_examples=60, deadline=None)
+@given(snapshots(), st.integers(0, 7), st.sampled_from(["", "$", "("]))
+def test_property_displayed_value_change_changes_fingerprint(snap, k, prefix):
+    """Adding, or changing the form of, one fact's displayed value changes the digest."""
+    f = snap.facts[k % len(snap.facts)]
+    assume(f.value == 0 or abs(f.value) >= 1e-6)  # a display shows digits, not 1e-9
+    shown = canonical_number(abs(f.value))
+    text = f"{prefix}{shown}" + (")" if prefix == "(" else "")
+    if prefix == "(" and f.value > 0:
+        text = shown
+    with_display = tuple(Fact(**{**g.model_dump(), "displayed_value": text}) if g.id == f.id else g for g in snap.facts)
+    assert Snapshot(facts=with_display, sources=snap.sources).fingerprint() != snap.fingerprint()

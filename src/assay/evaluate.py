@@ -1,9 +1,10 @@
 """The eval runner: cases in, per-case records and a per-variant aggregate out.
 
 For each case: sourcing gate → completeness → impersonal → faithfulness judge (when chosen) →
-rubric. Then per variant and dimension: mean, std, 95% bootstrap CI, effective_n; the no_claims
-and gate-fail rates; the paired lift of every variant against the baseline over shared ``id``s;
-optionally the agreement of "gate failed" with a binary label. The aggregate never holds a case
+rubric. Then per variant and dimension: mean, std, 95% bootstrap CI, effective_n; the no_claims,
+gate-fail and unchecked rates, the ``scale_from_display`` count; the paired lift of every variant
+against the baseline over shared ``id``s; optionally the agreement of "gate failed" with a binary
+label. The aggregate never holds a case
 id (bottom-k rows are ranks + a salted key + variant + slice + score).
 
 The headline ``composite`` (schema 2, issue 16) counts an answer without a checkable claim
@@ -43,7 +44,10 @@ _NO_BOTTOM = frozenset({"coverage"})
 _RATES = {
     "no_claims_rate": lambda r: r["status"] == "no_claims",
     "gate_fail_rate": lambda r: r["status"] == "fail",
+    "unchecked_rate": lambda r: r["status"] == "unchecked",
 }
+#: The eval's counts per variant: quantities matched through the displayed-value rule (issue 15).
+_COUNTS = {"scale_from_display": lambda r: sum(bool(c.get("scale_from_display")) for c in r.get("checks", ()))}
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,7 @@ def aggregate_records(
         records,
         REPORT_DIMS,
         rates=_RATES,
+        counts=_COUNTS,
         n_resamples=n_resamples,
         seed=seed,
         bottom_k=config.bottom_k,

@@ -15,6 +15,12 @@ Unit vocabulary (DESIGN.md; extend only with a reason written here):
   state (table cells under "(in millions)" with no currency sign). Reason: TAT-QA and 10-K
   tables routinely give the scale in a header and no currency per cell;
 - ``None``: dimensionless.
+
+``Fact.displayed_value`` (optional) is the figure as the source shows it (a table cell
+``"$ 1,452.4"`` under "(in millions)", ``"(370)"``). Only a fact that carries one may be matched
+by an answer's number *as displayed* in cited mode (``$1,452.4`` for 1,452.4 USD millions, the
+scale taken from the display); a structured fact without one needs the answer's scale
+(issue 15). It is part of the fingerprint.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 __all__ = [
     "Fact",
@@ -40,6 +46,7 @@ __all__ = [
     "canonical_number",
     "unique_fact_ids",
     "SCALE_WORDS",
+    "displayed_number",
 ]
 
 #: Scale words accepted in units and in text, lower-case, mapped to their multiplier.
@@ -120,12 +127,46 @@ def canonical_number(value: float) -> str:
     return text
 
 
+#: One figure as a source displays it: an optional sign or opening parenthesis, an optional
+#: currency (symbol or ISO code), the digits (thousands separators allowed), an optional ``%``
+#: and closing parenthesis. ``(1,577.3)``, ``$ 1,452.4``, ``-9.9``, ``US$5``, ``12.5%``, ``6.13``.
+_DISPLAYED = re.compile(
+    r"(?P<sign>[-\u2212\u2013])?\s*(?P<open>\()?\s*(?:[A-Z]{0,3}[$\u20ac\u00a3\u00a5\u20a9]|[A-Z]{3}\s)?\s*"
+    r"(?P<open2>\()?\s*(?P<sign2>[-\u2212])?\s*(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"\s*%?\s*(?P<close>\))?\s*%?"
+)
+
+
+def displayed_number(text: str) -> tuple[float, bool]:
+    """The number of a :attr:`Fact.displayed_value` and whether the display shows it negative.
+
+    ``"(1,577.3)"`` → ``(1577.3, True)``; ``"$ 1,452.4"`` → ``(1452.4, False)``; ``"-9.9"`` →
+    ``(9.9, True)``. The magnitude is returned unsigned. Raises ``ValueError`` when ``text`` is
+    not one figure of the form of :data:`_DISPLAYED` (``"n/a"``, ``"3 to 4"``, an unclosed
+    parenthesis).
+    """
+    m = _DISPLAYED.fullmatch(text.strip().replace("\u00a0", " "))
+    if m is None or bool(m.group("open") or m.group("open2")) != bool(m.group("close")) or (m["open"] and m["open2"]):
+        raise ValueError(f"displayed_value {text!r} is not one figure as a source shows it ('(1,577.3)', '$6.13')")
+    negative = bool(m.group("sign") or m.group("sign2") or m.group("close"))
+    return float(m.group("num").replace(",", "")), negative
+
+
+#: The factors by which a displayed figure may differ from its fact's ``value``: a power of a
+#: thousand (a table "(in millions)" whose fact is stored in units, or the reverse) or 100 (a
+#: percent shown for a ratio). Anything else is a display of another number (a typo).
+_DISPLAY_FACTORS = (1.0, 1e3, 1e6, 1e9, 1e12, 1e-3, 1e-6, 1e-9, 1e-12, 100.0, 0.01)
+
+
 class Fact(BaseModel):
     """One number of a data snapshot.
 
     ``value`` is a finite float in the fact's own ``unit`` (``1577`` with unit ``USD millions``
-    is 1.577 billion dollars); ``period`` is free text (``FY2019``, ``2019-12-31``).
-    Raises ``pydantic.ValidationError`` for a non-numeric/NaN/inf value or an unknown unit.
+    is 1.577 billion dollars); ``period`` is free text (``FY2019``, ``2019-12-31``);
+    ``displayed_value`` the figure as the source shows it (module docstring), whose number must
+    equal ``|value|`` up to a power of a thousand (or ×100 for a percent) and whose sign, when
+    it shows one, the value's. Raises ``pydantic.ValidationError`` for a non-numeric/NaN/inf
+    value, an unknown unit or a displayed value that is not this number.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -136,6 +177,7 @@ class Fact(BaseModel):
     unit: str | None = None
     period: str | None = None
     source: str | None = None
+    displayed_value: str | None = None
 
     @field_validator("id")
     @classmethod
@@ -166,6 +208,37 @@ class Fact(BaseModel):
         parse_unit(v)
         return v
 
+    @field_validator("displayed_value")
+    @classmethod
+    def _displayed_parses(cls, v: str | None) -> str | None:
+        if v is not None:
+            displayed_number(v)
+        return v
+
+    @model_validator(mode="after")
+    def _displayed_is_the_value(self) -> Fact:
+        if self.displayed_value is None:
+            return self
+        number, negative = displayed_number(self.displayed_value)
+        if negative and self.value > 0:
+            shown = self.displayed_value
+            raise ValueError(f"displayed_value {shown!r} shows a negative figure; value is {self.value:g}")
+        if not any(math.isclose(number * k, abs(self.value), rel_tol=1e-9, abs_tol=1e-12) for k in _DISPLAY_FACTORS):
+            raise ValueError(
+                f"displayed_value {self.displayed_value!r} is not the value {self.value:g} "
+                "(up to a power of a thousand, or a percent of a ratio)"
+            )
+        return self
+
+    @property
+    def displayed(self) -> float | None:
+        """The displayed figure with the value's sign (``"(370)"`` → −370; ``"370"`` on a value of
+        −370 → −370: a display without a sign never makes a negative fact positive); ``None``
+        without a ``displayed_value``."""
+        if self.displayed_value is None:
+            return None
+        return math.copysign(displayed_number(self.displayed_value)[0], self.value)
+
     @property
     def unit_spec(self) -> UnitSpec:
         """The parsed unit."""
@@ -192,7 +265,7 @@ def unique_fact_ids(facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
     return facts
 
 
-_FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period")
+_FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period", "displayed_value")
 
 
 class Snapshot(BaseModel):
@@ -223,18 +296,23 @@ class Snapshot(BaseModel):
         """SHA-256 hex digest identifying this snapshot's data.
 
         Input, in bytes: the UTF-8 of the canonical JSON (sorted keys, ``ensure_ascii=False``, no
-        spaces) of ``{"facts": [ids, labels, units, periods], "sources": [...]}`` — the facts as
-        four columns of strings (``None`` → ``""``), rows sorted by ``(id, label, unit, value,
-        period)``; ``sources`` (in order: a passage list is a document) only when present —
-        followed by the values in the same row order as little-endian IEEE-754 binary64.
-        Order of facts does not matter; ``1``/``1.0``/``1.00`` (and ``0``/``-0.0``) are the same
-        value; any change of id, label, unit, value, period or a passage changes the digest.
+        spaces) of ``{"facts": [ids, labels, units, periods], "displayed": [...], "sources": [...]}``
+        — the facts as four columns of strings (``None`` → ``""``), rows sorted by ``(id, label,
+        unit, value, period)``; ``displayed`` (the facts' ``displayed_value`` in the same row
+        order, ``None`` → ``""``) only when some fact has one, so snapshots without displayed
+        values keep the digest they had before the field existed; ``sources`` (in order: a
+        passage list is a document) only when present — followed by the values in the same row
+        order as little-endian IEEE-754 binary64. Order of facts does not matter;
+        ``1``/``1.0``/``1.00`` (and ``0``/``-0.0``) are the same value; any change of id, label,
+        unit, value, period, displayed value or a passage changes the digest.
         The JSON is self-delimiting and fixes the number of values, so the input is unambiguous;
         binary values skip float-to-text formatting (this runs on every memo-cache request).
         """
         rows = sorted(map(_FINGERPRINT_FIELDS, self.facts))  # ids are unique: the sort never compares past them
-        ids, labels, units, values, periods = zip(*rows, strict=True) if rows else ((), (), (), (), ())
+        ids, labels, units, values, periods, shown = zip(*rows, strict=True) if rows else ((), (), (), (), (), ())
         payload: dict[str, object] = {"facts": [ids, labels, [u or "" for u in units], [p or "" for p in periods]]}
+        if any(d is not None for d in shown):
+            payload["displayed"] = [d or "" for d in shown]
         if self.sources:
             payload["sources"] = self.sources
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

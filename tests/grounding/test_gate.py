@@ -429,7 +429,11 @@ def stated_facts(draw):
     template = draw(
         st.sampled_from(["The reported figure was {q} [F1].", "값은 {q} 이다 [F1].", "😀 It stood at {q} [F1]."])
     )
-    return Fact(id="F1", label="Figure", value=value, unit=unit), template.format(q=written)
+    # a bare figure of a scaled amount is a table cell copied as shown: since issue 15 it matches in
+    # cited mode only through the fact's displayed_value
+    displayed = number if unit == "thousands" else None
+    fact = Fact(id="F1", label="Figure", value=value, unit=unit, displayed_value=displayed)
+    return fact, template.format(q=written)
 
 
 @settings(max_examples=300, deadline=None)

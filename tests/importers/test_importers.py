@@ -195,6 +195,10 @@ def test_tatqa_synthetic_dev_question(tmp_path: Path) -> None:
     assert (facts["P1N1"].value, facts["P1N1"].unit) == (20.0, "%")
     assert case.answer == "20 million [T1C1, T1C2]"  # no mappings: cells equal to derivation operands
     assert case.meta["in_scope"] is True and case.meta["split"] == "dev"
+    # issue 15: a table cell is a displayed value; a paragraph number with a scale word is not
+    assert facts["T1C1"].displayed_value == "$120" and facts["T2C2"].displayed_value == "(3.0)%"
+    assert facts["P1N0"].displayed_value is None  # "$20 million" states its scale
+    assert facts["P1N1"].displayed_value == "20%"  # digits without a scale word: shown as is
 
 
 def test_tatqa_malformed_file_names_file_and_field(tmp_path: Path) -> None:

@@ -46,16 +46,22 @@ class Candidate:
     operands: tuple[Candidate, ...] = ()
 
 
-def fact_candidate(fact: Fact) -> Candidate:
+def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
     """The candidate for a fact (its base value, its dimension and currency); a fact without a
-    period takes the one its label's column part names (``"Green tariff | FY19**"``)."""
+    period takes the one its label's column part names (``"Green tariff | FY19**"``).
+
+    ``displayed`` is the fact's :attr:`~assay.facts.Fact.displayed` figure; without one it is the
+    value in the fact's unit when ``value_as_displayed`` (uncited mode, as before issue 15), else
+    ``None`` (cited mode: a structured fact of 6.13 ``USD millions`` needs the answer's scale).
+    """
     spec = fact.unit_spec
+    shown = fact.displayed
+    if shown is None and value_as_displayed:
+        shown = fact.value
     period = fact.period
     if not period and " | " in fact.label and period_rank(fact.label.split(" | ", 1)[1]) is not None:
         period = fact.label.split(" | ", 1)[1]  # a column header "FY19**" names the period
-    return Candidate(
-        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, fact.value, period=period
-    )
+    return Candidate(fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, shown, period=period)
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:

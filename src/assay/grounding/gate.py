@@ -56,7 +56,10 @@ __all__ = [
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
 #: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``;
 #: numbers in words match within their stated tolerance; status ``unchecked``.
-GATE_VERSION = "gate-5"
+#: gate-6: in cited mode a fact matches as displayed only through its ``displayed_value``
+#: (``$6.13 [F1]`` no longer matches 6.13 USD millions); such matches say ``scale_from_display``;
+#: a stated change ("2.9% higher than", "exceeded … by") matches against either cited base.
+GATE_VERSION = "gate-6"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -108,6 +111,9 @@ class QuantityCheck(BaseModel):
     derived_from: tuple[str, ...] | None = None
     op: str | None = None
     sign_from_wording: bool = False
+    #: Matched through the candidate *as displayed* (its scale taken from the source's display,
+    #: not from the answer: "$1,452.4" for a cell of 1,452.4 under "(in millions)").
+    scale_from_display: bool = False
 
 
 class UncheckedSpan(BaseModel):
@@ -152,6 +158,11 @@ class GateResult(BaseModel):
     @property
     def n_matched(self) -> int:
         return sum(c.matched for c in self.checks)
+
+    @property
+    def n_scale_from_display(self) -> int:
+        """Matched quantities whose scale came from the display rule (``scale_from_display``)."""
+        return sum(c.matched and c.scale_from_display for c in self.checks)
 
     @property
     def sourcing(self) -> float | None:
@@ -347,6 +358,7 @@ def _check(q: Quantity, r: MatchResult) -> QuantityCheck:
         derived_from=c.derived_from or None if c else None,
         op=c.op if c else None,
         sign_from_wording=r.sign_from_wording,
+        scale_from_display=r.scale_from_display,
     )
 
 

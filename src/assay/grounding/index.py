@@ -41,6 +41,7 @@ class SnapshotIndex:
         self.period_groups = period_groups
         self._by_id = {f.id: f for f in snapshot.facts}
         self._cands: dict[str, Candidate] = {}
+        self._uncited_cands: dict[str, Candidate] = {}
         self._rows: tuple[tuple[Candidate, ...], ...] | None = None
         self._passages: PassageNumbers | None = None
         self._direct: CandidateSet | None = None
@@ -58,16 +59,25 @@ class SnapshotIndex:
         return fact_id in self._by_id
 
     def fact(self, fact_id: str) -> Candidate:
-        """The candidate of one fact (``KeyError`` when absent)."""
+        """The cited-mode candidate of one fact (``KeyError`` when absent): matched as displayed
+        only through its ``displayed_value`` (:func:`~assay.grounding.candidates.fact_candidate`)."""
         c = self._cands.get(fact_id)
         if c is None:
-            c = self._cands[fact_id] = fact_candidate(self._by_id[fact_id])
+            c = self._cands[fact_id] = fact_candidate(self._by_id[fact_id], value_as_displayed=False)
+        return c
+
+    def uncited_fact(self, fact_id: str) -> Candidate:
+        """The uncited-mode candidate of one fact: its value also counts as displayed when it has
+        no ``displayed_value`` (``KeyError`` when absent)."""
+        c = self._uncited_cands.get(fact_id)
+        if c is None:
+            c = self._uncited_cands[fact_id] = fact_candidate(self._by_id[fact_id])
         return c
 
     @property
     def facts(self) -> dict[str, Candidate]:
-        """Every fact's candidate, by id."""
-        return {fid: self.fact(fid) for fid in self._by_id}
+        """Every fact's uncited-mode candidate, by id."""
+        return {fid: self.uncited_fact(fid) for fid in self._by_id}
 
     @property
     def fact_rows(self) -> tuple[tuple[Candidate, ...], ...]:
@@ -81,12 +91,12 @@ class SnapshotIndex:
                 if row != last_row:
                     groups.append([])
                     last_row = row
-                groups[-1].append(self.fact(f.id))
+                groups[-1].append(self.uncited_fact(f.id))
             if self.period_groups:
                 by_period: dict[str, list[Candidate]] = {}
                 for f in self.snapshot.facts:
                     if f.period:
-                        by_period.setdefault(f.period, []).append(self.fact(f.id))
+                        by_period.setdefault(f.period, []).append(self.uncited_fact(f.id))
                 groups.extend(by_period.values())
             self._rows = tuple(tuple(g) for g in groups if 1 < len(g) <= 40)
         return self._rows

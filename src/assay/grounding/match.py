@@ -25,7 +25,12 @@ bare, no scale word    count, dimensionless, ratio, and any number *as displayed
 Answers often copy a table figure without its scale: a number with no scale word (bare or with
 a currency) also matches a fact or passage number *as displayed*; a number with a scale word
 matches a passage number as displayed when that passage states no scale; a percent matches a
-passage number as displayed (percent columns under a "(Millions)" header carry no sign).
+passage number as displayed (percent columns under a "(Millions)" header carry no sign). A
+fact is "displayed" only through its ``displayed_value`` in cited mode (issue 15: the rule was
+measured on figures copied from tables, not on structured facts with an explicit unit, so
+"$6.13 [F1]" does not match 6.13 ``USD millions``); in uncited mode its value also counts as
+displayed (:func:`~assay.grounding.candidates.fact_candidate`). A match made through a
+displayed reading is recorded as ``scale_from_display``.
 Signs: a stated sign must agree; a magnitude-only match of a negative number (an outflow shown
 as ``(1,577)``) is accepted only when the wording carries the sign (``spent``, ``capex``) or
 states a fall, and is recorded as ``sign_from_wording``. For derivations a stated direction
@@ -53,6 +58,7 @@ class MatchResult:
     matched: bool
     candidate: Candidate | None = None
     sign_from_wording: bool = False
+    scale_from_display: bool = False
     unit_mismatch: bool = False
     rejected: tuple[str, str] | None = None  # (kind, reason) of a value match the sentence contradicts
 
@@ -125,15 +131,15 @@ def match(q: Quantity, cands: Iterable[Candidate] | CandidateSet, accept: Accept
     unit_hit: Candidate | None = None
     rejected: MatchResult | None = None
     for c in pool:
-        ok, via_wording = _value_matches(q, c)
+        ok, via_wording, via_display = _value_matches(q, c)
         if ok:
             veto = accept(q, c) if accept is not None else None
             if veto is not None:
                 rejected = rejected or MatchResult(False, c, rejected=veto)
                 continue
             if not via_wording:
-                return MatchResult(True, c)
-            wording_hit = wording_hit or MatchResult(True, c, sign_from_wording=True)
+                return MatchResult(True, c, scale_from_display=via_display)
+            wording_hit = wording_hit or MatchResult(True, c, sign_from_wording=True, scale_from_display=via_display)
         elif unit_hit is None and _same_number_any_unit(q, c):
             unit_hit = c
     if wording_hit:
@@ -172,7 +178,7 @@ def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candid
     best, best_err = None, float("inf")
     stated = abs(_stated(q))
     for c in items:
-        for target in _targets(q, c):
+        for target, _ in _targets(q, c):
             err = abs(abs(target) - stated) / max(stated, 1e-12)
             if err < best_err:
                 best, best_err = c, err
@@ -198,45 +204,47 @@ def _stated(q: Quantity) -> float:
     return q.value
 
 
-def _targets(q: Quantity, c: Candidate) -> list[float]:
-    """Candidate values expressed in ``q``'s displayed scale, for every compatible reading."""
+def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
+    """Candidate values expressed in ``q``'s displayed scale, for every compatible reading, each
+    with whether it is the candidate *as displayed* (``c.displayed``: the scale taken from the
+    display, not from the answer); value readings come first."""
     u, s = q.unit, q.scale
-    out: list[float] = []
+    out: list[tuple[float, bool]] = []
     from_passage = c.origin == "passage"
     if u is None:
         if q.has_scale_word:
             if c.dim in ("amount", "currency", "count", "none"):
-                out.append(c.value / s)
+                out.append((c.value / s, False))
             if from_passage and c.dim == "none" and c.displayed is not None:
-                out.append(c.displayed)  # the passage states no scale: compare as displayed
+                out.append((c.displayed, True))  # the passage states no scale: compare as displayed
         else:
             if c.dim in ("count", "none", "ratio"):
-                out.append(c.value)
+                out.append((c.value, False))
             if c.displayed is not None:
-                out.append(c.displayed)
+                out.append((c.displayed, True))
     elif u == "%":
         if c.dim == "percent" or (c.dim == "none" and c.op is None) or (c.dim == "pp" and c.op is not None):
-            out.append(c.value / s)
+            out.append((c.value / s, False))
         elif c.dim == "ratio":
-            out.append(c.value * 100 / s)
+            out.append((c.value * 100 / s, False))
         elif from_passage and c.dim == "amount" and c.displayed is not None:
-            out.append(c.displayed)  # a percent column under a "(Millions)" header
+            out.append((c.displayed, True))  # a percent column under a "(Millions)" header
     elif u == "pp":
         if c.dim in ("pp",):
-            out.append(c.value / s)
+            out.append((c.value / s, False))
     elif u == "x":
         if c.dim in ("multiple", "ratio", "none"):
-            out.append(c.value / s)
+            out.append((c.value / s, False))
     elif u.endswith("/share"):
         cur = u.split("/")[0]
         if c.dim in ("per_share", "currency") and c.currency in (cur, None) or c.dim in ("none", "amount"):
-            out.append(c.value / s)
+            out.append((c.value / s, False))
     else:  # an ISO currency
         if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":
-            out.append(c.value / s)
+            out.append((c.value / s, False))
         if c.displayed is not None and c.currency in (u, None) and c.dim in ("amount", "currency", "none"):
             if not q.has_scale_word or (from_passage and c.dim == "none"):
-                out.append(c.displayed)  # "$5,802" copied from a table "(in millions)"
+                out.append((c.displayed, True))  # "$5,802" copied from a table "(in millions)"
     return out
 
 
@@ -245,27 +253,28 @@ def _close(target: float, stated: float, decimals: int, tolerance: float | None 
     return abs(target - stated) <= tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(target))
 
 
-def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool]:
+def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
+    """``(matched, sign from wording, scale from display)`` of ``q`` against ``c``."""
     stated = _stated(q)
     derived = c.op is not None
-    for t in _targets(q, c):
+    for t, shown in _targets(q, c):
         if derived and q.direction is not None and not q.explicit_sign:
             if c.chrono is False:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
             if _close(t, want, q.decimals, q.tolerance):
-                return True, False
+                return True, False, shown
             continue
         if _close(t, stated, q.decimals, q.tolerance):
-            return True, False
+            return True, False, shown
         if (
             t < 0 < stated
             and not q.explicit_sign
             and (q.sign_wording or q.direction == -1)
             and _close(-t, stated, q.decimals, q.tolerance)
         ):
-            return True, True
-    return False, False
+            return True, True, shown
+    return False, False, False
 
 
 def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:

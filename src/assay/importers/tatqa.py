@@ -14,7 +14,10 @@ table cells and paragraph text, never from the answer key:
 
 Units: the question's ``scale`` (thousand/million/billion) applies to table cells: ``$`` cell →
 ``USD millions``, ``%`` cell → ``%``, plain cell → ``millions`` (amount of unstated currency),
-no scale → ``USD`` / ``None``. The ``percent`` scale belongs to the answer only. Paragraph
+no scale → ``USD`` / ``None``. The ``percent`` scale belongs to the answer only. A table
+cell's fact carries the cell text as its ``displayed_value`` (an answer may copy a cell without
+the header's scale), and so does a paragraph number written in digits without a scale word
+(``$3,800``); one with a scale word (``$7.6 million``) does not: an answer must state it. Paragraph
 numbers carry the unit and scale written next to them (``$7.6 million`` → 7.6 ``USD millions``);
 the question's scale is NOT applied to them (a bare "1,200 employees" is not in millions).
 
@@ -44,7 +47,7 @@ from pydantic import ValidationError
 
 from assay.cases import Case
 from assay.claims import Quantity, extract_quantities, split_sentences
-from assay.facts import Fact, parse_unit
+from assay.facts import Fact, displayed_number, parse_unit
 from assay.importers.base import ImportedCases, OnProgress
 from assay.jsonl import read_utf8
 
@@ -337,6 +340,7 @@ class _Context:
                 unit=_cell_unit(c.number, scale),
                 period=c.period,
                 source="table",
+                displayed_value=" ".join(c.text.split()),  # the cell as the table shows it
             )
             for c in self.cells
         ]
@@ -344,7 +348,12 @@ class _Context:
             value, unit = _quantity_unit(pn.quantity)
             facts.append(
                 Fact(
-                    id=f"P{pn.order}N{pn.index}", label=pn.label, value=value, unit=unit, source=f"paragraph {pn.order}"
+                    id=f"P{pn.order}N{pn.index}",
+                    label=pn.label,
+                    value=value,
+                    unit=unit,
+                    source=f"paragraph {pn.order}",
+                    displayed_value=_paragraph_display(pn.quantity, value),
                 )
             )
         self._facts[scale] = facts
@@ -380,6 +389,22 @@ def _cell_unit(n: CellNumber, scale: str) -> str | None:
     if n.currency:
         return f"{n.currency} {word}" if word else n.currency
     return word
+
+
+def _paragraph_display(q: Quantity, value: float) -> str | None:
+    """A paragraph number's text as its ``displayed_value`` when it is written in digits without
+    a scale word (``$3,800``: the figure as shown); None otherwise (``$7.6 million`` states its
+    scale, so an answer must too; a number in words is no display)."""
+    if q.scale != 1.0 or q.form != "digits":
+        return None
+    text = " ".join(q.text.split())
+    try:
+        number, negative = displayed_number(text)
+    except ValueError:
+        return None
+    if number != abs(value) or (negative and value > 0):
+        return None
+    return text
 
 
 def _quantity_unit(q: Quantity) -> tuple[float, str | None]:

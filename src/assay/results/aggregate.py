@@ -59,11 +59,16 @@ class Histogram(ResultModel):
 
 class VariantStats(ResultModel):
     """One variant: ``n`` cases, per-dimension statistics and histograms, and the kind's rates
-    (``eval``: ``no_claims_rate``, ``gate_fail_rate``: shares of the variant's cases, 4 decimals)."""
+    (``eval``: ``no_claims_rate``, ``gate_fail_rate``, ``unchecked_rate``: shares of the variant's
+    cases, 4 decimals; ``unchecked_rate`` counts the status ``unchecked`` apart from ``no_claims``)
+    and counts (``eval``: ``scale_from_display``, quantities the gate matched through the
+    displayed-value rule, their scale taken from the source's display; both since gate-6)."""
 
     n: int | None = None
     no_claims_rate: Number | None = None
     gate_fail_rate: Number | None = None
+    unchecked_rate: Number | None = None
+    scale_from_display: int | None = None
     dims: dict[str, DimensionStats] = Field(default_factory=dict)
     hist: dict[str, Histogram] = Field(default_factory=dict)
 

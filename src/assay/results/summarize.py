@@ -49,6 +49,7 @@ def summarize_variants(
     variant_key: str = "variant",
     variants: Sequence[str] | None = None,
     rates: Mapping[str, Callable[[Record], bool]] | None = None,
+    counts: Mapping[str, Callable[[Record], int]] | None = None,
     n_resamples: int = 10_000,
     seed: int = 0,
     bottom_k: int = 3,
@@ -67,7 +68,10 @@ def summarize_variants(
         rates: field name → predicate; each variant gets ``round(share of its records meeting
             it, 4)`` under that name (``None`` for a variant without records). The rates
             :class:`~assay.results.VariantStats` names (eval's ``no_claims_rate``,
-            ``gate_fail_rate``) are written before ``dims``; another name is kept as an extra key.
+            ``gate_fail_rate``, ``unchecked_rate``) are written before ``dims``; another name is
+            kept as an extra key.
+        counts: field name → per-record count; each variant gets the sum over its records (0 for
+            a variant without records), as the rates are written (eval's ``scale_from_display``).
         n_resamples, seed: bootstrap settings of :func:`assay.stats.summarize`.
         bottom_k: rows per dimension in ``bottom`` (:func:`bottom_rows`).
         bottom_dims: the dimensions ``bottom`` covers (default: ``dims``).
@@ -87,6 +91,8 @@ def summarize_variants(
         fields: dict[str, Any] = {"n": len(rs)}
         for rate, predicate in (rates or {}).items():
             fields[rate] = round(sum(predicate(r) for r in rs) / len(rs), 4) if rs else None
+        for count, per_record in (counts or {}).items():
+            fields[count] = sum(per_record(r) for r in rs)
         columns = {d: [r["scores"].get(d) for r in rs] for d in dims}
         fields["dims"] = {
             d: DimensionStats(**summarize(columns[d], n_resamples=n_resamples, seed=seed).to_dict()) for d in dims
