@@ -70,9 +70,11 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     a+b and a−b need compatible dimensions and keep a's; a/b and (a−b)/b give a ratio (which
     matches ``%`` ×100, so a/b·100 and (a−b)/b·100 are covered); differences of percents also
     yield ``pp``. When a and b have opposite signs, |a|/|b| is offered too (a cost shown as
-    ``(59,659)`` as a share of revenue). When both periods are known and differ, (a−b)/b is
-    formed only with b the earlier period, and a−b records whether it runs forward in time
-    (``chrono``): a stated direction ("grew", "fell") only matches a forward change. Division by
+    ``(59,659)`` as a share of revenue). When both periods are known and differ, a−b and (a−b)/b
+    record whether they run forward in time (``chrono``): a stated direction ("grew", "fell")
+    only matches a forward change, and a backward one (b the later period) backs only a
+    comparison that names its base ("2.9% higher than FY2023", "exceeded … by";
+    :func:`assay.grounding.match.match`). Division by
     zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
     (the facts cited in one sentence, or one table row).
     """
@@ -167,22 +169,22 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                         operands=(a, b),
                     )
                 )
-            if chrono is not False:  # a change is relative to the earlier period
-                out.append(
-                    Candidate(
-                        (a.value - b.value) / b.value,
-                        "ratio",
-                        f"({a.ref}-{b.ref})/{b.ref}",
-                        "",
-                        None,
-                        None,
-                        refs,
-                        "(a-b)/b",
-                        "derived",
-                        chrono=chrono,
-                        operands=(a, b),
-                    )
+            # a change back in time (chrono False) backs only a stated comparison (match.py)
+            out.append(
+                Candidate(
+                    (a.value - b.value) / b.value,
+                    "ratio",
+                    f"({a.ref}-{b.ref})/{b.ref}",
+                    "",
+                    None,
+                    None,
+                    refs,
+                    "(a-b)/b",
+                    "derived",
+                    chrono=chrono,
+                    operands=(a, b),
                 )
+            )
     return out
 
 

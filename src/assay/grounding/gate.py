@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive
+from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.display import show_value
 from assay.grounding.index import SnapshotIndex
@@ -243,11 +244,12 @@ def _reader(
     """The rule check of one sentence's matches, and the question's sign licence on its numbers."""
     ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
     signed = question_carries_sign(question)
+    text = claim.text
 
     def license_sign(q: Quantity) -> Quantity:
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
-    return (lambda q, c: acceptable(q, c, ctx)), license_sign
+    return (lambda q, c: acceptable(q, c, ctx) or comparison_veto(q, c, text)), license_sign
 
 
 def _cited(

@@ -35,6 +35,17 @@ Signs: a stated sign must agree; a magnitude-only match of a negative number (an
 as ``(1,577)``) is accepted only when the wording carries the sign (``spent``, ``capex``) or
 states a fall, and is recorded as ``sign_from_wording``. For derivations a stated direction
 ("grew", "fell") fixes the sign.
+
+Changes against either base (issue 15): a verb of change ("grew", "fell 2.8% from fiscal 2022")
+describes the change from the earlier to the later period, so it matches only a forward
+derivation (``chrono`` not False). A comparison that names its base ("FY2022 revenue was 2.9%
+higher than FY2023 revenue", "exceeded … by 2.9%", "below"; ``Quantity.change_base ==
+"against_other"`` with its direction) matches ``(a−b)/b`` or ``(b−a)/a`` — and ``a−b`` or
+``b−a`` — with the stated direction fixing the sign, whichever period is later and in whichever
+order the markers cite the facts; which figure is the base is then fixed by the stated value
+("2.8% higher than FY2023" is the FY2022 base: no match) and, when the sentence names both
+periods, by their order (:mod:`assay.grounding.comparison`). A backward relative change never
+backs a number stated without such a comparison.
 """
 
 from __future__ import annotations
@@ -257,14 +268,17 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
     """``(matched, sign from wording, scale from display)`` of ``q`` against ``c``."""
     stated = _stated(q)
     derived = c.op is not None
+    compared = q.change_base == "against_other" and q.direction is not None
     for t, shown in _targets(q, c):
         if derived and q.direction is not None and not q.explicit_sign:
-            if c.chrono is False:
+            if c.chrono is False and not compared:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
             if _close(t, want, q.decimals, q.tolerance):
                 return True, False, shown
             continue
+        if c.chrono is False and c.op == "(a-b)/b":
+            continue  # a relative change back in time needs a stated comparison and direction
         if _close(t, stated, q.decimals, q.tolerance):
             return True, False, shown
         if (
