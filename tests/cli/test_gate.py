@@ -240,3 +240,22 @@ def test_gate_validity_on_the_bundled_example_prints_one_table():
     assert "gold accepted" in r.stdout and "sum_periods" in r.stdout and "Wilson" in r.stdout
     bad = gate("validity", "--dataset", "nope", EXAMPLE)
     assert bad.exit_code == 2 and "--dataset" in bad.output
+
+
+def test_json_output_counts_scale_from_display_and_bad_display_is_a_usage_error(tmp_path):
+    """Issue 15: "$6.13 [F1]" passes 6.13 USD millions only through its displayed_value, and says so."""
+    fact = {"id": "F1", "label": "Revenue", "value": 6.13, "unit": "USD millions"}
+    shown = {
+        "id": "q1",
+        "variant": "a",
+        "answer": "Revenue was $6.13 [F1].",
+        "facts": [{**fact, "displayed_value": "6.13"}],
+    }
+    plain = {**shown, "variant": "b", "facts": [fact]}
+    r = gate("--json", write(tmp_path, shown, plain))
+    recs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(x["status"], x["scale_from_display"]) for x in recs] == [("pass", 1), ("fail", 0)]
+    assert r.exit_code == 1
+    bad = {**shown, "facts": [{**fact, "displayed_value": "6.31"}]}
+    r = gate(write(tmp_path, bad, name="bad.jsonl"))
+    assert r.exit_code == 2 and "bad.jsonl:1: facts.0: displayed_value '6.31' is not the value" in r.output

@@ -72,6 +72,7 @@ def gate_cmd(
                 "mode": g.mode,
                 "violations": [v.model_dump() for v in g.violations],
                 "unchecked": [u.model_dump() for u in g.unchecked],
+                "scale_from_display": g.n_scale_from_display,  # matched through the displayed-value rule
                 "completeness": scored.completeness.model_dump(),
                 "impersonal": scored.impersonal.model_dump(),
             }
