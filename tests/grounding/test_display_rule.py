@@ -5,6 +5,8 @@ fingerprint, so an index (and a memo) of the old data is never reused."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.facts import Fact, Snapshot
 from assay.grounding import IndexCache, check_answer
@@ -89,3 +91,22 @@ def test_index_of_other_displayed_values_is_not_reused():
     a = check_answer("Revenue was $6.13 [F1].", plain, index=cache.get(plain))
     b = check_answer("Revenue was $6.13 [F1].", shown, index=cache.get(shown))
     assert (a.status, b.status, len(cache)) == ("fail", "pass", 2)
+
+
+# --- property: a bare figure of a scaled fact matches in cited mode only through its display --------
+
+_SCALED = {"USD thousands": "thousand", "USD millions": "million", "USD billions": "billion", "millions": "million"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(_SCALED)), st.integers(1, 10**7), st.integers(0, 2), st.booleans())
+def test_property_bare_figure_needs_a_display(unit, mantissa, decimals, with_display):
+    value = mantissa / 10**decimals
+    number = f"{value:,.{decimals}f}"
+    fact = _fact(value=value, unit=unit, displayed=number if with_display else None)
+    snap = Snapshot(facts=(fact,))
+    bare = check_answer(f"Revenue was {'$' if unit.startswith('USD') else ''}{number} [F1].", snap)
+    assert bare.status == ("pass" if with_display else "fail")
+    assert bare.n_scale_from_display == int(with_display)
+    scaled = check_answer(f"Revenue was {number} {_SCALED[unit]} [F1].", snap)
+    assert scaled.status == "pass" and scaled.n_scale_from_display == 0
