@@ -115,3 +115,21 @@ def test_the_guard_refuses_leaving_the_machine_and_lets_loopback_through():
         assert socket.socket.connect is original  # restored on exit
     finally:
         server.close()
+
+
+def test_the_benchmark_skips_with_one_line_and_exit_3_without_mem0(tmp_path: Path):
+    """mem0ai is no assay dependency: without it the script says so in one line and exits 3 (incomplete)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    code = (
+        "import runpy, sys; sys.modules['mem0'] = None; sys.path.insert(0, 'benchmarks'); "
+        f"sys.argv = ['bench_memory_mem0.py', '--data', {str(tmp_path)!r}]; "
+        "runpy.run_path('benchmarks/bench_memory_mem0.py', run_name='__main__')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.splitlines() == [
+        "SKIP: mem0ai is not installed (pip install mem0ai): the peer figure was not measured"
+    ]
