@@ -25,16 +25,28 @@ OFFLINE_ENV = {"MEM0_TELEMETRY": "False", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_O
 ID_KEY = "assay_id"
 
 
-def mem0_config(model_dir: Path, workdir: Path, *, collection: str = "locomo") -> dict[str, Any]:
+#: The local vector stores :func:`mem0_config` knows: mem0's default (Qdrant's local mode) and FAISS.
+VECTOR_STORES = ("qdrant", "faiss")
+
+
+def mem0_config(
+    model_dir: Path, workdir: Path, *, vector_store: str = "qdrant", collection: str = "locomo"
+) -> dict[str, Any]:
     """``Memory.from_config`` input for an offline mem0: ``model_dir`` (a sentence-transformers
     folder, the packaged all-MiniLM-L6-v2) as the ``huggingface`` embedder on CPU with
-    ``local_files_only``; mem0's default vector store (Qdrant, local mode, on disk under
-    ``workdir/qdrant``, 384-d cosine); the history database under ``workdir``.
+    ``local_files_only``; a local 384-d cosine vector store on disk under ``workdir`` —
+    ``"qdrant"`` (mem0's default, Qdrant's local mode: no server) or ``"faiss"`` (a flat
+    inner-product index, ``faiss-cpu``); the history database under ``workdir``. ``ValueError``
+    for another store.
 
     mem0 builds an LLM client at construction even when every ``add`` passes ``infer=False``;
     it is pointed at a closed loopback port (``127.0.0.1:9``) with a placeholder key, so a call
     that did reach it would fail at once instead of leaving the machine.
     """
+    common = {"collection_name": collection, "embedding_model_dims": 384, "path": str(workdir / vector_store)}
+    stores = {"qdrant": common, "faiss": {**common, "distance_strategy": "cosine"}}
+    if vector_store not in stores:
+        raise ValueError(f"unknown vector store {vector_store!r}: expected one of {', '.join(VECTOR_STORES)}")
     return {
         "embedder": {
             "provider": "huggingface",
@@ -44,10 +56,7 @@ def mem0_config(model_dir: Path, workdir: Path, *, collection: str = "locomo") -
                 "model_kwargs": {"device": "cpu", "local_files_only": True},
             },
         },
-        "vector_store": {
-            "provider": "qdrant",
-            "config": {"collection_name": collection, "embedding_model_dims": 384, "path": str(workdir / "qdrant")},
-        },
+        "vector_store": {"provider": vector_store, "config": stores[vector_store]},
         "llm": {
             "provider": "openai",
             "config": {"api_key": "unused-infer-false", "openai_base_url": "http://127.0.0.1:9/v1"},
@@ -188,6 +197,21 @@ def preempt_model_downloads() -> list[str]:
     return [_spacy_reason()]
 
 
+def mem0_count(memory: Any) -> int:
+    """How many vectors a mem0 ``Memory``'s store holds (Qdrant: ``count``; FAISS: ``ntotal``)."""
+    store = memory.vector_store
+    if hasattr(store, "index") and hasattr(store.index, "ntotal"):
+        return int(store.index.ntotal)
+    return int(store.client.count(collection_name=memory.collection_name).count)
+
+
+def paired_differences(a: Sequence[float | None], b: Sequence[float | None]) -> list[float]:
+    """``a[i] - b[i]`` for every ``i`` where both are present (lists of per-query timings, ``None`` = failed)."""
+    if len(a) != len(b):
+        raise ValueError(f"unpaired timings: {len(a)} and {len(b)}")
+    return [x - y for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+
+
 def mem0_offline_gaps(memory: Any) -> list[str]:
     """The parts of mem0's search that did not run, read from a ``Memory`` after its searches.
 
@@ -207,8 +231,11 @@ def mem0_offline_gaps(memory: Any) -> list[str]:
         gaps.append(f"BM25 lemmatisation: {_spacy_reason()}")
     if spacy_models is not None and getattr(spacy_models, "_nlp_full", None) is None:
         gaps.append(f"entity boosts: {_spacy_reason()}")
-    encoder = getattr(getattr(memory, "vector_store", None), "_bm25_encoder", None)
-    if encoder in (None, False):
+    store = getattr(memory, "vector_store", None)
+    encoder = getattr(store, "_bm25_encoder", None)
+    if not hasattr(store, "_bm25_encoder"):
+        gaps.append(f"BM25 keyword search: mem0's {type(store).__name__} store has none (semantic only)")
+    elif encoder in (None, False):
         why = (
             "fastembed not installed (mem0ai[extras])"
             if importlib.util.find_spec("fastembed") is None

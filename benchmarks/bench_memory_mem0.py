@@ -3,11 +3,13 @@
 Run as a script::
 
     pip install mem0ai      # the peer, not an assay extra (qdrant-client, grpcio, posthog; too heavy for CI)
-    python benchmarks/bench_memory_mem0.py [--data ../shared/data/locomo] [--k 10] [--json out.json]
+    python benchmarks/bench_memory_mem0.py [--data ../shared/data/locomo] [--k 10] [--vector-store qdrant|faiss]
+        [--threads 1] [--single 200] [--json out.json]
 
 mem0ai 2.x pins ``protobuf<7``; where the environment has protobuf 7 (onnx's), ``pip install
 --no-deps mem0ai && pip install posthog pytz qdrant-client`` keeps it — mem0's own code never
-imports protobuf (measured with mem0ai 2.2.1, qdrant-client 1.20.0).
+imports protobuf (measured with mem0ai 2.2.1, qdrant-client 1.20.0). ``--vector-store faiss`` also
+needs ``pip install faiss-cpu``.
 
 Imports the shared LoCoMo conversations (``assay.importers.locomo``: session observations →
 memories, QA → queries whose relevant memories are those whose source dia_ids meet the
@@ -16,8 +18,10 @@ evidence) and adds the same memories to
 - assay: a fresh SQLite store, the packaged all-MiniLM-L6-v2 (sentence-transformers, PyTorch
   float32, CPU), composite retrieval — as ``benchmarks/bench_memory_locomo.py``;
 - mem0: ``Memory.from_config`` with the ``huggingface`` embedder on the SAME packaged MiniLM
-  folder (``minilm_model_dir()``, ``local_files_only``), mem0's default vector store (Qdrant,
-  local mode, on disk in a temporary folder), ``add(text, user_id=<conversation>,
+  folder (``minilm_model_dir()``, ``local_files_only``), a local vector store on disk in a
+  temporary folder — mem0's default, Qdrant's local mode (no server), or with ``--vector-store
+  faiss`` mem0's FAISS store (flat inner product; mem0 filters its hits by user AFTER the
+  index search) — cosine, 384-d, ``add(text, user_id=<conversation>,
   metadata={"assay_id": id}, infer=False)`` one memory a call (so no LLM is called; mem0 has
   no batch add without inference), ``MEM0_TELEMETRY=False``, the Hugging Face libraries offline
   and every non-loopback connection or name lookup refused and counted (:class:`NoNetwork`).
@@ -30,7 +34,8 @@ Then, in the same process (both embedders share torch's ``--threads``, default 1
   interleaved and their order rotated query by query: assay ``search`` (composite top-k, the
   deliveries logged), assay ``rank`` with the ``dense`` ranker (cosine only, nothing logged)
   and mem0 ``search`` (``top_k=k``, ``filters={"user_id": <conversation>}``, its default
-  ``threshold=0.1``); the MiniLM query embedding alone beside them (the floor both pay);
+  ``threshold=0.1``); the MiniLM query embedding alone beside them (the floor both pay), and
+  each search's time less the same question's embedding call (the part that is not MiniLM);
 - recall@k and nDCG@k over categories 1–4, per category too, each question searched within
   its conversation, relevant = the question's memories that are stored (the evidence mapping
   of ``assay.memory.retrieval.evaluate``); mem0's hits map back through ``metadata.assay_id``.
@@ -66,12 +71,15 @@ from _common import shared_data_or_exit
 from _mem0_peer import (
     ID_KEY,
     OFFLINE_ENV,
+    VECTOR_STORES,
     NoNetwork,
     mean_by_category,
     mem0_config,
+    mem0_count,
     mem0_hit_ids,
     mem0_offline_gaps,
     p50_p95,
+    paired_differences,
     preempt_model_downloads,
 )
 
@@ -84,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads, shared by both (default 1)")
     parser.add_argument("--single", type=int, default=200, help="memories added one call each to assay (default 200)")
+    parser.add_argument(
+        "--vector-store", choices=VECTOR_STORES, default="qdrant", help="mem0's local store (default: its own default)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the aggregate figures as JSON here")
     args = parser.parse_args(argv)
     data = args.data or shared_data_or_exit("locomo")
@@ -131,7 +142,7 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
     settings = MemorySettings(embedder="minilm")
     store = MemoryStore(f"sqlite:///{work / 'assay.db'}", settings=settings, embedder=minilm)
     t0 = time.perf_counter()
-    mem0 = Memory.from_config(mem0_config(model_dir, work))
+    mem0 = Memory.from_config(mem0_config(model_dir, work, vector_store=args.vector_store))
     mem0_init_s = time.perf_counter() - t0
 
     # -- add ------------------------------------------------------------------------------------
@@ -157,10 +168,10 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
             continue
         mem0_add_ms.append((time.perf_counter() - t0) * 1000)
         by_uuid.update({str(r["id"]): m["id"] for r in res.get("results", [])})
-    mem0_count = mem0.vector_store.client.count(collection_name=mem0.collection_name).count
+    n_mem0 = mem0_count(mem0)
     print(
-        f"added: assay {len(added.added)} (+{len(added.merged)} merged), mem0 {mem0_count} points "
-        f"(mem0 built in {mem0_init_s:.1f} s)"
+        f"added: assay {len(added.added)} (+{len(added.merged)} merged), mem0 {n_mem0} points "
+        f"(mem0 with its {args.vector_store} store built in {mem0_init_s:.1f} s)"
     )
 
     # -- same model on both sides ---------------------------------------------------------------
@@ -200,7 +211,7 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
                 call(q)
             except Exception as e:  # noqa: BLE001
                 errors.append(f"{name} warm-up: {type(e).__name__}: {e}")
-    ms: dict[str, list[float]] = {name: [] for name, _ in calls}
+    ms: dict[str, list[float | None]] = {name: [] for name, _ in calls}  # per question, None = failed
     rec: dict[str, list[tuple[str, float]]] = {s: [] for s in SIDES}
     ndcg: dict[str, list[tuple[str, float]]] = {s: [] for s in SIDES}
     skipped = 0
@@ -215,6 +226,7 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
                 ids = call(q)
             except Exception as e:  # noqa: BLE001
                 errors.append(f"{name}: {type(e).__name__}: {e}")
+                ms[name].append(None)
                 continue
             ms[name].append((time.perf_counter() - t0) * 1000)
             if name in rec:
@@ -241,7 +253,8 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
         gaps=gaps,
         errors=errors,
         agreement=agreement,
-        counts_match=mem0_count == len(added.added) == len(mems),
+        counts_match=n_mem0 == len(added.added) == len(mems),
+        vector_store=args.vector_store,
         n_single=len(single_ms),
     )
 
@@ -249,7 +262,10 @@ def run(args: argparse.Namespace, data: Path, work: Path, minilm: Any, model_dir
 def report(**r: Any) -> dict[str, Any]:
     """Print the table and return the JSON-ready figures (aggregates only: no memory or question id)."""
     k = r["k"]
-    lat = {name: p50_p95(v) if v else (None, None) for name, v in r["ms"].items()}
+    done = {name: [x for x in v if x is not None] for name, v in r["ms"].items()}
+    lat = {name: p50_p95(v) if v else (None, None) for name, v in done.items()}
+    beyond = {name: paired_differences(r["ms"][name], r["ms"]["embedding"]) for name in SIDES}
+    over = {name: p50_p95(v) if v else (None, None) for name, v in beyond.items()}
     rec = {s: mean_by_category(v) for s, v in r["rec"].items()}
     ndcg = {s: mean_by_category(v) for s, v in r["ndcg"].items()}
 
@@ -260,7 +276,10 @@ def report(**r: Any) -> dict[str, Any]:
         return format(x, fmt) if x is not None else "—"
 
     head = f"{'':44} {'assay search':>13} {'assay dense':>12} {'mem0':>10} {'search/mem0':>12} {'dense/mem0':>11}"
-    print(f"\nLoCoMo, {r['n_memories']} memories, {r['n_questions']} questions (categories 1-4), k={k}")
+    print(
+        f"\nLoCoMo, {r['n_memories']} memories, {r['n_questions']} questions (categories 1-4), k={k}; "
+        f"mem0 on {r['vector_store']}; load average now {os.getloadavg()[0]:.1f}"
+    )
     print(head)
     add = r["add"]
     print(
@@ -280,6 +299,11 @@ def report(**r: Any) -> dict[str, Any]:
             f"{f'search {label} ms, incl. query embedding':44} {cell(a, '.2f'):>13} {cell(d, '.2f'):>12} "
             f"{cell(m, '.2f'):>10} {ratio(a, m):>12} {ratio(d, m):>11}"
         )
+    a, d, m = (over[s][0] for s in SIDES)
+    print(
+        f"{'search p50 ms minus the same query embedding':44} {cell(a, '.2f'):>13} {cell(d, '.2f'):>12} "
+        f"{cell(m, '.2f'):>10} {ratio(a, m):>12} {ratio(d, m):>11}"
+    )
     for name, table in ((f"recall@{k}", rec), (f"nDCG@{k}", ndcg)):
         rows = [("categories 1-4", {s: table[s]["mean"] for s in SIDES})]
         cats = sorted({c for s in SIDES for c in table[s]["per_category"]})
@@ -313,7 +337,9 @@ def report(**r: Any) -> dict[str, Any]:
         "memories": r["n_memories"],
         "questions_1_4": r["n_questions"],
         "add_memories_per_s": add,
-        "search_ms": {name: {"p50": p50, "p95": p95, "n": len(r["ms"][name])} for name, (p50, p95) in lat.items()},
+        "search_ms": {name: {"p50": p50, "p95": p95, "n": len(done[name])} for name, (p50, p95) in lat.items()},
+        "search_ms_beyond_the_query_embedding": {name: {"p50": p50, "p95": p95} for name, (p50, p95) in over.items()},
+        "mem0_vector_store": r["vector_store"],
         f"recall@{k}": rec,
         f"ndcg@{k}": ndcg,
         "embedder_min_cosine": r["agreement"],

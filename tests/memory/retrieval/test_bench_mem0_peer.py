@@ -16,6 +16,7 @@ from benchmarks._mem0_peer import (
     mem0_config,
     mem0_hit_ids,
     p50_p95,
+    paired_differences,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -78,6 +79,17 @@ def test_mem0_config_keeps_everything_local(tmp_path: Path):
     assert vs["embedding_model_dims"] == 384 and "host" not in vs and "url" not in vs
     assert cfg["history_db_path"] == str(tmp_path / "history.db")
     assert cfg["llm"]["config"]["openai_base_url"].startswith("http://127.0.0.1:")
+    faiss = mem0_config(Path("/models/minilm"), tmp_path, vector_store="faiss")["vector_store"]
+    assert faiss["provider"] == "faiss" and faiss["config"]["distance_strategy"] == "cosine"
+    assert faiss["config"]["path"] == str(tmp_path / "faiss")
+    with pytest.raises(ValueError, match="unknown vector store 'chroma'"):
+        mem0_config(Path("/models/minilm"), tmp_path, vector_store="chroma")
+
+
+def test_paired_differences_skip_failed_calls_and_refuse_unpaired_lists():
+    assert paired_differences([10.0, None, 7.5, 3.0], [4.0, 2.0, None, 1.0]) == [6.0, 2.0]
+    with pytest.raises(ValueError, match="unpaired"):
+        paired_differences([1.0], [1.0, 2.0])
 
 
 @pytest.mark.parametrize(
