@@ -267,6 +267,17 @@ class MemoryService:
             result = write_memories(self.store, memories, arm, source_ref=source_ref)
         return {**asdict(result), "arm": _arm_json(arm)}
 
+    def hook_arm(self, experiment: str, session: str | None, search_id: str | None) -> Any:
+        """The :class:`~assay.memory.experiments.Arm` of one hook turn in ``experiment``, or
+        ``None`` when the turn has no unit: the experiment's ``unit`` is ``session`` → the hook's
+        ``session`` id, ``prompt`` → the prompt's ``search_id``. Control, unstamped, for an
+        experiment that is unknown, not running or switched off (``ASSAY_AB_ENABLED=0``)."""
+        ab = self._experiments()
+        with self.lock:
+            cfg = ab.config(experiment)
+            unit = search_id if cfg is not None and cfg.unit == "prompt" else session
+            return None if not unit else ab.assign(experiment, unit)
+
     def _experiments(self) -> Any:
         from assay.memory.experiments import ExperimentStore
 
