@@ -13,18 +13,19 @@ loads no pydantic, SQLAlchemy, numpy or torch): ``ASSAY_SERVER_URL`` (default
 ``~/.assay``). The token is sent in the ``Authorization`` header and written nowhere.
 
 Start-up is the hook's cost (a new process per event), so the client imports ``os``, ``sys``,
-``socket`` and ``time`` only (``python -X importtime -m assay_hook``): HTTP/1.1 is written on a
-socket (one ``POST``, ``Connection: close``, the reply read up to its ``Content-Length``)
-instead of ``http.client``, which pulls in the ``email`` parser and ``ssl``; the input is
-forwarded as bytes, not parsed (the server validates it: 400 for anything that is not a hook
-event), and the reply is printed as the server wrote it. Only an ``https://`` URL imports
-``http.client`` (and ``ssl``).
+``time`` and ``_socket`` only (``python -X importtime -c "import assay_hook"``): HTTP/1.1 is
+written on a socket (one ``POST``, ``Connection: close``, the reply read up to its
+``Content-Length``) instead of ``http.client``, which pulls in the ``email`` parser and
+``ssl``; the socket is CPython's ``_socket`` (what ``socket.py`` wraps: the wrapper's enum
+conversion of every constant, ``selectors`` and ``collections`` were half of this module's
+import time); the input is forwarded as bytes, not parsed (the server validates it: 400 for
+anything that is not a hook event), and the reply is printed as the server wrote it. Only an
+``https://`` URL imports ``http.client`` (and ``ssl``). No ``from __future__`` import either:
+the ``__future__`` module is a real import.
 """
 
-from __future__ import annotations
-
+import _socket
 import os
-import socket
 import sys
 import time
 
@@ -138,10 +139,29 @@ def post(base: str, body: bytes, token: str, timeout_s: float) -> tuple[int, byt
     deadline = time.monotonic() + timeout_s
     head = f"POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
     head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
-    with socket.create_connection((host, port), timeout=timeout_s) as sock:
+    sock = _connect(host, port, deadline)
+    try:
         sock.settimeout(_left(deadline))
         sock.sendall(head.encode("latin-1") + body)
         return _read_reply(sock, deadline)
+    finally:
+        sock.close()
+
+
+def _connect(host: str, port: int, deadline: float) -> _socket.socket:
+    """A connected TCP socket to ``host:port`` (each address ``getaddrinfo`` gives, in order, as
+    ``socket.create_connection`` tries them), within the deadline; the last ``OSError`` otherwise."""
+    last: OSError = OSError(f"no address for {host!r}")
+    for family, kind, proto, _, addr in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(_left(deadline))
+            sock.connect(addr)
+            return sock
+        except OSError as e:
+            sock.close()
+            last = e
+    raise last
 
 
 def _left(deadline: float) -> float:
@@ -165,7 +185,7 @@ def _split_hostport(hostport: str) -> tuple[str, int]:
     return host, port
 
 
-def _read_reply(sock: socket.socket, deadline: float) -> tuple[int, bytes]:
+def _read_reply(sock: _socket.socket, deadline: float) -> tuple[int, bytes]:
     """Read one HTTP/1.1 response: ``(status, body)`` (``Content-Length``, chunked, or to EOF)."""
     data = b""
     while b"\r\n\r\n" not in data:
@@ -203,7 +223,7 @@ def _read_reply(sock: socket.socket, deadline: float) -> tuple[int, bytes]:
     return int(parts[1]), _dechunk(body) if chunked else body
 
 
-def _recv(sock: socket.socket, deadline: float) -> bytes:
+def _recv(sock: _socket.socket, deadline: float) -> bytes:
     sock.settimeout(_left(deadline))
     return sock.recv(65536)
 
