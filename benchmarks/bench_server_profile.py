@@ -12,7 +12,7 @@ ranking works on realistic geometry without embedding 10,000 texts first), then 
 (:class:`assay.server.service.MemoryService` called directly, no HTTP):
 
 - the query embedding: the store's float32 MiniLM (PyTorch) and the server's query embedder
-  (:func:`assay.server.service.query_embedder_for`: int8 ONNX when the ``onnx`` extra is
+  (:func:`assay.server.query.query_embedder_for`: int8 ONNX when the ``onnx`` extra is
   installed), side by side;
 - the ranking alone (precomputed query vector, no delivery write);
 - ``MemoryService.search`` (embedding + ranking + delivery-log write);
@@ -96,6 +96,7 @@ def main() -> int:
     from assay.server import service as service_mod
     from assay.server.config import ServerSettings
     from assay.server.hooks import SessionMap, handle_hook
+    from assay.server.query import query_embedder_for
     from assay.server.run import limit_blas_threads
     from assay.storage import make_engine
 
@@ -110,7 +111,7 @@ def main() -> int:
         t0 = time.perf_counter()
         store.add([{"text": t} for t in texts(a.n)], embeddings=clustered(a.n), embedding_model=MINILM_IDENTITY)
         print(f"{a.n:,} memories stored in {time.perf_counter() - t0:.1f} s")
-        query_embedder = None if a.library_defaults else service_mod.query_embedder_for(store, settings)
+        query_embedder = None if a.library_defaults else query_embedder_for(store, settings)
         svc = service_mod.MemoryService(store, query_embedder=query_embedder)
         t0 = time.perf_counter()
         print("warm-up:", svc.warm_up(), f"in {time.perf_counter() - t0:.1f} s")

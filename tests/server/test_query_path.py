@@ -10,7 +10,8 @@ import pytest
 from assay.memory import MemoryStore, default_settings
 from assay.memory.retrieval.embeddings import MINILM_IDENTITY, HashingEmbedder
 from assay.server.config import ServerSettings
-from assay.server.service import MemoryService, query_embedder_for
+from assay.server.query import query_embedder_for
+from assay.server.service import MemoryService
 
 
 class Counting:

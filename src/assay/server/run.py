@@ -18,7 +18,8 @@ from typing import Any
 from assay.memory import MemoryStore
 from assay.server.app import create_app
 from assay.server.config import ServerSettings, served_token
-from assay.server.service import MemoryService, query_embedder_for
+from assay.server.query import query_embedder_for
+from assay.server.service import MemoryService
 
 __all__ = ["build", "serve", "limit_blas_threads"]
 

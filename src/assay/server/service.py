@@ -11,9 +11,10 @@ idempotent by construction, so the record can follow the work: a search with a k
 key instead of duplicating), memories are keyed by id or text, grades and engagement overwrite.
 
 Queries may be embedded by another runtime of the store's weights than its writes
-(:func:`query_embedder_for`: the int8 ONNX MiniLM for a MiniLM store, ``ServerSettings.query_embedder``):
-every search reads the store through a :class:`QueryView` whose ``embedder`` is the query
-embedder, while adds (and the index's catch-up of a row without a vector) use the store's own.
+(:func:`assay.server.query.query_embedder_for`: the int8 ONNX MiniLM for a MiniLM store,
+``ServerSettings.query_embedder``): every search reads the store through a
+:class:`~assay.server.query.QueryView` whose ``embedder`` is the query embedder, while adds
+(and the index's catch-up of a row without a vector) use the store's own.
 
 State lives in the store only (the session map of the hooks is a cache in front of the delivery
 log), so several servers can share one PostgreSQL database.
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,9 +40,8 @@ from assay.memory.feedback.engagement import engage
 from assay.memory.feedback.grades import apply_grades
 from assay.memory.feedback.stats import memory_stats
 from assay.memory.models import SearchHit, now_utc
-from assay.memory.retrieval.embeddings import MINILM_IDENTITY, canonical_identity
 from assay.memory.retrieval.search import search as search_store
-from assay.server.config import ServerSettings
+from assay.server.query import QueryView
 from assay.server.tables import server_requests
 from assay.storage import insert_ignore
 
@@ -51,75 +50,7 @@ __all__ = [
     "IdempotencyConflict",
     "derived_search_id",
     "UnknownSearchError",
-    "QueryView",
-    "query_embedder_for",
 ]
-
-log = logging.getLogger("assay.server")
-
-
-def query_embedder_for(store: MemoryStore, settings: ServerSettings) -> Embedder | None:
-    """The embedder for the server's queries, or ``None`` (the store's own embeds them).
-
-    ``settings.query_embedder``: ``"store"`` → ``None``; ``"auto"`` → the int8 ONNX MiniLM
-    (loaded now: exported into its cache folder the first time) when the store's embedder is
-    the packaged MiniLM and the ``onnx`` extra is installed, else ``None`` with one warning
-    line naming the reason; ``"onnx"`` → the same, raising ``ModuleNotFoundError`` (extra
-    missing) or ``ValueError`` (a store of another embedder) instead of falling back. Reads
-    ``store.settings.embedder`` only: the store's float32 model is not loaded here."""
-    if settings.query_embedder == "store":
-        return None
-    if store.settings.embedder != "minilm":
-        if settings.query_embedder == "onnx":
-            raise ValueError(f"query_embedder onnx needs a MiniLM store, not one of {store.settings.embedder}")
-        return None
-    try:
-        from assay.memory.retrieval.onnx_embedder import OnnxMiniLMEmbedder
-
-        emb = OnnxMiniLMEmbedder(threads=1).load()
-    except ModuleNotFoundError as e:
-        if settings.query_embedder == "onnx":
-            raise
-        log.warning("queries embedded by the store's float32 MiniLM (PyTorch): %s", str(e).splitlines()[0])
-        return None
-    if canonical_identity(emb.model) != canonical_identity(MINILM_IDENTITY):  # never mix two models' vectors
-        raise ValueError(f"ONNX query embedder identity {emb.model!r} is not the store's {MINILM_IDENTITY!r}")
-    return emb
-
-
-class QueryView:
-    """A :class:`~assay.memory.retrieval.search.SearchSource` over ``store`` whose ``embedder`` is
-    ``query_embedder`` (same weights identity, another runtime) and whose ``reranker`` is the one
-    the service resolved (``reranker``); everything else is the store's."""
-
-    def __init__(self, store: MemoryStore, query_embedder: Embedder, reranker: Any):
-        self._store, self._embedder, self._reranker = store, query_embedder, reranker
-
-    @property
-    def engine(self) -> Any:
-        return self._store.engine
-
-    @property
-    def settings(self) -> Any:
-        return self._store.settings
-
-    @property
-    def embedder(self) -> Embedder:
-        return self._embedder
-
-    @property
-    def reranker(self) -> Any:
-        return self._reranker
-
-    @property
-    def vector_path(self) -> Any:
-        return self._store.vector_path
-
-    def index(self) -> Any:
-        return self._store.index()
-
-    def get_many(self, ids: Sequence[str]) -> Any:
-        return self._store.get_many(ids)
 
 
 class IdempotencyConflict(ValueError):
