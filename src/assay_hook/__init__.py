@@ -148,11 +148,26 @@ def post(base: str, body: bytes, token: str, timeout_s: float) -> tuple[int, byt
         sock.close()
 
 
+def _addresses(host: str, port: int) -> list[tuple[int, int, int, tuple[str, int]]]:
+    """``(family, type, proto, address)`` to try for ``host:port``: an IP literal (the default
+    ``127.0.0.1``) as it is — no ``getaddrinfo``, whose first call in a process loads the resolver
+    (measured 65–250 ms in a fresh process on a loaded host, more than the rest of the client) —
+    else what ``getaddrinfo`` gives, in order."""
+    for family in (_socket.AF_INET, _socket.AF_INET6):
+        try:
+            _socket.inet_pton(family, host)
+        except OSError:
+            continue
+        return [(family, _socket.SOCK_STREAM, 0, (host, port))]
+    found = _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM)
+    return [(f, k, p, (str(a[0]), int(a[1]))) for f, k, p, _, a in found]
+
+
 def _connect(host: str, port: int, deadline: float) -> _socket.socket:
-    """A connected TCP socket to ``host:port`` (each address ``getaddrinfo`` gives, in order, as
+    """A connected TCP socket to ``host:port`` (each of :func:`_addresses` in order, as
     ``socket.create_connection`` tries them), within the deadline; the last ``OSError`` otherwise."""
     last: OSError = OSError(f"no address for {host!r}")
-    for family, kind, proto, _, addr in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
+    for family, kind, proto, addr in _addresses(host, port):
         sock = _socket.socket(family, kind, proto)
         try:
             sock.settimeout(_left(deadline))

@@ -112,3 +112,17 @@ def test_the_client_imports_the_c_socket_and_nothing_heavier():
     top = {m.split(".")[0] for m in extra}
     heavy = {"http", "email", "json", "ssl", "logging", "pathlib", "urllib", "re", "assay", "socket", "selectors"}
     assert not top & (heavy | {"__future__", "enum"}), top
+
+
+def test_an_ip_literal_is_connected_to_without_the_resolver(monkeypatch):
+    import _socket
+
+    def no_resolver(*a, **k):
+        raise AssertionError("getaddrinfo called for an IP literal")
+
+    monkeypatch.setattr(_socket, "getaddrinfo", no_resolver)
+    assert assay_hook._addresses("127.0.0.1", 8377) == [(_socket.AF_INET, _socket.SOCK_STREAM, 0, ("127.0.0.1", 8377))]
+    assert assay_hook._addresses("::1", 8377)[0][0] == _socket.AF_INET6
+    got: list[bytes] = []
+    url = _serve_once([b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"], got)
+    assert assay_hook.post(url, b"{}", "t", 5.0) == (200, b"{}") and got
