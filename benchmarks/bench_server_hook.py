@@ -9,18 +9,26 @@ Starts ``assay serve`` on a free loopback port over a new SQLite store, adds ``n
 to reach ``n``; generated sentences otherwise) through ``POST /v1/memories``, then times, in
 the same run:
 
-- ``type: "command"``: ``python -m assay_hook`` as a new process per call (start-up
-  included), stdin = a ``UserPromptSubmit`` event, until its output is read — p50/p95 over
-  ``--calls`` calls (target p50 ≤ 100 ms);
-- ``type: "http"``: ``POST /v1/hooks/claude-code`` on a kept-alive connection, which bounds the
-  server-side time (query embedding, ranking, delivery-log write, context block) from above —
-  p50/p95 (target p50 ≤ 15 ms);
-- ``search`` in process: ``POST /v1/search`` the same way;
+- ``type: "command"``: the ``assay-hook`` client as a new process per call (the console
+  script next to this Python when installed, else the same entry point through ``-c``),
+  start-up included, stdin = a ``UserPromptSubmit`` event, until its output is read — p50/p95
+  over ``--calls`` calls (target p50 ≤ 100 ms); beside it the interpreter's own start-up
+  (``python -c pass``), the floor of any command hook in Python;
+- ``type: "http"``: ``POST /v1/hooks/claude-code`` on a kept-alive connection: the round trip,
+  and the server-side time the server reports in ``Server-Timing`` (query embedding, ranking,
+  delivery-log write, context block, JSON) — target p50 ≤ 15 ms;
+- ``search``: ``POST /v1/search`` the same way;
 - the baseline: ``assay memory search`` as a fresh process (``--fresh`` calls: each loads the
   model), and the ratios of the hook timings to it.
 
 Prints the figures; exits 1 when a target is missed (a loaded machine misses them: compare
 the ratios).
+
+Measured (one run each, the shared 2-core host at load average ~7, 10,000 LoCoMo-based
+memories, MiniLM): before this issue's tuning (round 1) command 788 ms, http round trip 292 ms;
+after (int8 ONNX queries, synchronous=NORMAL, 1 BLAS thread, the socket client) command p50
+101.4 ms / p95 148.2 ms beside ``python -c pass`` 48.3 ms, http server side p50 16.6 ms / p95
+23.9 ms (round trip 19.3 ms), fresh ``assay memory search`` 22,955 ms (ratios 0.0044 and 0.0007).
 """
 
 from __future__ import annotations
@@ -84,11 +92,16 @@ def main() -> int:
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
             hdr = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
+            server_ms: list[float] = []
+
             def post(path: str, body: dict) -> dict:
                 conn.request("POST", path, body=json.dumps(body), headers=hdr)
                 r = conn.getresponse()
                 data = r.read()
                 assert r.status == 200, (r.status, data[:200])
+                timing = r.getheader("server-timing") or ""
+                if timing.startswith("app;dur="):
+                    server_ms.append(float(timing.removeprefix("app;dur=")))
                 return json.loads(data)
 
             t0 = time.perf_counter()
@@ -97,22 +110,29 @@ def main() -> int:
                 post("/v1/memories", {"memories": [{"text": t} for t in all_texts[i : i + 50]]})
             print(f"{a.n:,} memories added through the server in {time.perf_counter() - t0:.1f} s")
             event = {"session_id": "bench", "hook_event_name": "UserPromptSubmit", "cwd": str(home), "prompt": ""}
-            http_t, search_t, cmd_t = [], [], []
+            http_t, http_server, search_t, cmd_t, bare_t = [], [], [], [], []
             for i in range(a.calls):
-                ev = {**event, "prompt": PROMPTS[i % len(PROMPTS)]}
+                ev = {**event, "session_id": f"bench-{i}", "prompt": PROMPTS[i % len(PROMPTS)]}
                 t = time.perf_counter()
                 post("/v1/hooks/claude-code", ev)
                 http_t.append((time.perf_counter() - t) * 1000)
+                http_server.append(server_ms[-1])
                 t = time.perf_counter()
                 post("/v1/search", {"context": ev["prompt"], "k": 5})
                 search_t.append((time.perf_counter() - t) * 1000)
             env = {**server.env(), "ASSAY_SERVER_URL": server.url, "ASSAY_HOOK_BUDGET_MS": "5000"}
+            script = Path(sys.executable).with_name("assay-hook")
+            entry = [sys.executable, "-c", "from assay_hook import main; main()"]
+            client = [str(script)] if script.is_file() else entry
             for i in range(a.calls):
-                ev = json.dumps({**event, "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
+                ev = json.dumps({**event, "session_id": f"cmd-{i}", "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
                 t = time.perf_counter()
-                out = subprocess.run([sys.executable, "-m", "assay_hook"], input=ev, env=env, capture_output=True)
+                out = subprocess.run(client, input=ev, env=env, capture_output=True)
                 cmd_t.append((time.perf_counter() - t) * 1000)
                 assert out.returncode == 0 and out.stdout, out.stderr
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-c", "pass"], env=env, capture_output=True)
+                bare_t.append((time.perf_counter() - t) * 1000)
             fresh_t = []
             for i in range(a.fresh):
                 cmd = [sys.executable, "-m", "assay.cli", "--db", db, "memory", "search", PROMPTS[i % len(PROMPTS)]]
@@ -126,7 +146,9 @@ def main() -> int:
     fresh = statistics.median(fresh_t)
     rows = [
         ("hook type: command (process start → output)", cmd_t),
+        ("  python -c pass (interpreter start-up alone)", bare_t),
         ("hook type: http (round trip)", http_t),
+        ("hook type: http (server side, Server-Timing)", http_server),
         ("POST /v1/search (round trip)", search_t),
         ("assay memory search, fresh process", fresh_t),
     ]
@@ -136,8 +158,12 @@ def main() -> int:
             f"{name:46} p50 {statistics.median(xs):8.1f} ms  p95 {pct(xs, 95):8.1f} ms  "
             f"ratio to fresh p50 {statistics.median(xs) / fresh:.4f}"
         )
-    ok = statistics.median(cmd_t) <= 100 and statistics.median(http_t) <= 15
-    print("targets (command p50 <= 100 ms, http p50 <= 15 ms):", "met" if ok else "MISSED")
+    print(
+        f"client: {' '.join(Path(c).name for c in client[:1])}; command hook minus interpreter start-up p50 "
+        f"{statistics.median(cmd_t) - statistics.median(bare_t):.1f} ms"
+    )
+    ok = statistics.median(cmd_t) <= 100 and statistics.median(http_server) <= 15
+    print("targets (command p50 <= 100 ms, http server side p50 <= 15 ms):", "met" if ok else "MISSED")
     return 0 if ok else 1
 
 

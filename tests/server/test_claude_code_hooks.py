@@ -16,18 +16,9 @@ import pytest
 from sqlalchemy import select
 
 from assay.memory.tables import memories, memory_deliveries
+from claude_code_hook import FIX, NOTES, SCOPE, fixture, write_transcript
 
-FIX = Path(__file__).parent / "fixtures" / "claude_code"
-SCOPE = "/home/ana/falcon"
-NOTES = {
-    "m_falcon": "Project Falcon ships on 12 March.",
-    "m_priya": "Priya reviews the release notes for every Falcon release.",
-    "m_dog": "The user's dog is called Rex.",
-}
-
-
-def _fixture(name: str, root: Path) -> dict:
-    return json.loads((FIX / name).read_text().replace("{root}", str(root)))
+_fixture, _write_transcript = fixture, write_transcript
 
 
 @pytest.fixture
@@ -69,16 +60,6 @@ def test_the_context_block_is_capped(client, service, settings, root):
     )
     ctx = _prompt(small, root).json()["hookSpecificOutput"]["additionalContext"]
     assert len(ctx) <= 2000 and ctx.rstrip().endswith("[/cm]")
-
-
-def _write_transcript(root: Path, ids: dict[str, str]) -> Path:
-    text = (FIX / "transcript.jsonl").read_text()
-    for k, v in {**ids, "m_other": "mffffffffffffffff"}.items():
-        text = text.replace("{" + k + "}", v)
-    path = root / "-home-ana-falcon" / "3f1c9a52-7d2e-4b8a-9e41-0c6d5b2a7f10.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def _labels(store) -> dict[str, tuple]:

@@ -9,11 +9,15 @@ anything is opened.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.app import app
-from assay.cli.common import err, open_memory_store, user_errors
+from assay.cli.common import db_url, err, open_memory_store, user_errors
+
+if TYPE_CHECKING:
+    from assay.memory import MemoryStore
 
 __all__ = ["serve_cmd", "mcp_cmd"]
 
@@ -30,13 +34,26 @@ def serve_cmd(
         None, "--token-file", help="File holding the bearer token (default: $ASSAY_HOME/server.token, created 0600)."
     ),
     embedder: str | None = typer.Option(None, "--embedder", help="minilm or hashing (default $ASSAY_MEMORY_EMBEDDER)."),
+    query_embedder: str | None = typer.Option(
+        None,
+        "--query-embedder",
+        help="auto, onnx or store: what embeds queries (default $ASSAY_SERVER_QUERY_EMBEDDER or auto).",
+    ),
+    experiment: str | None = typer.Option(
+        None, "--experiment", help="A/B experiment whose arm the hooks apply (default $ASSAY_SERVER_EXPERIMENT; none)."
+    ),
 ) -> None:
     """Serve the memory over HTTP on loopback: add, search (logged), responses, grades, stats, Claude Code hooks."""
     with user_errors(ctx):
         from assay.server.config import server_settings
         from assay.server.run import serve
 
-        settings = server_settings(token_file=token_file, host=host, port=port, allow_remote=allow_remote)
+        changes: dict[str, object] = {"host": host, "port": port, "allow_remote": allow_remote}
+        if query_embedder is not None:
+            changes["query_embedder"] = query_embedder
+        if experiment is not None:
+            changes["hook_experiment"] = experiment
+        settings = server_settings(token_file=token_file, **changes)
         settings.check_bind()
 
         def ready() -> None:
@@ -46,7 +63,14 @@ def serve_cmd(
                 markup=False,
             )
 
-        serve(settings, lambda: open_memory_store(ctx, embedder), on_ready=ready)
+        def make_store() -> MemoryStore:
+            from assay.memory import MemoryStore, default_settings
+            from assay.storage import make_engine
+
+            engine = make_engine(db_url(ctx), sqlite_synchronous=settings.sqlite_synchronous)
+            return MemoryStore(engine, settings=default_settings(**({"embedder": embedder} if embedder else {})))
+
+        serve(settings, make_store, on_ready=ready)
 
 
 @app.command("mcp")

@@ -8,6 +8,9 @@ Every request passes :class:`Guard` first (a plain ASGI middleware, outermost):
 2. The body is read up to ``max_body_bytes`` (a ``Content-Length`` over it is refused before
    reading) → 413 past it.
 3. The request runs under ``request_timeout_s`` → 503 when it has not started answering by then.
+   Each answer carries ``Server-Timing: app;dur=<ms>``: the time from the body read to the
+   answer's start (routing, validation, the work, JSON) — the server-side figure of the hook
+   benchmark, without the client's or the network's share.
    The work itself runs on to its end in its worker thread (a thread cannot be stopped): a
    client that retries with the same ``Idempotency-Key`` gets its result, never a second copy.
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -98,9 +102,13 @@ class Guard:
             return await receive()
 
         started = False
+        t0 = time.perf_counter()
 
         async def tracking_send(msg: Message) -> None:
             nonlocal started
+            if msg["type"] == "http.response.start" and not started:
+                ms = (time.perf_counter() - t0) * 1000
+                msg = {**msg, "headers": [*msg.get("headers", []), (b"server-timing", f"app;dur={ms:.2f}".encode())]}
             started = True
             await send(msg)
 

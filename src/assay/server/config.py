@@ -2,7 +2,8 @@
 
 :class:`ServerSettings` is what ``assay serve`` and :func:`assay.server.app.create_app` take;
 :func:`server_settings` builds it from the defaults, then the environment (``ASSAY_HOME``,
-``ASSAY_SERVER_TOKEN``, ``ASSAY_SERVER_ROOTS``), then explicit changes. The token helpers live
+``ASSAY_SERVER_TOKEN``, ``ASSAY_SERVER_ROOTS``, ``ASSAY_SERVER_QUERY_EMBEDDER``,
+``ASSAY_SERVER_EXPERIMENT``), then explicit changes. The token helpers live
 here too (:func:`load_or_create_token`, :func:`read_token_file`) because they are where the token
 file's path, mode and format are decided.
 """
@@ -25,10 +26,14 @@ __all__ = [
     "is_loopback",
     "TOKEN_FILE_NAME",
     "DEFAULT_PORT",
+    "QUERY_EMBEDDERS",
 ]
 
 #: Port of ``assay serve``: unassigned by IANA, memorable, clear of the usual dev ports (8000/8080).
 DEFAULT_PORT = 8377
+
+#: ``ServerSettings.query_embedder`` values.
+QUERY_EMBEDDERS = ("auto", "onnx", "store")
 
 #: The token file's name under ``$ASSAY_HOME``.
 TOKEN_FILE_NAME = "server.token"
@@ -63,6 +68,36 @@ class ServerSettings:
       message is at its end, and a multi-hour session's JSONL can reach hundreds of MB.
     - ``graceful_shutdown_s``: 10 s for in-flight requests after SIGTERM (uvicorn's
       ``timeout_graceful_shutdown``), the request timeout: nothing started is cut short.
+    - ``query_embedder``: ``"auto"`` (``ASSAY_SERVER_QUERY_EMBEDDER``): a store whose embedder
+      is the packaged MiniLM gets its *queries* embedded by the same weights on ONNX Runtime,
+      int8 (:class:`assay.memory.retrieval.onnx_embedder.OnnxMiniLMEmbedder`, one thread) when
+      the ``onnx`` extra is installed, else by the store's own embedder (one log line says
+      so). Its vectors carry the same weights identity; measured on LoCoMo (that module's
+      docstring): cosine to float32 0.993 mean, recall@10 not lower, one-query embedding
+      ~6× faster — the embedding is ~85 % of a hook's server time with float32. Memories are
+      still written with the float32 embedder (the stored vectors stay exact; an int8 vector
+      stored next to float32 ones would add its 0.7 % error to every later comparison).
+      ``"onnx"`` requires it (start-up fails without the extra); ``"store"`` never uses it.
+    - ``hook_experiment``: ``None`` (``ASSAY_SERVER_EXPERIMENT``): the write-side A/B
+      experiment (:mod:`assay.memory.experiments`) whose arm the hooks apply — the prompt hook
+      injects the arm's instruction, the Stop hook stamps the memories it writes. The unit is
+      what the experiment's ``unit`` says: ``session`` → the hook's ``session_id``, ``prompt``
+      → the prompt's search id. ``None``: no arm, nothing stamped (an experiment is opt-in).
+    - ``sqlite_synchronous``: ``"NORMAL"`` on a SQLite store (WAL journal, as every assay
+      engine): a commit is not fsynced, so the delivery-log write of each search costs the
+      write, not a disk flush (measured in process at 10,000 memories: the commit was ~5 ms of
+      the ~11 ms write on a loaded host). SQLite's recommended setting for WAL: an application
+      crash or SIGKILL never loses a commit; only a power loss may roll back the last ones, in
+      order — what a client then redoes with its idempotency key
+      (https://www.sqlite.org/pragma.html#pragma_synchronous). ``None`` keeps ``FULL``.
+    - ``blas_threads``: 1 BLAS thread for the server process (``threadpoolctl``, when
+      installed): the service answers one search at a time and a 10,000 × 384 cosine scan is
+      memory-bound — measured on the shared 2-core host, 1 thread 4.4–5.5 ms, 2 threads 10–18
+      ms (OpenBLAS's spinning threads compete with the other processes). ``None`` leaves
+      the library's default.
+    - ``reranker_recheck_s``: 30 s between two checks for a newly deployed reranker while none
+      is served (:class:`~assay.server.service.MemoryService`): the store alone checks on every
+      search, a database read that was ~4 ms of a hook; ``POST /v1/admin/reload`` picks one up at once.
     """
 
     host: str = "127.0.0.1"
@@ -78,6 +113,11 @@ class ServerSettings:
     project_roots: tuple[Path, ...] = field(default_factory=lambda: (Path.home() / ".claude" / "projects",))
     transcript_max_bytes: int = 4_000_000
     graceful_shutdown_s: float = 10.0
+    query_embedder: str = "auto"
+    hook_experiment: str | None = None
+    sqlite_synchronous: str | None = "NORMAL"
+    blas_threads: int | None = 1
+    reranker_recheck_s: float = 30.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -86,6 +126,16 @@ class ServerSettings:
             raise ValueError(f"token_source must be auto, file or env, got {self.token_source!r}")
         if self.max_body_bytes < 1 or self.hook_context_max_chars < 200 or self.hook_k < 1:
             raise ValueError("max_body_bytes >= 1, hook_context_max_chars >= 200 and hook_k >= 1 are required")
+        if self.query_embedder not in QUERY_EMBEDDERS:
+            raise ValueError(f"query_embedder must be one of {', '.join(QUERY_EMBEDDERS)}, got {self.query_embedder!r}")
+        if self.hook_experiment is not None and not 0 < len(self.hook_experiment) <= 200:
+            raise ValueError("hook_experiment: 1 to 200 characters")
+        if self.sqlite_synchronous not in (None, "NORMAL", "FULL"):
+            raise ValueError(f"sqlite_synchronous must be None, NORMAL or FULL, got {self.sqlite_synchronous!r}")
+        if self.reranker_recheck_s < 0:
+            raise ValueError("reranker_recheck_s must be >= 0")
+        if self.blas_threads is not None and self.blas_threads < 1:
+            raise ValueError("blas_threads must be >= 1 or None")
         if not (self.request_timeout_s > 0 and self.session_ttl_s > 0 and self.graceful_shutdown_s >= 0):
             raise ValueError("request_timeout_s and session_ttl_s must be > 0, graceful_shutdown_s >= 0")
 
@@ -121,7 +171,8 @@ def server_settings(*, token_file: str | Path | None = None, **changes: object) 
 
     ``token_file`` given: that file (it must exist; ``token_source="file"``). Else
     ``ASSAY_SERVER_TOKEN`` set: ``token_source="env"``. Else the auto-created file under
-    ``$ASSAY_HOME``. ``ASSAY_SERVER_ROOTS`` (``os.pathsep``-separated) sets ``project_roots``.
+    ``$ASSAY_HOME``. ``ASSAY_SERVER_ROOTS`` (``os.pathsep``-separated) sets ``project_roots``,
+    ``ASSAY_SERVER_QUERY_EMBEDDER`` ``query_embedder``, ``ASSAY_SERVER_EXPERIMENT`` ``hook_experiment``.
     """
     env: dict[str, object] = {}
     if token_file is not None:
@@ -131,6 +182,12 @@ def server_settings(*, token_file: str | Path | None = None, **changes: object) 
     roots = os.environ.get("ASSAY_SERVER_ROOTS", "").strip()
     if roots:
         env["project_roots"] = tuple(Path(r).expanduser() for r in roots.split(os.pathsep) if r.strip())
+    query = os.environ.get("ASSAY_SERVER_QUERY_EMBEDDER", "").strip().lower()
+    if query:
+        env["query_embedder"] = query
+    experiment = os.environ.get("ASSAY_SERVER_EXPERIMENT", "").strip()
+    if experiment:
+        env["hook_experiment"] = experiment
     return ServerSettings(**env).with_(**changes)  # type: ignore[arg-type]
 
 

@@ -15,8 +15,19 @@ Two events (Claude Code's hook contract: ``session_id``, ``transcript_path``, ``
   apply its reply block's grades, label engagement on the rest of the message, and add its new
   memories. Answers ``{}``: a Stop hook that blocks nothing.
 
-Any other event answers ``{}``. A/B arm instructions and stamps come with the experiments room
-(issue 17); until then no instruction is injected and nothing is stamped.
+Any other event answers ``{}``.
+
+The A/B arm (``ServerSettings.hook_experiment``, :mod:`assay.memory.experiments`): the turn's
+unit is the ``session_id`` (an experiment with ``unit="session"``) or the prompt's search id
+(``unit="prompt"``), assigned by :meth:`~assay.server.service.MemoryService.hook_arm` — the
+same sticky assignment as ``POST /v1/ab/assign``. The prompt hook appends arm B's instruction
+to the context block (arm A, control, adds nothing; an instruction is shown even when no memory
+is); the Stop hook writes the reply's new memories through
+:meth:`~assay.server.service.MemoryService.ab_stamp` (``POST /v1/ab/stamp``'s function):
+stamped with the unit's arm in one transaction, the writer's ``source_ref`` ``claude-code``
+kept in ``meta``. Without an experiment, or for a turn whose unit is not found (a prompt-unit
+experiment whose prompt search delivered nothing and was answered by another server), the
+memories are added unstamped.
 """
 
 from __future__ import annotations
@@ -39,6 +50,10 @@ from assay.server.config import ServerSettings
 from assay.server.service import MemoryService, UnknownSearchError
 
 __all__ = ["handle_hook", "check_transcript_path", "last_assistant_message", "TranscriptPathError", "SessionMap"]
+
+
+#: ``source_ref`` of the memories a Stop hook writes (kept in ``meta`` when an arm stamps them).
+HOOK_SOURCE_REF = "claude-code"
 
 
 class TranscriptPathError(ValueError):
@@ -178,11 +193,12 @@ def _on_prompt(
         res = service.search(prompt, k=settings.hook_k, scope=_scope(event), session_id=session)
     except ValueError:  # a prompt that cleans to nothing: no memories to show
         return {}
-    if session and res["hits"]:
+    if session and (res["hits"] or settings.hook_experiment):
         sessions.put(session, res["search_id"])
+    arm = service.hook_arm(settings.hook_experiment, session, res["search_id"]) if settings.hook_experiment else None
     block = context_block(
         [(h["memory_id"], h["text"] or "") for h in res["hits"]],
-        instruction=None,
+        instruction=arm.instruction if arm is not None else None,
         max_chars=settings.hook_context_max_chars,
     )
     if not block:
@@ -240,6 +256,12 @@ def _on_stop(
             pass
     if block.memories:
         scope = _scope(event)
-        service.add([{"text": t, "scope": scope, "source_ref": "claude-code"} for t in block.memories])
+        new = [{"text": t, "scope": scope} for t in block.memories]
+        exp = settings.hook_experiment
+        arm = service.hook_arm(exp, session, sid) if exp else None
+        if exp and arm is not None:
+            service.ab_stamp(exp, arm.unit, new, source_ref=HOOK_SOURCE_REF)
+        else:
+            service.add([{**m, "source_ref": HOOK_SOURCE_REF} for m in new])
     service.note_reply(report["malformed"])
     return {}

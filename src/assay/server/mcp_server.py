@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.memory import MemoryStore
+from assay.server.query import query_embedder_for
 from assay.server.service import MemoryService
 
 __all__ = ["build_mcp", "run_stdio"]
@@ -48,7 +49,10 @@ def build_mcp(service: MemoryService) -> Any:
 
 
 def run_stdio(store: MemoryStore) -> None:
-    """Serve ``store`` as MCP tools on stdio until the client closes the stream."""
-    service = MemoryService(store)
+    """Serve ``store`` as MCP tools on stdio until the client closes the stream; queries embedded
+    as the HTTP server embeds them (:func:`~assay.server.service.query_embedder_for`)."""
+    from assay.server.config import server_settings
+
+    service = MemoryService(store, query_embedder=query_embedder_for(store, server_settings()))
     service.warm_up()
     build_mcp(service).run("stdio")

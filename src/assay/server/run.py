@@ -18,9 +18,10 @@ from typing import Any
 from assay.memory import MemoryStore
 from assay.server.app import create_app
 from assay.server.config import ServerSettings, served_token
+from assay.server.query import query_embedder_for
 from assay.server.service import MemoryService
 
-__all__ = ["build", "serve"]
+__all__ = ["build", "serve", "limit_blas_threads"]
 
 log = logging.getLogger("assay.server")
 
@@ -29,10 +30,17 @@ def build(
     settings: ServerSettings, make_store: Callable[[], MemoryStore], *, warm: bool = True
 ) -> tuple[Any, MemoryService]:
     """``(asgi_app, service)``: the bind checked (``ValueError``), the token loaded or created,
-    the store opened and (``warm``) its models loaded."""
+    the store opened, its query embedder chosen (:func:`~assay.server.service.query_embedder_for`)
+    and (``warm``) its models loaded."""
     settings.check_bind()
     token = served_token(settings)
-    service = MemoryService(make_store(), reload=make_store)
+    store = make_store()
+    service = MemoryService(
+        store,
+        reload=make_store,
+        query_embedder=query_embedder_for(store, settings),
+        reranker_recheck_s=settings.reranker_recheck_s,
+    )
     if warm:
         info = service.warm_up()
         log.info("warm: %s", info)
@@ -45,6 +53,7 @@ def serve(
     """Serve until SIGTERM/SIGINT (drained: see the module docstring)."""
     import uvicorn
 
+    limit_blas_threads(settings.blas_threads)
     app, _ = build(settings, make_store)
     if on_ready is not None:
         on_ready()
@@ -64,6 +73,19 @@ def serve(
         uvicorn.Server(config).run()
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def limit_blas_threads(n: int | None) -> None:
+    """Limit this process's BLAS pools to ``n`` threads (``ServerSettings.blas_threads``) with
+    ``threadpoolctl`` when installed (the ``server`` extra); ``None`` or no threadpoolctl: as is."""
+    if n is None:
+        return
+    try:
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # ships no types
+    except ImportError:
+        log.info("threadpoolctl not installed: BLAS threads left at the library default")
+        return
+    threadpool_limits(n, user_api="blas")
 
 
 def _drained(_signum: int, _frame: object) -> None:

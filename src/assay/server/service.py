@@ -10,6 +10,12 @@ idempotent by construction, so the record can follow the work: a search with a k
 ``search_id`` derived from it (delivery ids from that and the rank: a second insert fails on the
 key instead of duplicating), memories are keyed by id or text, grades and engagement overwrite.
 
+Queries may be embedded by another runtime of the store's weights than its writes
+(:func:`assay.server.query.query_embedder_for`: the int8 ONNX MiniLM for a MiniLM store,
+``ServerSettings.query_embedder``): every search reads the store through a
+:class:`~assay.server.query.QueryView` whose ``embedder`` is the query embedder, while adds
+(and the index's catch-up of a row without a vector) use the store's own.
+
 State lives in the store only (the session map of the hooks is a cache in front of the delivery
 log), so several servers can share one PostgreSQL database.
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -26,16 +33,24 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from assay.embedding import Embedder, runtime_label
 from assay.memory import MemoryStore
 from assay.memory.feedback.deliveries import UnknownSearchError, deliveries_of, write_with_retry
 from assay.memory.feedback.engagement import engage
 from assay.memory.feedback.grades import apply_grades
 from assay.memory.feedback.stats import memory_stats
 from assay.memory.models import SearchHit, now_utc
+from assay.memory.retrieval.search import search as search_store
+from assay.server.query import QueryView
 from assay.server.tables import server_requests
 from assay.storage import insert_ignore
 
-__all__ = ["MemoryService", "IdempotencyConflict", "derived_search_id", "UnknownSearchError"]
+__all__ = [
+    "MemoryService",
+    "IdempotencyConflict",
+    "derived_search_id",
+    "UnknownSearchError",
+]
 
 
 class IdempotencyConflict(ValueError):
@@ -58,10 +73,26 @@ class MemoryService:
     ``store``: the :class:`~assay.memory.MemoryStore` to serve. ``reload``: called by
     :meth:`reload` (``POST /v1/admin/reload``) to build a fresh store — how a server picks up a
     newly deployed reranker or model without a restart; default: the same URL and settings.
+    ``query_embedder``: embeds the search queries instead of the store's embedder (same
+    weights identity: :func:`query_embedder_for`); ``None``: the store's. ``reranker_recheck_s``:
+    while the store serves no reranker, how often a search asks again whether one was deployed
+    (the store alone asks on every search: a database read, ~4 ms of a hook; default 30 s, so a
+    newly deployed student is served within half a minute, or at once after ``reload``).
     """
 
-    def __init__(self, store: MemoryStore, *, reload: Callable[[], MemoryStore] | None = None):
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        reload: Callable[[], MemoryStore] | None = None,
+        query_embedder: Embedder | None = None,
+        reranker_recheck_s: float = 30.0,
+    ):
         self.store = store
+        self.query_embedder = query_embedder
+        self.reranker_recheck_s = reranker_recheck_s
+        self._reranker_at: float | None = None
+        self._served_reranker: Any = None
         self._reload = reload
         self.lock = threading.RLock()
         self.replies = {"stop_events": 0, "malformed_lines": 0}
@@ -70,20 +101,27 @@ class MemoryService:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def warm_up(self) -> dict[str, Any]:
-        """Load the embedder (one embedding), the reranker and the index now, not on the first request."""
+        """Load the embedders (one embedding each: the store's for writes, the query one), the
+        reranker and the index now, not on the first request."""
         with self.lock:
             self.store.embedder.embed(["warm-up"])
-            reranker = self.store.reranker
+            query = self.query_embedder or self.store.embedder
+            query.embed(["warm-up"])
+            self._reranker_at = None
+            reranker = self._reranker()
             n = len(self.store.index())
         return {
             "memories_indexed": n,
             "embedder": self.store.embedder.model,
+            "embedder_runtime": runtime_label(self.store.embedder),
+            "query_embedder_runtime": runtime_label(query),
             "reranker": getattr(reranker, "model", None),
         }
 
     def reload(self) -> dict[str, Any]:
         """Swap in a fresh store (re-resolving the reranker: a newly deployed student) and warm it."""
         with self.lock:
+            self._served_reranker = None
             if self._reload is not None:
                 self.store = self._reload()
             else:
@@ -160,6 +198,17 @@ class MemoryService:
             result = write_memories(self.store, memories, arm, source_ref=source_ref)
         return {**asdict(result), "arm": _arm_json(arm)}
 
+    def hook_arm(self, experiment: str, session: str | None, search_id: str | None) -> Any:
+        """The :class:`~assay.memory.experiments.Arm` of one hook turn in ``experiment``, or
+        ``None`` when the turn has no unit: the experiment's ``unit`` is ``session`` → the hook's
+        ``session`` id, ``prompt`` → the prompt's ``search_id``. Control, unstamped, for an
+        experiment that is unknown, not running or switched off (``ASSAY_AB_ENABLED=0``)."""
+        ab = self._experiments()
+        with self.lock:
+            cfg = ab.config(experiment)
+            unit = search_id if cfg is not None and cfg.unit == "prompt" else session
+            return None if not unit else ab.assign(experiment, unit)
+
     def _experiments(self) -> Any:
         from assay.memory.experiments import ExperimentStore
 
@@ -184,9 +233,16 @@ class MemoryService:
         with self.lock:
             if sid is not None and (logged := self._logged(sid)) is not None:
                 return logged
+            source = QueryView(self.store, self.query_embedder or self.store.embedder, self._reranker())
             try:
-                res = self.store.search(
-                    context, k, scope=scope, session_id=session_id, restrict_to_scope=restrict_to_scope, search_id=sid
+                res = search_store(
+                    source,
+                    context,
+                    k,
+                    scope=scope,
+                    session_id=session_id,
+                    restrict_to_scope=restrict_to_scope,
+                    search_id=sid,
                 )
             except IntegrityError:  # another server logged this search between the check and the insert
                 assert sid is not None
@@ -195,6 +251,16 @@ class MemoryService:
                     raise
                 return logged
         return {"search_id": res.search_id, "query": res.query, "hits": [_hit(h) for h in res.hits]}
+
+    def _reranker(self) -> Any:
+        """The store's reranker, asked again at most every ``reranker_recheck_s`` while it is ``None``
+        (a found one is kept by the store until :meth:`reload`). Call with the lock held."""
+        now = time.monotonic()
+        if self._served_reranker is None and (
+            self._reranker_at is None or now - self._reranker_at >= self.reranker_recheck_s
+        ):
+            self._served_reranker, self._reranker_at = self.store.reranker, now
+        return self._served_reranker
 
     def _logged(self, search_id: str) -> dict[str, Any] | None:
         rows = deliveries_of(self.store.engine, search_id)
