@@ -45,13 +45,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
-from assay.grounding.labels import CONCEPTS, concept_of, related_items
+from assay.grounding.labels import (
+    GENERIC_ITEMS,
+    SnapshotVocabulary,
+    fact_sign,
+    is_line_item,
+    label_polarity,
+    line_item,
+    names_own_item,
+    related_to,
+    told_direction,
+)
 from assay.grounding.lexicon import (
     CROSS,
     CROSS_PERIOD_WORDS,
@@ -64,6 +74,7 @@ from assay.grounding.lexicon import (
     SUM,
     SUM_WORDS,
 )
+from assay.grounding.match import CandidateSet, match
 
 __all__ = [
     "LOSS_WORDS",
@@ -73,79 +84,20 @@ __all__ = [
     "SentenceContext",
     "SnapshotVocabulary",
     "acceptable",
+    "twin_veto",
     "question_carries_sign",
     "line_item",
 ]
 
-_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
-_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
+_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-_GENERIC = {"total", "other", "net", "balance", "amount", "value", "change", "none", "others", "ending", "beginning"}
-
-
-def line_item(label: str) -> str:
-    """The row part of a ``"row | column"`` label, lower-case and stripped."""
-    return label.split(" | ")[0].strip().lower()
 
 
 def question_carries_sign(question: str | None) -> bool:
     """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
     return bool(question) and QSIGN.search(question or "") is not None
-
-
-class SnapshotVocabulary:
-    """The snapshot's periods (years) and line items, and a matcher of the items in text.
-
-    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items shorter than four
-    characters or generic ("Total", "Other") are left out of the matcher: naming them says
-    nothing about which fact is meant.
-    """
-
-    def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
-        pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
-        self.years, self.items, self._re = _vocabulary(pairs)
-
-    @property
-    def has_items(self) -> bool:
-        """Whether any line item can be named."""
-        return self._re is not None
-
-    def named_spans(self, text: str) -> list[tuple[int, int, str]]:
-        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``."""
-        if self._re is None:
-            return []
-        return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
-
-
-@lru_cache(maxsize=256)
-def _vocabulary(
-    pairs: tuple[tuple[str, str | None], ...],
-) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
-    """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
-    cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
-    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
-    items = {line_item(label) for label, _ in pairs if _is_line_item(label)}
-    items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
-    concepts = {concept_of(i) for i in items} - {None}
-    names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
-    matcher = (
-        re.compile(
-            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
-            re.I,
-        )
-        if names
-        else None
-    )
-    return years, frozenset(items), matcher
-
-
-def _fact_period(label: str, period: str | None) -> str | None:
-    """A fact's period, or the one its label's column part names (as :func:`fact_candidate`)."""
-    if period or " | " not in label:
-        return period
-    column = label.split(" | ", 1)[1]
-    return column if period_rank(column) is not None else None
 
 
 @dataclass(frozen=True)
@@ -162,6 +114,8 @@ class SentenceContext:
     cross_period_licensed: bool
     polarity: dict[int, int] | None = None  # quantity start → −1 (loss words) / +1 (profit words)
     exact: frozenset[str] = frozenset()  # named items that are exactly a fact's line item
+    named: tuple[tuple[int, int, str], ...] = ()  # every named item's span in ``text``
+    question_loss: bool = False  # the question names a loss: its figures may be the loss's magnitudes
 
     @classmethod
     def read(
@@ -179,6 +133,7 @@ class SentenceContext:
         cross = q_cross or CROSS.search(text) is not None or _total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
+        named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
         if numbers:
             respectively = _RESPECTIVELY.search(text) is not None
@@ -190,7 +145,12 @@ class SentenceContext:
                 if years_known
                 else []
             )
-            for s, e, y in [] if respectively else years:  # "in 2019 and 2018, respectively"
+            if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
+                paired = len(years) == len(numbers)
+                for i, n in enumerate(numbers):
+                    mine = {years[i][2]} if paired else {y for _, _, y in years}
+                    by_number.setdefault(n.span[0], (set(), []))[0].update(mine)
+            for s, e, y in [] if respectively else years:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
@@ -198,7 +158,8 @@ class SentenceContext:
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-            for s, e, name in vocab.named_spans(text):
+            named = tuple(vocab.named_spans(text))
+            for s, e, name in named:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
@@ -208,20 +169,44 @@ class SentenceContext:
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        return cls(text, offset, frozen, ends, summed, cross, polarity, exact)
+        return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, LOSS.search(q) is not None)
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
         s, e = q.span[0] - self.offset, q.span[1] - self.offset
         cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
         prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
-        before = self.text[max(cut, prev, s - 40) : s]
+        before = self.text[max(cut, prev, s - 60) : s]
         after = self.text[e : e + 16]
         loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
         gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
         if loss == gain:
             return None
         return -1 if loss else 1
+
+
+def twin_veto(
+    q: Quantity, c: Candidate, facts: Iterable[Candidate] | CandidateSet, ctx: SentenceContext
+) -> tuple[str, str] | None:
+    """The veto of a paragraph or passage number ``c`` (no period, a context for a label) that
+    repeats a line item's figure: when facts of ``facts``
+    (the cited facts; uncited, every fact) match ``q``'s value and :func:`acceptable` vetoes each
+    of them, the passage number is their figure and takes the first veto ("…final dividend
+    proposed for 2019 of 3.45 cents…" backs "the 2018 dividend was 3.45 cents" no more than the
+    2019 fact beside it does); else None (no such fact, or one is acceptable)."""
+    if c.op is not None or (c.origin != "passage" and is_line_item(c.label)) or _year(c.period) is not None:
+        return None
+    vetoes = []
+    for f in facts.near(q) if isinstance(facts, CandidateSet) else facts:
+        if f.origin != "fact" or f.op is not None or f is c or not is_line_item(f.label):
+            continue
+        if not match(q, (f,)).matched:
+            continue
+        veto = acceptable(q, f, ctx)
+        if veto is None:
+            return None
+        vetoes.append(veto)
+    return vetoes[0] if vetoes else None
 
 
 def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[str, str] | None:
@@ -233,15 +218,29 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         return None
     operands = c.operands or (c,)
     if c.op is None and q.direction is not None and not q.explicit_sign:
-        told = _told_direction(c)
+        told = told_direction(c)
         if told is not None and told != q.direction:
             said = "a rise" if q.direction > 0 else "a fall"
             return "sign", f"the wording states {said}, but {c.ref} is {'a rise' if told > 0 else 'a fall'}"
     if c.op is None and not q.explicit_sign:
         stated = ctx.stated_sign(q)
-        if stated is not None and _sign(c) != stated:
+        if stated is not None and fact_sign(c) != stated:
             word = "a loss" if stated < 0 else "a profit"
             return "sign", f"the wording states {word}, but {c.ref} is {'positive' if stated < 0 else 'negative'}"
+    if c.op is not None and not q.explicit_sign:
+        stated = ctx.stated_sign(q)
+        if (
+            stated is not None
+            and {fact_sign(o) for o in operands} == {-stated}
+            and not (stated < 0 and ctx.question_loss)
+        ):
+            word = "a loss" if stated < 0 else "a profit"
+            return (
+                "sign",
+                f"the wording states {word}, but every figure of {c.ref} is {'positive' if stated < 0 else 'negative'}",
+            )
+    if c.op in ("a+b", "a-b") and any(_negligible(q, o) for o in operands):
+        return "sum", f"{c.ref} adds or takes a figure below the stated precision: it is one figure, not a derivation"
     net = (  # one line item across periods with opposite signs: a net change, a difference
         c.op == "a+b"
         and operands[0].value * operands[-1].value < 0
@@ -249,18 +248,18 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     )
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
-        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in _GENERIC
+        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in GENERIC_ITEMS
         ya, yb = _year(a.period), _year(b.period)
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
     elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
         a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) not in _GENERIC and _year(a.period) != _year(b.period):
+        if line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS and _year(a.period) != _year(b.period):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
-        pols = {_polarity(o) for o in operands}
+        pols = {label_polarity(o) for o in operands}
         if len(pols) == 1 and (p := pols.pop()) is not None and p != pol:
             item = line_item(operands[0].label)
             return (
@@ -272,21 +271,25 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
         # a value of one period: that period must be named; a derivation: every named year is an operand's
-        off = not years & named_years if c.op is None else bool(named_years - years)
-        if len(years) and None not in op_years and off:
+        # (a derivation with an operand of unknown period: some named year must be a known operand's)
+        if c.op is None or None in op_years:
+            off = not years & named_years
+        else:
+            off = bool(named_years - years)
+        if len(years) and off:
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
-        mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
+        mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
         if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
-            stray = [n for n in named_items if n in ctx.exact and not any(related_items(n, m) for m in mine)]
+            stray = [n for n in named_items if n in ctx.exact and not any(related_to(n, m, True) for m in mine)]
             if stray:
                 return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
         if (
             mine
-            and not any(related_items(n, m) for n in named_items for m in mine)
-            and not _names_own_item(ctx.text, mine)
+            and not any(related_to(n, m, n in ctx.exact) for n in named_items for m in mine)
+            and not names_own_item(ctx.text, mine, ctx.named)
         ):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
@@ -318,47 +321,6 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
     return best
 
 
-_UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
-_DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
-_CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
-
-
-def _told_direction(c: Candidate) -> int | None:
-    """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…") or of a passage number's line, or the sign of a cell in a
-    "Change" column; else None."""
-    if c.origin not in ("fact", "passage") or not c.label:
-        return None
-    if c.origin == "passage" or not _is_line_item(c.label):  # a paragraph number or passage line: its text
-        up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
-        return None if up == down else (1 if up else -1)
-    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
-        return 1 if c.value > 0 else -1
-    return None
-
-
-def _polarity(c: Candidate) -> int | None:
-    """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
-    profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
-    (loss)"); a passage number's line (its row label) is read the same way."""
-    if not c.label or (c.origin != "passage" and not _is_line_item(c.label)):
-        return None
-    item = c.label.lower() if c.origin == "passage" else line_item(c.label)
-    loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
-    if loss == gain:
-        return None
-    return -1 if loss or c.value < 0 else 1
-
-
-def _sign(c: Candidate) -> int:
-    if c.value < 0:
-        return -1
-    label = line_item(c.label)
-    if LOSS.search(label) and not GAIN.search(label):
-        return -1
-    return 1
-
-
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 
 
@@ -378,14 +340,7 @@ def _total_over_years(text: str) -> bool:
     return _TWO_YEARS.search(text) is not None
 
 
-def _names_own_item(text: str, labels: list[str]) -> bool:
-    """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK")."""
-    low = text.lower()
-    return any(re.search(r"(?<![\w])" + re.escape(line_item(lab)) + r"(?![\w])", low) for lab in labels)
-
-
-def _is_line_item(label: str) -> bool:
-    """A table or statement line item; not the text around a number of a paragraph ("…was $5…")."""
-    return (
-        bool(label) and not label.startswith(("…", "...")) and len(label) <= 120 and len(line_item(label).split()) <= 10
-    )
+def _negligible(q: Quantity, o: Candidate) -> bool:
+    """Whether operand ``o`` is below half a displayed unit of ``q`` (adding it changes nothing)."""
+    half = 0.5 * 10.0 ** (-q.decimals) * (q.scale if q.unit not in ("%", "pp", "x") else 1.0)
+    return abs(o.value) <= half and abs(o.value) < abs(q.value * q.scale)

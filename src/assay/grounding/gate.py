@@ -19,7 +19,7 @@ whenever a rule changes (the memo cache re-gates on a version change).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive
-from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
+from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.display import show_value
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
@@ -56,7 +56,9 @@ __all__ = [
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
 #: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``;
 #: numbers in words match within their stated tolerance; status ``unchecked``.
-GATE_VERSION = "gate-5"
+#: gate-6: sign words on derivations, negligible operands, "respectively", partly dated derivations,
+#: paragraph numbers judged as the line item they repeat, stricter line-item relation (context doc).
+GATE_VERSION = "gate-6"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -227,16 +229,22 @@ def check_answer(
 
 
 def _reader(
-    claim: Claim, idx: SnapshotIndex, question: str | None
+    claim: Claim, idx: SnapshotIndex, question: str | None, twins: Callable[[], Iterable[Candidate] | CandidateSet]
 ) -> tuple[Callable[[Quantity, Candidate], tuple[str, str] | None], Callable[[Quantity], Quantity]]:
-    """The rule check of one sentence's matches, and the question's sign licence on its numbers."""
+    """The rule check of one sentence's matches (a passage number repeating a fact of ``twins()``
+    is judged as that fact: :func:`~assay.grounding.context.twin_veto`), and the question's sign
+    licence on its numbers."""
     ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
     signed = question_carries_sign(question)
 
     def license_sign(q: Quantity) -> Quantity:
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
-    return (lambda q, c: acceptable(q, c, ctx)), license_sign
+    def accept(q: Quantity, c: Candidate) -> tuple[str, str] | None:
+        veto = acceptable(q, c, ctx)
+        return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx)
+
+    return accept, license_sign
 
 
 def _cited(
@@ -245,7 +253,8 @@ def _cited(
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
-        accept, license_sign = _reader(claim, idx, question)
+        cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
+        accept, license_sign = _reader(claim, idx, question, lambda c=cited: c)  # type: ignore[misc]
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(
@@ -256,7 +265,6 @@ def _cited(
                     reason=f"cites {cid!r}, which is not a fact of the snapshot",
                 )
             )
-        cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
         derived: list[Candidate] | None = None
         for q in claim.numbers:
             if not claim.citations:
@@ -289,20 +297,25 @@ def _uncited(
     direct = idx.uncited_direct()
     derived: CandidateSet | None = None
     facts_only: CandidateSet | None = None
+
+    def all_facts() -> CandidateSet:
+        nonlocal facts_only
+        facts_only = facts_only or CandidateSet(idx.facts.values())
+        return facts_only
+
     for claim in claims:
         if not claim.numbers:
             continue
-        accept, license_sign = _reader(claim, idx, question)
+        accept, license_sign = _reader(claim, idx, question, all_facts)
         for q in map(license_sign, claim.numbers):
             if _too_coarse_for_passages(q):
                 if not idx.snapshot.facts:
                     continue  # not checkable: a lone digit "matches" some number on any page
-                facts_only = facts_only or CandidateSet(idx.facts.values())
-                r = best_match(q, facts_only, (), accept)
+                r = best_match(q, all_facts(), (), accept)
                 checks.append(_check(q, r))
                 if not r.matched:
                     violations.append(
-                        _violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact")
+                        _violation(q, r, all_facts(), "unsourced", "a bare single-digit number matches no fact")
                     )
                 continue
             r = best_match(q, direct, (), accept)

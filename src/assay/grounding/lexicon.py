@@ -90,9 +90,15 @@ QUESTION_SIGN_WORDS = (
 )
 
 
+#: Words a list entry must not be followed by to count: "negative growth of 2.8%" states a
+#: direction (a fall), not a negative figure (as :func:`assay.claims.lexicons.negative_word`).
+NOT_BEFORE = {"negative": r"(?!\s+(?:growth|change|changes|return|returns)\b)"}
+
+
 def words_regex(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex matching any of ``words`` (longest first) on word boundaries, ignoring case."""
-    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    """One regex matching any of ``words`` (longest first) on word boundaries, ignoring case
+    (an entry of :data:`NOT_BEFORE` only when its guard holds)."""
+    alts = "|".join(re.escape(w) + NOT_BEFORE.get(w, "") for w in sorted(words, key=len, reverse=True))
     return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
 
 

@@ -1,0 +1,243 @@
+"""Gate-6 rules (assay.grounding.context, labels): the false accepts the perturbation suite found
+on TAT-QA's templated sentences, each as the perturbed sentence and its true counterpart, and a
+hypothesis property on generated change statements."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.cases import Case
+from assay.facts import Fact, Snapshot
+from assay.grounding import check_answer
+from assay.grounding.labels import own_clause
+from assay.grounding.lexicon import LOSS
+from assay.grounding.perturbations import label_swap, period_swap, sign_word
+
+
+def status(answer: str, snap: Snapshot, question: str | None = None, mode: str = "auto") -> str:
+    return check_answer(answer, snap, question=question, mode=mode).status  # type: ignore[arg-type]
+
+
+def test_a_loss_word_on_a_derivation_of_positive_figures_fails():
+    snap = Snapshot(
+        facts=(
+            Fact(id="A", label="Total | 2019", value=302, unit="USD millions", period="2019"),
+            Fact(id="B", label="Total | 2018", value=148, unit="USD millions", period="2018"),
+        )
+    )
+    assert status("The change in total operating income in 2019 from 2018 was 154 million [A, B].", snap) == "pass"
+    assert status("The change in total operating loss in 2019 from 2018 was 154 million [A, B].", snap) == "fail"
+    assert status("The operating loss margin was 204.05% [A, B].", snap) == "fail"
+
+
+def test_a_profit_word_on_a_derivation_of_negative_figures_fails():
+    snap = Snapshot(
+        facts=(
+            Fact(id="A", label="Transaction related | Allowance for Losses", value=-238, unit="USD"),
+            Fact(id="B", label="Transaction related | Allowance for Losses", value=-168, unit="USD"),
+        )
+    )
+    assert status("The percentage change in the allowance for losses was 41.67% [A, B].", snap) == "pass"
+    assert status("The percentage change in the allowance for gains was 41.67% [A, B].", snap) == "fail"
+
+
+def test_a_question_naming_the_loss_licenses_its_positive_magnitudes_in_a_sum():
+    snap = Snapshot(
+        facts=(
+            Fact(id="D", label="Domestic–state | Amount", value=57299, unit="USD thousands"),
+            Fact(id="F", label="Foreign | Amount", value=565609, unit="USD thousands"),
+        )
+    )
+    answer = "The sum of all net operating loss carryforwards was 622,908 thousand [D, F]."
+    assert status(answer, snap, "What was the sum of all net operating loss carryforwards?") == "pass"
+    assert status(answer, snap) == "fail"
+
+
+def test_a_derivation_with_a_figure_below_the_stated_precision_is_that_one_figure():
+    snap = Snapshot(
+        facts=(
+            Fact(
+                id="P1",
+                label="…consisted primarily of a net loss of $3.8 million, capitalized…",
+                value=3.8,
+                unit="USD millions",
+            ),
+            Fact(id="P2", label="…capitalized debt discount of $13 thousand and…", value=13, unit="USD thousands"),
+        )
+    )
+    assert status("It consisted primarily of a net loss of $3.8 million [P1, P2].", snap) == "pass"
+    assert status("It consisted primarily of a net income of $3.8 million [P1, P2].", snap) == "fail"
+
+
+YIELDS = Snapshot(
+    facts=(
+        Fact(id="A", label="Dividend yield | 2017", value=4.1, unit="%", period="2017"),
+        Fact(id="B", label="Dividend yield | 2018", value=4.6, unit="%", period="2018"),
+        Fact(id="C", label="Dividend yield | 2019", value=3.9, unit="%", period="2019"),
+    )
+)
+
+
+def test_respectively_pairs_years_with_numbers_in_order_or_keeps_them_as_a_set():
+    assert status("The dividend yield in 2017 and 2018 was 4.1% and 4.6%, respectively [A, B].", YIELDS) == "pass"
+    assert status("The dividend yield in 2019 and 2018 was 4.1% and 4.6%, respectively [A, B].", YIELDS) == "fail"
+    assert status("The respective dividend yield in 2017 and 2018 was 4.1% [A].", YIELDS) == "pass"
+    assert status("The respective dividend yield in 2019 and 2018 was 4.1% [A].", YIELDS) == "fail"
+    assert status("The dividend yield in 2019, 2018 and 2017 respectively was 3.9% [C].", YIELDS) == "pass"
+
+
+def test_a_derivation_with_an_operand_of_unknown_period_must_have_a_named_year():
+    snap = Snapshot(
+        facts=(
+            Fact(id="T", label="Food Care | 2018", value=1914.4, unit="USD millions", period="2018"),
+            Fact(id="T9", label="Food Care | 2019", value=1800.0, unit="USD millions", period="2019"),
+            Fact(
+                id="P", label="…to Food Care were understated by $372.9 million with…", value=372.9, unit="USD millions"
+            ),
+        )
+    )
+    assert status("The unrevised value of Food Care for 2018 was 1,541.5 million [T, P].", snap) == "pass"
+    assert status("The unrevised value of Food Care for 2019 was 1,541.5 million [T, P].", snap) == "fail"
+
+
+def test_a_passage_number_repeating_a_fact_is_judged_as_that_fact():
+    snap = Snapshot(
+        facts=(
+            Fact(id="T", label="Final dividend per share (cents) | 2019", value=3.45, unit="", period="2019"),
+            Fact(id="T8", label="Final dividend per share (cents) | 2018", value=3.2, unit="", period="2018"),
+            Fact(
+                id="P",
+                label="…final dividend proposed for 2019 of 3.45 cents per Ordinary Share is…",
+                value=3.45,
+                unit="",
+            ),
+        )
+    )
+    assert status("The final dividend per share proposed for 2019 was 3.45 cents [T, P].", snap) == "pass"
+    assert status("The final dividend per share proposed for 2018 was 3.45 cents [T, P].", snap) == "fail"
+    assert status("The final dividend per share proposed for 2018 was 3.45 cents.", snap, mode="uncited") == "fail"
+    assert status("The final dividend per share proposed for 2019 was 3.45 cents.", snap, mode="uncited") == "pass"
+
+
+def test_and_before_a_year_continues_a_list_not_a_clause():
+    snap = Snapshot(
+        facts=(
+            Fact(id="T1", label="Taiwan Dollar | 2018", value=30.15, unit="", period="2018"),
+            Fact(id="T2", label="Taiwan Dollar | 2019", value=30.90, unit="", period="2019"),
+            Fact(id="S1", label="Swedish Krona | 2018", value=8.69, unit="", period="2018"),
+        )
+    )
+    true = (
+        "The exchange rate for Taiwan Dollar for the years ended December 31, 2018, and 2019, respectively"
+        " was 30.15 [T1]."
+    )
+    assert status(true, snap) == "pass"
+    assert status(true.replace("Taiwan Dollar", "Swedish Krona"), snap) == "fail"
+
+
+def test_a_longer_exact_line_item_names_that_other_row():
+    snap = Snapshot(
+        facts=(
+            Fact(
+                id="A",
+                label="Additions based on tax positions taken during a prior period | 2019",
+                value=484,
+                unit="thousands",
+                period="2019",
+            ),
+            Fact(
+                id="B",
+                label="Additions based on tax positions taken during a prior period - acquisitions | 2019",
+                value=12,
+                unit="thousands",
+                period="2019",
+            ),
+        )
+    )
+    assert (
+        status("The Additions based on tax positions taken during a prior period was 484 thousand [A].", snap) == "pass"
+    )
+    assert (
+        status(
+            "The Additions based on tax positions taken during a prior period - acquisitions was 484 thousand [A].",
+            snap,
+        )
+        == "fail"
+    )
+
+
+def test_a_material_concept_buried_in_two_long_items_does_not_relate_them():
+    snap = Snapshot(
+        facts=(
+            Fact(id="A", label="Share of net earnings in other affiliates | 2018", value=3711, unit="", period="2018"),
+            Fact(id="B", label="Share of net earnings in Golar Partners | 2018", value=100, unit="", period="2018"),
+            Fact(id="N", label="Net income | 2018", value=9000, unit="", period="2018"),
+        )
+    )
+    assert status("The share of net earnings in other affiliates in 2018 was 3,711 [A].", snap) == "pass"
+    assert status("The share of net earnings in Golar Partners in 2018 was 3,711 [A].", snap) == "fail"
+    assert status("Net earnings in 2018 were 9,000 [N].", snap) == "pass"  # a synonym of the concept
+
+
+def test_a_line_item_named_by_its_change_tells_its_direction():
+    snap = Snapshot(
+        facts=(Fact(id="R", label="Rate of compensation increase | 2019", value=4.3, unit="%", period="2019"),)
+    )
+    assert status("The rate of compensation increase in 2019 was 4.3% [R].", snap) == "pass"
+    assert status("The rate of compensation decrease in 2019 was 4.3% [R].", snap) == "fail"
+
+
+def test_a_profit_word_up_to_sixty_characters_before_the_number_counts():
+    snap = Snapshot(
+        facts=(Fact(id="S", label="Software license | 2019", value=275792, unit="USD thousands", period="2019"),)
+    )
+    assert (
+        status("The respective gross profit from software license in 2019 was $275,792 thousand [S].", snap) == "pass"
+    )
+    assert status("The respective gross loss from software license in 2019 was $275,792 thousand [S].", snap) == "fail"
+
+
+def test_the_direction_a_context_tells_is_that_of_the_numbersown_clause():
+    label = "…3.1 percent year to year as reported (1 percent adjusted for currency), but increased…"
+    assert own_clause(label, 1.0) == "1 percent adjusted for currency"
+    assert "increased" in own_clause("…revenue increased by $16.9 million in fiscal 2019…", 16.9)
+    snap = Snapshot(facts=(Fact(id="P", label=label, value=1.0, unit="%"),))
+    assert status("Revenue decreased 1 percent adjusted for currency [P].", snap) == "pass"
+
+
+def test_negative_growth_is_a_direction_not_a_loss_word():
+    assert LOSS.search("Revenue posted negative growth of 2.8%") is None
+    assert LOSS.search("a negative balance of $5 million") is not None
+
+
+_ITEMS = ["Net income", "Operating income", "Research and development", "Total revenue", "Inventories"]
+
+
+@st.composite
+def _change(draw: st.DrawFn) -> Case:
+    a = draw(st.sampled_from(_ITEMS))
+    b = draw(st.sampled_from([i for i in _ITEMS if i != a]))
+    v = [draw(st.integers(1000, 99999)) for _ in range(6)]
+    if v[0] == v[1]:
+        v[0] += 7
+    facts = tuple(
+        Fact(id=f"{k}{y}", label=f"{item} | {y}", value=v[i * 3 + j], unit="USD millions", period=str(y))
+        for i, (k, item) in enumerate((("A", a), ("B", b)))
+        for j, y in enumerate((2019, 2018, 2017))
+    )
+    diff = v[0] - v[1]
+    verb = "increased" if diff > 0 else "decreased"
+    answer = f"{a} {verb} by ${abs(diff):,} million from 2018 to 2019 [A2019, A2018]."
+    return Case(id="h", answer=answer, facts=facts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_change())
+def test_property_true_change_statements_pass_and_perturbed_ones_fail(case: Case):
+    snap = case.snapshot()
+    assert check_answer(case.answer, snap).status == "pass", case.answer
+    for change in (period_swap, label_swap, sign_word):
+        p = change(case)
+        if p is not None:
+            assert check_answer(p.answer, snap).status == "fail", (change.__name__, p.answer)
