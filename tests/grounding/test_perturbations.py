@@ -148,3 +148,13 @@ def test_direction_word_leaves_a_bound_alone():
     """Suite fix: "up to $584 million" is a bound; flipping it to "down to" changed no stated change."""
     text = "The costs are up to $584 million, of which approximately $108 million remained as of May 31, 2019 [F1]."
     assert direction_word(_case(text)) is None
+
+
+def test_templated_case_joins_a_multi_span_answer_into_one_sentence():
+    """Suite fix: "… was 4.1% [A]. 4.6% [B].." split a "respectively" sentence in two, so its
+    years never reached the second figure."""
+    case = Case(
+        id="q", question="What are the respective dividend yield in 2017 and 2018?", answer="4.1% [A]. 4.6% [B]."
+    )
+    t = templated_case(case)
+    assert t is not None and t.answer == "The respective dividend yield in 2017 and 2018 was 4.1% [A] and 4.6% [B]."

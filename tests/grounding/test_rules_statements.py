@@ -241,3 +241,103 @@ def test_property_true_change_statements_pass_and_perturbed_ones_fail(case: Case
         p = change(case)
         if p is not None:
             assert check_answer(p.answer, snap).status == "fail", (change.__name__, p.answer)
+
+
+def _facts(*rows: tuple[str, float, str, str | None]) -> Snapshot:
+    return Snapshot(
+        facts=tuple(Fact(id=f"X{i}", label=lab, value=v, unit=u, period=p) for i, (lab, v, u, p) in enumerate(rows))
+    )
+
+
+def test_an_exact_line_item_of_another_fact_is_not_related_through_a_concept():
+    snap = _facts(
+        ("Total revenue | 30 June 2019", 179260, "thousands", "2019"),
+        ("Data centre services revenue | 30 June 2019", 150000, "thousands", "2019"),
+    )
+    assert status("The total revenue in FY19 was 179,260 thousand [X0].", snap) == "pass"
+    assert status("Revenue in FY19 was 179,260 thousand [X0].", snap) == "pass"  # a synonym, no fact's name
+    assert status("The Data centre services revenue in FY19 was 179,260 thousand [X0].", snap) == "fail"
+
+
+def test_a_direct_match_naming_another_facts_exact_line_item_fails():
+    snap = _facts(
+        ("Total | Fiscal 2018 Net Sales", 7938.3, "USD millions", "2018"),
+        ("Grocery & Snacks | Fiscal 2018 Net Sales", 3000.0, "USD millions", "2018"),
+    )
+    assert status("The total net sales in fiscal year 2018 was $7,938.3 million [X0].", snap) == "pass"
+    assert status("The Grocery & Snacks net sales in fiscal year 2018 was $7,938.3 million [X0].", snap) == "fail"
+
+
+def test_a_comma_and_inside_a_named_line_item_cuts_no_clause():
+    snap = _facts(
+        ("Net cash provided by operating activities | 2017", 8153, "USD", "2017"),
+        ("Net increase in cash, cash equivalents, and restricted cash | 2017", 500, "USD", "2017"),
+    )
+    assert status("The net cash provided by operating activities in 2017 was $8,153 [X0].", snap) == "pass"
+    bad = "The Net increase in cash, cash equivalents, and restricted cash in 2017 was $8,153 [X0]."
+    assert status(bad, snap) == "fail"
+
+
+def test_the_base_named_before_a_ratio_is_not_what_it_is():
+    snap = _facts(
+        ("Cost of revenue | 2017", 55, "%", "2017"),
+        ("Research and development | 2017", 20, "%", "2017"),
+        ("Revenue | 2017", 100, "USD millions", "2017"),
+    )
+    assert status("The cost of revenue as a percentage of revenue in 2017 was 55% [X0].", snap) == "pass"
+    assert status("The research and development as a percentage of revenue in 2017 was 55% [X0].", snap) == "fail"
+
+
+def test_a_sentence_with_one_number_gives_it_every_year_it_names():
+    snap = _facts(
+        ("Net increase in cash | 2019", 692, "USD", "2019"),
+        ("Net increase in cash | 2018", 1371, "USD", "2018"),
+        ("Net increase in cash | 2017", 1000, "USD", "2017"),
+    )
+    assert status("The net increase decreased by 49.53% [X1, X0], and it was from 2018 to 2019.", snap) == "pass"
+    assert status("The net increase decreased by 49.53% [X1, X0], and it was from 2017 to 2019.", snap) == "fail"
+
+
+def test_of_two_far_apart_sign_words_the_nearer_is_the_numbers():
+    snap = _facts(("…LinkedIn operating loss increased $63 million to $987 million…", 63, "USD millions", None))
+    prefix = "The LinkedIn operating loss in 2018 was: LinkedIn operating "
+    assert status(prefix + "loss increased $63 million [X0].", snap) == "pass"
+    assert status(prefix + "income increased $63 million [X0].", snap) == "fail"
+
+
+def test_a_loss_word_against_the_one_operand_with_a_polarity_fails():
+    snap = _facts(
+        ("Cash (1) | 2019", 1280, "USD", "2019"),
+        ("Gains on the sale of company-operated restaurants | 2019", 1366, "USD", "2019"),
+    )
+    assert status("Cash was 93.7% of the total gains on the sale of restaurants in 2019 [X0, X1].", snap) == "pass"
+    assert status("Cash was 93.7% of the total losses on the sale of restaurants in 2019 [X0, X1].", snap) == "fail"
+
+
+def test_a_cited_cell_showing_the_same_digits_is_the_paragraph_numbers_twin():
+    snap = _facts(
+        ("Free Cash Flow | 2018", 533, "USD", "2018"),
+        ("Free Cash Flow | 2017", 308, "USD", "2017"),
+        ("…compared to positive $533 million and positive $308 million in 2018 and…", 533, "USD millions", None),
+    )
+    assert status("The Free Cash Flow in 2018 was $533 million [X0, X2].", snap) == "pass"
+    assert status("The Free Cash Flow in 2017 was $533 million [X0, X2].", snap) == "fail"
+
+
+def test_a_paragraph_number_whose_context_names_the_item_is_not_a_twin():
+    snap = _facts(
+        ("Bell Wireline | % CHANGE", 0.3, "%", None),
+        ("Capital intensity ratio | 2019", 16.6, "%", "2019"),
+        ("…capital intensity ratio of 16.6%, down 0.3 pts compared to last year…", 0.3, "pp", None),
+    )
+    assert status("The % change in the capital intensity ratio for BCE was 0.3 pts [X0, X2].", snap) == "pass"
+
+
+def test_respectively_over_a_range_of_years_holds_the_years_between():
+    snap = _facts(
+        ("Net income | 2019", 5, "USD thousands", "2019"),
+        ("Net income | 2018", 6, "USD thousands", "2018"),
+        ("Net income | 2017", 7, "USD thousands", "2017"),
+    )
+    ok = "The net income for fiscal years 2019 to 2017 respectively was $5 thousand, $6 thousand and $7 thousand"
+    assert status(ok + " [X0, X1, X2].", snap) == "pass"

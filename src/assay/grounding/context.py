@@ -91,7 +91,9 @@ __all__ = [
 
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
 _CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+_RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
+_BASE_BEFORE = re.compile(r"\b(?:percentage|percent|share|proportion|portion|%)\s+of\s+(?:the\s+|total\s+)*$", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
 
 
@@ -138,7 +140,9 @@ class SentenceContext:
         if numbers:
             respectively = _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
-            cuts = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text) + 1]
+            named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
+            inside = [m.end() for m in _CLAUSE.finditer(text) if any(a < m.start() < b for a, b, _ in named)]
+            cuts = [0, *(m.end() for m in _CLAUSE.finditer(text) if m.end() not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
@@ -147,22 +151,28 @@ class SentenceContext:
             )
             if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
                 paired = len(years) == len(numbers)
+                named_set = {y for _, _, y in years}
+                for (_, e1, y1), (s2, _, y2) in zip(years, years[1:], strict=False):
+                    if _RANGE.fullmatch(text, e1, s2):  # "fiscal years 2019 to 2017": and the years between
+                        named_set |= set(range(min(y1, y2), max(y1, y2) + 1)) & vocab.years
+                        paired = False
                 for i, n in enumerate(numbers):
-                    mine = {years[i][2]} if paired else {y for _, _, y in years}
+                    mine = {years[i][2]} if paired else named_set
                     by_number.setdefault(n.span[0], (set(), []))[0].update(mine)
             for s, e, y in [] if respectively else years:
-                k = _nearest(spans, s, e, cuts)
+                k = _nearest(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
             for m in POLARITY.finditer(text):
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-            named = tuple(vocab.named_spans(text))
             for s, e, name in named:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
+                if k is not None and _BASE_BEFORE.search(text, 0, s):
+                    continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
         frozen = {k: (frozenset(y), tuple(i)) for k, (y, i) in by_number.items()}
@@ -180,33 +190,48 @@ class SentenceContext:
         after = self.text[e : e + 16]
         loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
         gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
+        if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
+            last_loss = max(m.end() for m in LOSS.finditer(before))
+            last_gain = max(m.end() for m in GAIN.finditer(before))
+            if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
+                return -1 if last_loss > last_gain else 1
         if loss == gain:
             return None
         return -1 if loss else 1
 
 
 def twin_veto(
-    q: Quantity, c: Candidate, facts: Iterable[Candidate] | CandidateSet, ctx: SentenceContext
+    q: Quantity, c: Candidate, facts: Iterable[Candidate] | CandidateSet, ctx: SentenceContext, cited: bool = False
 ) -> tuple[str, str] | None:
     """The veto of a paragraph or passage number ``c`` (no period, a context for a label) that
     repeats a line item's figure: when facts of ``facts``
     (the cited facts; uncited, every fact) match ``q``'s value and :func:`acceptable` vetoes each
     of them, the passage number is their figure and takes the first veto ("…final dividend
     proposed for 2019 of 3.45 cents…" backs "the 2018 dividend was 3.45 cents" no more than the
-    2019 fact beside it does); else None (no such fact, or one is acceptable)."""
+    2019 fact beside it does); else None (no such fact, one is acceptable, or the number's own
+    context names the year or line item the veto is about)."""
     if c.op is not None or (c.origin != "passage" and is_line_item(c.label)) or _year(c.period) is not None:
         return None
     vetoes = []
     for f in facts.near(q) if isinstance(facts, CandidateSet) else facts:
         if f.origin != "fact" or f.op is not None or f is c or not is_line_item(f.label):
             continue
-        if not match(q, (f,)).matched:
-            continue
+        if not match(q, (f,)).matched and not (cited and f.displayed is not None and f.displayed == c.displayed):
+            continue  # cited beside it, a cell showing the same digits is the same figure ("$24.9" and "24.9")
         veto = acceptable(q, f, ctx)
         if veto is None:
             return None
         vetoes.append(veto)
-    return vetoes[0] if vetoes else None
+    if not vetoes:
+        return None
+    kind, _ = vetoes[0]
+    years, items = ctx.by_number.get(q.span[0], (frozenset(), ()))
+    own = c.label.lower()
+    if kind == "period_mismatch" and any(str(y) in own for y in years):
+        return None  # its own context names the sentence's year: it is that year's figure
+    if kind == "label_mismatch" and any(n in own for n in items):
+        return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
+    return vetoes[0]
 
 
 def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[str, str] | None:
@@ -259,8 +284,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
-        pols = {label_polarity(o) for o in operands}
-        if len(pols) == 1 and (p := pols.pop()) is not None and p != pol:
+        pols = {label_polarity(o) for o in operands} - {None}  # the operands that have a polarity
+        if len(pols) == 1 and pols.pop() != pol:
             item = line_item(operands[0].label)
             return (
                 "label_mismatch",
@@ -282,7 +307,7 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
-        if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
+        if mine and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
             stray = [n for n in named_items if n in ctx.exact and not any(related_to(n, m, True) for m in mine)]
             if stray:
                 return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"

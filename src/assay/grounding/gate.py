@@ -73,6 +73,7 @@ UNCITED_DERIVATION_MAX_REL_TOL = 0.05
 UNCITED_MIN_BARE_PASSAGE = 10
 
 Mode = Literal["auto", "cited", "uncited"]
+Twins = Iterable[Candidate] | CandidateSet
 ViolationKind = Literal[
     "uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced", "period_mismatch", "label_mismatch"
 ]
@@ -229,11 +230,10 @@ def check_answer(
 
 
 def _reader(
-    claim: Claim, idx: SnapshotIndex, question: str | None, twins: Callable[[], Iterable[Candidate] | CandidateSet]
+    claim: Claim, idx: SnapshotIndex, question: str | None, twins: Callable[[], Twins], cited: bool = False
 ) -> tuple[Callable[[Quantity, Candidate], tuple[str, str] | None], Callable[[Quantity], Quantity]]:
-    """The rule check of one sentence's matches (a passage number repeating a fact of ``twins()``
-    is judged as that fact: :func:`~assay.grounding.context.twin_veto`), and the question's sign
-    licence on its numbers."""
+    """The rule check of one sentence's matches (a paragraph number repeating a fact of ``twins()``
+    is judged as it: :func:`~assay.grounding.context.twin_veto`), and the question's sign licence."""
     ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
     signed = question_carries_sign(question)
 
@@ -242,7 +242,7 @@ def _reader(
 
     def accept(q: Quantity, c: Candidate) -> tuple[str, str] | None:
         veto = acceptable(q, c, ctx)
-        return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx)
+        return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 
     return accept, license_sign
 
@@ -254,7 +254,7 @@ def _cited(
     violations: list[Violation] = []
     for claim in claims:
         cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
-        accept, license_sign = _reader(claim, idx, question, lambda c=cited: c)  # type: ignore[misc]
+        accept, license_sign = _reader(claim, idx, question, lambda c=cited: c, True)  # type: ignore[misc]
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(

@@ -209,15 +209,16 @@ def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int,
 def related_to(named: str, label: str, exact: bool) -> bool:
     """Whether a named item names the candidate of (lower-case) ``label``: the named item is its
     line item or a part of its label ("net sales" of "apac | fiscal 2019 net sales"); one longer
-    than its line item and containing it names that candidate only when no fact has exactly that
-    name (``exact``: "additions … - acquisitions" is another row than "additions …"); a material
-    concept relates them when one of the two IS a synonym of it ("revenue" and "total net sales"),
-    never through a synonym buried in two long items ("share of net earnings in X" / "… in Y")."""
+    than its line item and containing it, or of one material concept, names that candidate only
+    when no fact has exactly that name (``exact``: "additions … - acquisitions" is another row than
+    "additions …", "Data centre services revenue" another than "Total revenue"); a concept relates
+    them only when one of the two IS a synonym of it ("revenue" and "total net sales"), never
+    through a synonym buried in two long items ("share of net earnings in X" / "… in Y")."""
     item = line_item(label)
     if named == item or named in label:
         return True
-    if item in named:
-        return not exact
+    if item in named or exact:
+        return item in named and not exact
     cn = concept_of(named)
     return cn is not None and (named in CONCEPTS or item in CONCEPTS) and cn == concept_of(item)
 

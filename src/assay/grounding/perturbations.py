@@ -21,8 +21,8 @@ or the change would not make the answer wrong). Every function copies the case w
 - :func:`label_swap` — the cited fact's line item (the row part of its label, found verbatim,
   case-insensitively, on word boundaries, in the answer) replaced by another fact's line item of
   the same unit, for which no fact of the same period has the cited value; the new item must name
-  a line item (:func:`_nameable`: not "Total", "Other", a placeholder "row 6" or under four
-  characters; a trailing " ." is cut).
+  a line item (:func:`_nameable`: not "Total", "Other", a placeholder "row 6", under four
+  characters or over 16 words; a trailing " ." is cut).
 - :func:`sum_periods` — for an answer citing ONE fact with one number, the number replaced by
   the sum of that fact and the same line item's other period (first in snapshot order), written
   at the same decimals and scale word, both ids cited.
@@ -224,11 +224,11 @@ _PLACEHOLDER = re.compile(r"row \d+", re.I)
 def _nameable(item: str) -> str | None:
     """``item`` as a sentence would name a line item (trailing " ." / ":" cut), or None when it
     names none: generic rows ("Total", "Other"), placeholders ("row 6") and names under four
-    characters ("USD", "Low"), which the gate's vocabulary leaves out by design
+    characters ("USD", "Low") or over 16 words, which the gate's vocabulary leaves out by design
     (:class:`~assay.grounding.labels.SnapshotVocabulary`): swapping to them makes a vague
     sentence, not a false one."""
     name = re.sub(r"[\s.:;,]+$", "", item).strip()
-    if len(name) < 4 or name.lower() in GENERIC_ITEMS or _PLACEHOLDER.fullmatch(name):
+    if len(name) < 4 or len(name.split()) > 16 or name.lower() in GENERIC_ITEMS or _PLACEHOLDER.fullmatch(name):
         return None
     return name
 
@@ -302,7 +302,8 @@ def templated_case(case: Case) -> Case | None:
     """A sentence from a TAT-QA question and its bare gold figure, or None when the question is
     not of the form "What/How much is/was/were/are [the] X?".
 
-    Template: ``"The {X} was {answer}."`` (``answer`` keeps its citation marker), except for a
+    Template: ``"The {X} was {answer}."`` (``answer`` keeps its citation marker; a multi-span
+    answer, one figure per sentence, becomes one list "A [c1], B [c2] and C [c3]"), except for a
     change question "… [percentage] change in X in/from/between P" with a signed gold figure,
     which becomes ``"The {X} {increased|decreased} by {|answer|} {P}."`` (the direction word
     carries the sign). ``variant="templated"``.
@@ -319,7 +320,19 @@ def templated_case(case: Case) -> Case | None:
         rest = case.answer[: q.span[0]] + body + case.answer[q.span[1] :]
         verb = "increased" if q.value > 0 else "decreased"
         return _with(case, f"The {ch.group('x')} {verb} by {rest.strip()} {ch.group('p')}.", "templated")
-    return _with(case, f"The {x} was {case.answer.strip()}.", "templated")
+    return _with(case, f"The {x} was {_as_list(case.answer.strip())}.", "templated")
+
+
+_PIECE = r"[^\[\].]{1,40}(?:\.\d+[^\[\].]{0,20})?\[[^\]]+\]"
+
+
+def _as_list(answer: str) -> str:
+    """A multi-span gold answer ("4.1% [T2C3]. 4.6% [T2C2].", each figure its own sentence) as one
+    list "4.1% [T2C3] and 4.6% [T2C2]", so that the template is one sentence; else ``answer``."""
+    if not re.fullmatch(r"(?:\s*" + _PIECE + r"\.){2,}", answer):
+        return answer
+    pieces: list[str] = [p.strip() for p in re.findall(r"\s*(" + _PIECE + r")\.", answer)]
+    return ", ".join(pieces[:-1]) + " and " + pieces[-1]
 
 
 def line_item(label: str) -> str:
