@@ -158,3 +158,12 @@ def test_templated_case_joins_a_multi_span_answer_into_one_sentence():
     )
     t = templated_case(case)
     assert t is not None and t.answer == "The respective dividend yield in 2017 and 2018 was 4.1% [A] and 4.6% [B]."
+
+
+def test_direction_word_flips_the_numbers_own_word_and_up_only_right_before_it():
+    """Suite fix: "a slower growth rate compared to the 10.3% increase" flipped "growth", not the
+    10.3%'s own "increase"; "Adding those up results in $16,525 million" flipped "up"."""
+    p = direction_word(_case("A slower growth rate compared to the 10.3% increase [F1, F2]."))
+    assert p is not None and p.answer == "A slower growth rate compared to the 10.3% decrease [F1, F2]."
+    p = direction_word(_case("Revenue was up 2.8% [F1, F2]."))
+    assert p is not None and p.answer == "Revenue was down 2.8% [F1, F2]."

@@ -341,3 +341,52 @@ def test_respectively_over_a_range_of_years_holds_the_years_between():
     )
     ok = "The net income for fiscal years 2019 to 2017 respectively was $5 thousand, $6 thousand and $7 thousand"
     assert status(ok + " [X0, X1, X2].", snap) == "pass"
+
+
+def test_a_stated_change_is_never_a_ratio_of_two_figures():
+    snap = _facts(
+        ("Developed Rest of World | Q2 2023 %", -74, "%", None),
+        ("Developed Rest of World | Q2 2022 %", -55, "%", None),
+    )
+    assert status("Its revenues showed a decrease of 74%.", snap, mode="uncited") == "pass"
+    assert status("Its revenues showed an increase of 74%.", snap, mode="uncited") == "fail"  # not -55/-74
+
+
+def test_a_ratio_whose_operand_is_a_change_may_back_a_stated_increase():
+    snap = _facts(("Total assets | As reported", 1000, "USD", None), ("Total assets | Adjustments", 7.2, "USD", None))
+    assert status("The percentage increase in total assets after adoption was 0.72% [X1, X0].", snap) == "pass"
+
+
+def test_a_direction_contradicting_the_sentences_own_from_and_to_figures_fails():
+    snap = _facts(
+        ("Effective tax rate | FY2021", 20, "%", "FY2021"),
+        ("Effective tax rate | FY2022", 23, "%", "FY2022"),
+    )
+    true = "The effective tax rate increased by 3% from 20% in FY2021 to 23% in FY2022 [X0, X1]."
+    assert status(true, snap) == "pass"
+    assert status(true.replace("increased", "decreased"), snap) == "fail"
+
+
+def test_a_number_that_is_only_compared_to_states_no_direction():
+    snap = _facts(("…adjusted EPS of $10.15, increasing by 3.6%…", 3.6, "%", None))
+    assert status("This growth is lower than the growth rate of 3.6% in 2022 [X0].", snap) == "pass"
+    assert status("Adjusted EPS decreased by 3.6% in 2022 [X0].", snap) == "fail"  # the context says increasing
+
+
+def test_a_gain_line_item_in_parentheses_shown_negative_is_a_gain():
+    snap = _facts(("(Gain) on completion of Consumer Healthcare JV transaction", -8.1, "USD billions", None))
+    # a loss word licenses a magnitude-only match of a negative figure; this one is a gain
+    assert status("Pfizer recorded a pre-tax loss of $8.1 billion [X0].", snap) == "fail"
+    loss = _facts(("Loss on completion of Consumer Healthcare JV transaction", -8.1, "USD billions", None))
+    assert status("Pfizer recorded a pre-tax loss of $8.1 billion [X0].", loss) == "pass"
+
+
+def test_a_change_ratio_takes_the_direction_of_its_change_operand():
+    snap = _facts(
+        ("Net bookings | Increase (Decrease)", -874, "USD", None), ("Net bookings | 2018", 7262, "USD", "2018")
+    )
+    assert status("The net bookings decreased by 12.04% between 2018 and 2019 [X0, X1].", snap) == "pass"
+    assert status("The net bookings increased by 12.04% between 2018 and 2019 [X0, X1].", snap) == "fail"
+    diff = _facts(("SG&A expense | $ Difference", 9.6, "USD millions", None))
+    assert status("The SG&A expense increase in 2019 was $9.6 million [X0].", diff) == "pass"
+    assert status("The SG&A expense decrease in 2019 was $9.6 million [X0].", diff) == "fail"

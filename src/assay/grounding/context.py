@@ -51,6 +51,7 @@ from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.direction import COMPARED, change_ratio_direction, from_to_contradictions
 from assay.grounding.labels import (
     GENERIC_ITEMS,
     SnapshotVocabulary,
@@ -118,6 +119,7 @@ class SentenceContext:
     exact: frozenset[str] = frozenset()  # named items that are exactly a fact's line item
     named: tuple[tuple[int, int, str], ...] = ()  # every named item's span in ``text``
     question_loss: bool = False  # the question names a loss: its figures may be the loss's magnitudes
+    contradicted: frozenset[int] = frozenset()  # numbers whose direction contradicts "from A to B"
 
     @classmethod
     def read(
@@ -179,7 +181,16 @@ class SentenceContext:
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, LOSS.search(q) is not None)
+        contradicted = from_to_contradictions(text, offset, numbers)
+        return cls(
+            text, offset, frozen, ends, summed, cross, polarity, exact, named, LOSS.search(q) is not None, contradicted
+        )
+
+    def before(self, q: Quantity, width: int = 60) -> str:
+        """The text of ``q``'s clause right before it (at most ``width`` characters)."""
+        s = q.span[0] - self.offset
+        cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
+        return self.text[max(cut, s - width) : s]
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
@@ -242,7 +253,16 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if ctx is None:
         return None
     operands = c.operands or (c,)
-    if c.op is None and q.direction is not None and not q.explicit_sign:
+    if c.op in ("a/b", "|a|/|b|") and q.direction is not None and q.unit in ("%", "pp"):
+        told = change_ratio_direction(c)
+        if told is None or told != q.direction:
+            return (
+                "sign",
+                f"the wording states {'a rise' if q.direction > 0 else 'a fall'}, but {c.ref} is no such change",
+            )
+    if q.direction is not None and not q.explicit_sign and q.span[0] in ctx.contradicted:
+        return "sign", "the wording's direction contradicts the sentence's own 'from … to …' figures"
+    if c.op is None and q.direction is not None and not q.explicit_sign and not COMPARED.search(ctx.before(q)):
         told = told_direction(c)
         if told is not None and told != q.direction:
             said = "a rise" if q.direction > 0 else "a fall"
@@ -349,6 +369,7 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 
 
+@lru_cache(maxsize=1024)
 @lru_cache(maxsize=1024)
 def _licences(question: str) -> tuple[bool, bool]:
     """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""

@@ -225,11 +225,15 @@ def related_to(named: str, label: str, exact: bool) -> bool:
 
 # --- what a fact's own label says: its direction and polarity ------------------------------
 
-_UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
-_DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
+_UP_LABEL = re.compile(r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b", re.I)
+_DOWN_LABEL = re.compile(
+    r"\b(?:decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing))\b", re.I
+)
+#: "(Gain) on completion of …" = (8,086): the accounting convention shows a gain negative.
+_GAIN_IN_PARENS = re.compile(r"\((?:gains?|income|profits?)\)", re.I)
 _UP_ITEM = re.compile(r"\b(?:increases?|growth)\b", re.I)
 _DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
-_CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
+_CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
 
 
 def told_direction(c: Candidate) -> int | None:
@@ -281,13 +285,17 @@ def label_polarity(c: Candidate) -> int | None:
     loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
     if loss == gain:
         return None
+    if gain and c.value < 0 and _GAIN_IN_PARENS.search(item):
+        return 1
     return -1 if loss or c.value < 0 else 1
 
 
 def fact_sign(c: Candidate) -> int:
-    if c.value < 0:
-        return -1
+    """−1 for a negative value (but +1 for a "(Gain)" line item shown negative) or a loss line
+    item shown positive ("Net loss" = 5), else +1."""
     label = line_item(c.label)
+    if c.value < 0:
+        return 1 if _GAIN_IN_PARENS.search(label) and not LOSS.search(label) else -1
     if LOSS.search(label) and not GAIN.search(label):
         return -1
     return 1

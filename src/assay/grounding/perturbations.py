@@ -145,8 +145,9 @@ _DIRECTION = re.compile(
 def direction_word(case: Case) -> Case | None:
     """The word of change that gives an unsigned number its direction, flipped (``_DIRECTION_FLIPS``).
 
-    The word is the last one within 60 characters before the first such number (or the first
-    within 24 after it: "a 2.8% decline"); None when no number takes a direction from the
+    The word is the one right after the first such number ("a 2.8% decline", "the 10.3% increase"),
+    else the last one within 60 characters before it ("up"/"down" only right before it), else the
+    first within 24 after it; None when no number takes a direction from the
     wording, or when the answer has both an increase and a decrease word ("increase /
     (decrease)": a label, not a statement).
     """
@@ -158,14 +159,21 @@ def direction_word(case: Case) -> Case | None:
     for q in extract_quantities(text):
         if q.direction is None or q.explicit_sign or q.value == 0:
             continue
-        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
+        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0] and _governs(text, m, q.span[0])]
         after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
-        m = before[-1] if before else after[0] if after else None
+        right_after = after and after[0].start() - q.span[1] <= 2  # "a 10.3% increase": the number's own word
+        m = after[0] if right_after else before[-1] if before else after[0] if after else None
         if m is not None and _BOUND.match(text, m.start()):
             return None  # "up to $584 million" is a bound, "down to" a level: no change is stated
         if m is not None:
             return _with(case, _replace(text, m, _DIRECTION_FLIPS[m.group(0).lower()]), "direction_word")
     return None
+
+
+def _governs(text: str, m: re.Match[str], start: int) -> bool:
+    """Whether direction word ``m`` before a number can give it its direction: "up"/"down" only
+    right before it ("up 5%", "down by $3 million"; not "adding those up results in $16,525")."""
+    return m.group(0).lower() not in ("up", "down") or re.fullmatch(r"\s+(?:by\s+)?", text[m.end() : start]) is not None
 
 
 _BOUND = re.compile(r"(?:up|down)\s+to\b", re.I)
