@@ -390,3 +390,33 @@ def test_a_change_ratio_takes_the_direction_of_its_change_operand():
     diff = _facts(("SG&A expense | $ Difference", 9.6, "USD millions", None))
     assert status("The SG&A expense increase in 2019 was $9.6 million [X0].", diff) == "pass"
     assert status("The SG&A expense decrease in 2019 was $9.6 million [X0].", diff) == "fail"
+
+
+def test_a_level_moved_by_its_change_column_is_another_periods_level():
+    snap = _facts(
+        ("Net sales | December 31, 2018", 103350, "USD thousands", "2018"),
+        ("Net sales | $", -9688, "USD thousands", None),
+        ("Net sales | December 31, 2019", 93662, "USD thousands", "2019"),
+    )
+    assert status("The net sales for the year ended December 31, 2019 was $93,662 thousand.", snap, mode="uncited") == (
+        "pass"
+    )
+    bad = "The net sales for the year ended December 31, 2018 was $93,662 thousand."
+    assert status(bad, snap, mode="uncited") == "fail"  # 103,350 − 9,688 is 2019's, not 2018's
+
+
+def test_two_year_mentions_name_every_operand_of_a_change():
+    snap = _facts(
+        ("Systems | 2019", 1603001, "USD thousands", "2019"),
+        ("Systems | 2018", 1800000, "USD thousands", "2018"),
+        ("Systems | 2017", 2134926, "USD thousands", "2017"),
+    )
+    assert status(
+        "The net difference in sale of systems between 2019 and 2017 was -531,925 thousand [X0, X2].", snap
+    ) == ("pass")
+    assert status(
+        "The net difference in sale of systems between 2017 and 2017 was -531,925 thousand [X0, X2].", snap
+    ) == ("fail")
+    assert (
+        status("Sales of systems in 2019 were 10.9% lower than the prior year [X0, X1].", snap) == "pass"
+    )  # one mention

@@ -14,11 +14,15 @@ Rules, in the order checked:
   clause (60 characters before it, or right after it: "a $5 million loss") on a candidate whose
   sign is positive fails; a profit word (:data:`GAIN_WORDS`) on a negative candidate fails. A
   candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
-  and names no gain. Both kinds in one window (``gain (loss)``) decide nothing.
+  and names no gain. Both kinds in one window decide nothing when adjacent (``gain (loss)``);
+  far apart, the nearer is the number's. On a derivation, the word fails when every operand
+  has the other sign (a question naming the loss licenses positive loss magnitudes).
 - **direction** (direct matches of a number the wording gives a direction): a fact that states
   its own direction — the one change word of a paragraph number's context, or the sign of a
   cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
-  fails on "…increased by $16.9 million…").
+  fails on "…increased by $16.9 million…"); a number only compared to ("lower than the 3.6%")
+  states none. A stated percent change is never a ratio of two levels (a ratio change ÷ base
+  takes the change's sign), nor against the sentence's own "from A … to B" figures.
 - **profit/loss line items** (any match): a loss or profit word attributed to the number (the
   nearest number of its clause) must agree with the polarity of the candidate's line item(s):
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
@@ -27,18 +31,26 @@ Rules, in the order checked:
   "combined", "together", "in total", "total of", "sum", "for both", "합계", and, across periods of one
   line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years",
   "due within 3 years", or a total/sum over two named years). Generic rows ("Total", "Other")
-  of two tables are not one line item.
+  of two tables are not one line item. A sum or difference with an operand below half a
+  displayed unit is that one figure, not a derivation.
 - **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
   their clause, and none is the candidate's period (for a derivation: one of them is no
-  operand's period); candidates without a period are never judged, nor sentences that say
-  "respectively" (the years pair with the numbers in order).
+  operand's period; with an operand of unknown period, one named year must be an operand's;
+  with two year mentions, every operand's year must be named); candidates without a period are
+  never judged. "Respectively" pairs the years with the numbers in order (a set when the counts
+  differ; "2019 to 2017" holds the years between); a one-number sentence gives it every year. A
+  level ± its row's change column is another period's level.
 - **label_mismatch**: the sentence names a line item that is exactly (case-insensitively, on word
   boundaries, or through the material-label synonyms of
   :data:`~assay.grounding.labels.DEFAULT_MATERIAL_LABELS`) the line item of a fact, and
   no named item is related to the candidate's (equal, one containing the other, or one concept);
-  for a derivation, a named exact line item that is none of the operands' fails too ("the ratio
-  of cash to total liabilities" on total assets / total liabilities).
+  a named exact line item that is none of the candidate's fails too ("the ratio of cash to total
+  liabilities" on total assets / total liabilities), for a direct match unless the sentence also
+  names the candidate's own item (:func:`~assay.grounding.labels.related_to`). An item after
+  "percentage/share of" is a base, not what the number is.
+- **twins** (:func:`twin_veto`): a paragraph number repeating a line item's figure is judged as
+  that line item, unless its own context names the year or item at issue.
 """
 
 from __future__ import annotations
@@ -47,11 +59,15 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
-from assay.grounding.direction import COMPARED, change_ratio_direction, from_to_contradictions
+from assay.grounding.direction import (
+    COMPARED,
+    change_ratio_direction,
+    from_to_contradictions,
+    shifted_level,
+)
 from assay.grounding.labels import (
     GENERIC_ITEMS,
     SnapshotVocabulary,
@@ -74,6 +90,8 @@ from assay.grounding.lexicon import (
     QSIGN,
     SUM,
     SUM_WORDS,
+    licences,
+    total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
 
@@ -120,6 +138,7 @@ class SentenceContext:
     named: tuple[tuple[int, int, str], ...] = ()  # every named item's span in ``text``
     question_loss: bool = False  # the question names a loss: its figures may be the loss's magnitudes
     contradicted: frozenset[int] = frozenset()  # numbers whose direction contradicts "from A to B"
+    year_mentions: int = 0  # known years the sentence names (mentions, not distinct)
 
     @classmethod
     def read(
@@ -132,13 +151,14 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        q_sum, q_cross = _licences(q)
+        q_sum, q_cross = licences(q)
         summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
-        cross = q_cross or CROSS.search(text) is not None or _total_over_years(text)
+        cross = q_cross or CROSS.search(text) is not None or total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
+        n_years = 0
         if numbers:
             respectively = _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
@@ -151,6 +171,7 @@ class SentenceContext:
                 if years_known
                 else []
             )
+            n_years = len(years)
             if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
                 paired = len(years) == len(numbers)
                 named_set = {y for _, _, y in years}
@@ -181,10 +202,8 @@ class SentenceContext:
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        contradicted = from_to_contradictions(text, offset, numbers)
-        return cls(
-            text, offset, frozen, ends, summed, cross, polarity, exact, named, LOSS.search(q) is not None, contradicted
-        )
+        contra, qloss = from_to_contradictions(text, offset, numbers), LOSS.search(q) is not None
+        return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years)
 
     def before(self, q: Quantity, width: int = 60) -> str:
         """The text of ``q``'s clause right before it (at most ``width`` characters)."""
@@ -315,12 +334,15 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
-        # a value of one period: that period must be named; a derivation: every named year is an operand's
-        # (a derivation with an operand of unknown period: some named year must be a known operand's)
+        # one period: it must be named; a derivation: every named year is an operand's (an operand of unknown
+        # period: one named year must be an operand's); two year mentions: every operand's year is named
         if c.op is None or None in op_years:
             off = not years & named_years
         else:
-            off = bool(named_years - years)
+            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - named_years))
+        moved = shifted_level(c)  # a level ± its change column is the level of another period
+        if moved is not None and named_years == {moved}:
+            return "period_mismatch", f"{c.ref} is {moved}'s figure moved by its change: another period's"
         if len(years) and off:
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
@@ -364,26 +386,6 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
         if d < best_d:
             best, best_d = i, d
     return best
-
-
-_TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
-
-
-@lru_cache(maxsize=1024)
-@lru_cache(maxsize=1024)
-def _licences(question: str) -> tuple[bool, bool]:
-    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
-    if not question:
-        return False, False
-    cross = CROSS.search(question) is not None or _total_over_years(question)
-    return cross or SUM.search(question) is not None, cross
-
-
-def _total_over_years(text: str) -> bool:
-    """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
-        return False
-    return _TWO_YEARS.search(text) is not None
 
 
 def _negligible(q: Quantity, o: Candidate) -> bool:

@@ -8,9 +8,15 @@ import re
 from collections.abc import Sequence
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import Candidate, period_rank
 
-__all__ = ["COMPARED", "A_CHANGE", "from_to_contradictions", "change_ratio_direction"]
+__all__ = [
+    "COMPARED",
+    "A_CHANGE",
+    "from_to_contradictions",
+    "change_ratio_direction",
+    "shifted_level",
+]
 
 _CLAUSE = re.compile(r"[.;!?](?=\s)|\n")
 
@@ -48,3 +54,17 @@ def change_ratio_direction(c: Candidate) -> int | None:
 
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:\S+\s+){0,3}$", re.I)
 _TO = re.compile(r"^(?:\s+\S+){0,5}?\s+to\s+(?:the\s+)?$", re.I)
+
+
+def shifted_level(c: Candidate) -> int | None:
+    """The year of the level in a sum/difference of a level and its own row's change column
+    ("Net sales | 2018" + "Net sales | $ change"): the result is another period's level, so a
+    sentence naming only that year states something false; else None."""
+    if c.op not in ("a+b", "a-b") or len(c.operands) != 2:
+        return None
+    changes = [o for o in c.operands if A_CHANGE.search(o.label.split(" | ", 1)[-1]) or o.label.endswith("| $")]
+    levels = [o for o in c.operands if o not in changes]
+    if len(changes) != 1 or len(levels) != 1 or changes[0].label.split(" | ")[0] != levels[0].label.split(" | ")[0]:
+        return None
+    r = period_rank(levels[0].period)
+    return r[0] if r else None
