@@ -167,3 +167,12 @@ def test_direction_word_flips_the_numbers_own_word_and_up_only_right_before_it()
     assert p is not None and p.answer == "A slower growth rate compared to the 10.3% decrease [F1, F2]."
     p = direction_word(_case("Revenue was up 2.8% [F1, F2]."))
     assert p is not None and p.answer == "Revenue was down 2.8% [F1, F2]."
+
+
+def test_label_swap_never_swaps_in_a_paragraph_numbers_context():
+    """Suite fix: 'The …a $572 million decrease in Blizzard net bookings… in 2018 was $4,203 million'."""
+    facts = (
+        {"id": "D", "label": "Discount rate | 2019", "value": 4.0, "unit": "%", "period": "2019"},
+        {"id": "P", "label": "…a $572 million decrease in Blizzard net bookings…", "value": 3.0, "unit": "%"},
+    )
+    assert label_swap(Case(id="q", answer="The discount rate in 2019 was 4.0% [D].", facts=facts)) is None

@@ -420,3 +420,27 @@ def test_two_year_mentions_name_every_operand_of_a_change():
     assert (
         status("Sales of systems in 2019 were 10.9% lower than the prior year [X0, X1].", snap) == "pass"
     )  # one mention
+
+
+def test_a_number_inside_a_named_line_item_is_part_of_the_name():
+    snap = _facts(
+        ("Combustion of fuel and operation of facilities (Scope 1) | FY19", 59495, "", "FY19"),
+        ("Total gross emissions (Scope 1 and 2) | FY19", 87128, "", "FY19"),
+    )
+    assert status("The total gross emissions for FY19 were 87,128 [X1].", snap) == "pass"
+    bad = "The Combustion of fuel and operation of facilities (Scope 1) for FY19 was 87,128 [X1]."
+    g = check_answer(bad, snap)  # the "1" of "(Scope 1)" took the name before; 87,128 is now judged by it
+    assert [v.kind for v in g.violations if v.quantity == "87,128"] == ["label_mismatch"]
+
+
+def test_the_proportion_of_an_item_as_a_percentage_of_revenue_names_that_item():
+    snap = _facts(
+        ("Cost of revenue | 2017", 55, "%", "2017"),
+        ("Research and development | 2017", 20, "%", "2017"),
+        ("Revenue | 2017", 100, "USD millions", "2017"),
+    )
+    assert status("The proportion of cost of revenue as a percentage of revenue in 2017 was 55% [X0].", snap) == "pass"
+    bad = "The proportion of Research and development as a percentage of revenue in 2017 was 55% [X0]."
+    assert status(bad, snap) == "fail"
+    share = _facts(("Gross profit | 2019", 40, "%", "2019"), ("Net sales | 2019", 900, "USD", "2019"))
+    assert status("The percentage of sales represented by gross profit in 2019 was 40% [X0].", share) == "pass"

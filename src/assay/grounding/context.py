@@ -112,7 +112,11 @@ _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(
 _CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
-_BASE_BEFORE = re.compile(r"\b(?:percentage|percent|share|proportion|portion|%)\s+of\s+(?:the\s+|total\s+)*$", re.I)
+_BASE_BEFORE = re.compile(
+    r"(?:\bas\s+an?\s+(?:percentage|percent|share|proportion|portion|ratio|fraction)|\b(?:percentage|percent|share)|%)"
+    r"\s+of\s+(?:the\s+|total\s+)*$",
+    re.I,
+)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
 
 
@@ -166,6 +170,8 @@ class SentenceContext:
             inside = [m.end() for m in _CLAUSE.finditer(text) if any(a < m.start() < b for a, b, _ in named)]
             cuts = [0, *(m.end() for m in _CLAUSE.finditer(text) if m.end() not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
+            far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
+            spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
                 if years_known

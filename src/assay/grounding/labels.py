@@ -259,6 +259,7 @@ def told_direction(c: Candidate) -> int | None:
 _LABEL_CLAUSE = re.compile(r"[.;](?=\s)|,\s(?=but|while|whereas)|[()]")
 
 
+@lru_cache(maxsize=8192)
 def own_clause(text: str, value: float) -> str:
     """The clause of a context ``text`` that holds the number ``value`` (cut at ". ", ";", ", but",
     parentheses), or the whole text when the number is not found in it: "(1 percent adjusted for

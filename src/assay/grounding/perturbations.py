@@ -21,8 +21,8 @@ or the change would not make the answer wrong). Every function copies the case w
 - :func:`label_swap` — the cited fact's line item (the row part of its label, found verbatim,
   case-insensitively, on word boundaries, in the answer) replaced by another fact's line item of
   the same unit, for which no fact of the same period has the cited value; the new item must name
-  a line item (:func:`_nameable`: not "Total", "Other", a placeholder "row 6", under four
-  characters or over 16 words; a trailing " ." is cut).
+  a line item (:func:`_nameable`: not a paragraph number's context, "Total", "Other", a
+  placeholder "row 6", under four characters or over 16 words; a trailing " ." is cut).
 - :func:`sum_periods` — for an answer citing ONE fact with one number, the number replaced by
   the sum of that fact and the same line item's other period (first in snapshot order), written
   at the same decimals and scale word, both ids cited.
@@ -42,7 +42,7 @@ from assay.cases import Case
 from assay.claims import DEFAULT_CITATION_PATTERN, extract_quantities, find_citations
 from assay.facts import Fact
 from assay.grounding.candidates import period_rank
-from assay.grounding.labels import GENERIC_ITEMS
+from assay.grounding.labels import GENERIC_ITEMS, is_line_item
 
 __all__ = [
     "CaseChange",
@@ -216,7 +216,7 @@ def label_swap(case: Case) -> Case | None:
         if m is None:
             continue
         for g in case.facts:
-            other = _nameable(line_item(g.label))
+            other = _nameable(line_item(g.label)) if is_line_item(g.label) else None  # not a paragraph's text
             if g.unit != f.unit or other is None or other.lower() == item.lower() or other.lower() in lower:
                 continue
             if _still_true(case, cited, _of_item(line_item(g.label))):
