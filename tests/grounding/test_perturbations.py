@@ -123,3 +123,56 @@ def test_run_suite_counts_false_accepts_only_among_accepted_gold_cases():
     assert "gold accepted" in table and "moved_unit" in table and "0/1" in table
     d = r.to_dict()
     assert d["gold_acceptance"] == {"k": 1, "n": 2, "rate": 0.5, "ci95": [wilson(1, 2).low, wilson(1, 2).high]}
+
+
+ROWS = (
+    {"id": "D", "label": "Discount rate | 2019", "value": 4.0, "unit": "%", "period": "2019"},
+    {"id": "T", "label": "Total | 2019", "value": 9.0, "unit": "%", "period": "2019"},
+    {"id": "R", "label": "row 6 | 2019", "value": 7.0, "unit": "%", "period": "2019"},
+    {"id": "L", "label": "Low | 2019", "value": 1.0, "unit": "%", "period": "2019"},
+    {"id": "E", "label": "Expected return on plan assets . | 2019", "value": 6.5, "unit": "%", "period": "2019"},
+)
+
+
+def test_label_swap_names_a_line_item_on_word_boundaries_never_a_generic_or_placeholder_row():
+    """Suite fix (issue 15): swaps to "Total", "row 6" or "Low" made vague sentences, not false
+    ones, and "discount rates" became "Expected return on plan assetss" (a part of a word)."""
+    p = label_swap(Case(id="q", answer="The discount rate in 2019 was 4.0% [D].", facts=ROWS))
+    assert p is not None and p.answer == "The Expected return on plan assets in 2019 was 4.0% [D]."
+    assert label_swap(Case(id="q", answer="The discount rates in 2019 were 4.0% [D].", facts=ROWS)) is None
+    only_vague = tuple(f for f in ROWS if f["id"] != "E")
+    assert label_swap(Case(id="q", answer="The discount rate in 2019 was 4.0% [D].", facts=only_vague)) is None
+
+
+def test_direction_word_leaves_a_bound_alone():
+    """Suite fix: "up to $584 million" is a bound; flipping it to "down to" changed no stated change."""
+    text = "The costs are up to $584 million, of which approximately $108 million remained as of May 31, 2019 [F1]."
+    assert direction_word(_case(text)) is None
+
+
+def test_templated_case_joins_a_multi_span_answer_into_one_sentence():
+    """Suite fix: "… was 4.1% [A]. 4.6% [B].." split a "respectively" sentence in two, so its
+    years never reached the second figure."""
+    case = Case(
+        id="q", question="What are the respective dividend yield in 2017 and 2018?", answer="4.1% [A]. 4.6% [B]."
+    )
+    t = templated_case(case)
+    assert t is not None and t.answer == "The respective dividend yield in 2017 and 2018 was 4.1% [A] and 4.6% [B]."
+
+
+def test_direction_word_flips_the_numbers_own_word_and_up_only_right_before_it():
+    """Suite fix: "a slower growth rate compared to the 10.3% increase" flipped "growth", not the
+    10.3%'s own "increase"; "Adding those up results in $16,525 million" flipped "up"."""
+    p = direction_word(_case("A slower growth rate compared to the 10.3% increase [F1, F2]."))
+    assert p is not None and p.answer == "A slower growth rate compared to the 10.3% decrease [F1, F2]."
+    p = direction_word(_case("Revenue was up 2.8% [F1, F2]."))
+    assert p is not None and p.answer == "Revenue was down 2.8% [F1, F2]."
+
+
+def test_label_swap_never_swaps_in_a_paragraph_numbers_context():
+    """Suite fix: 'The …a $572 million decrease in Blizzard net bookings… in 2018 was $4,203 million'."""
+    facts = (
+        {"id": "D", "label": "Discount rate | 2019", "value": 4.0, "unit": "%", "period": "2019"},
+        {"id": "P", "label": "…a $572 million decrease in Blizzard net bookings…", "value": 3.0, "unit": "%"},
+    )
+    assert label_swap(Case(id="q", answer="The discount rate in 2019 was 4.0% [D].", facts=facts)) is None

@@ -29,7 +29,10 @@ class Candidate:
     ``value`` is in base units (scale applied; percent in percent, ratio as a fraction);
     ``displayed`` is the number as its source displays it (``None`` when not applicable);
     ``ref`` names the fact id or passage location; ``derived_from`` the operand refs and ``op``
-    the operation for a derivation, ``operands`` the two candidates it was derived from.
+    the operation for a derivation, ``operands`` the two candidates it was derived from;
+    ``digits`` is the figure a reader sees for a fact — its ``displayed_value``, else its value in
+    its own unit — whatever the match rule may use (``displayed``), so a paragraph number and a
+    cell showing the same digits are known as one figure (:func:`~assay.grounding.context.twin_veto`).
     """
 
     value: float
@@ -44,6 +47,7 @@ class Candidate:
     period: str | None = None
     chrono: bool | None = None
     operands: tuple[Candidate, ...] = ()
+    digits: float | None = None
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
@@ -61,7 +65,10 @@ def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
     period = fact.period
     if not period and " | " in fact.label and period_rank(fact.label.split(" | ", 1)[1]) is not None:
         period = fact.label.split(" | ", 1)[1]  # a column header "FY19**" names the period
-    return Candidate(fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, shown, period=period)
+    digits = fact.displayed if fact.displayed is not None else fact.value
+    return Candidate(
+        fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, shown, period=period, digits=digits
+    )
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:

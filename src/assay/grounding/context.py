@@ -14,11 +14,15 @@ Rules, in the order checked:
   clause (60 characters before it, or right after it: "a $5 million loss") on a candidate whose
   sign is positive fails; a profit word (:data:`GAIN_WORDS`) on a negative candidate fails. A
   candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
-  and names no gain. Both kinds in one window (``gain (loss)``) decide nothing.
+  and names no gain. Both kinds in one window decide nothing when adjacent (``gain (loss)``);
+  far apart, the nearer is the number's. On a derivation, the word fails when every operand
+  has the other sign (a question naming the loss licenses positive loss magnitudes).
 - **direction** (direct matches of a number the wording gives a direction): a fact that states
   its own direction — the one change word of a paragraph number's context, or the sign of a
   cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
-  fails on "…increased by $16.9 million…").
+  fails on "…increased by $16.9 million…"); a number only compared to ("lower than the 3.6%")
+  states none. A stated percent change is never a ratio of two levels (a ratio change ÷ base
+  takes the change's sign), nor against the sentence's own "from A … to B" figures.
 - **profit/loss line items** (any match): a loss or profit word attributed to the number (the
   nearest number of its clause) must agree with the polarity of the candidate's line item(s):
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
@@ -27,31 +31,54 @@ Rules, in the order checked:
   "combined", "together", "in total", "total of", "sum", "for both", "합계", and, across periods of one
   line item, :data:`CROSS_PERIOD_WORDS`: "over the two years", "cumulative", "both years",
   "due within 3 years", or a total/sum over two named years). Generic rows ("Total", "Other")
-  of two tables are not one line item.
+  of two tables are not one line item. A sum or difference with an operand below half a
+  displayed unit is that one figure, not a derivation.
 - **period_mismatch**: the sentence names years (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that are periods of the snapshot's facts, attributed to the nearest number of
   their clause, and none is the candidate's period (for a derivation: one of them is no
-  operand's period); candidates without a period are never judged, nor sentences that say
-  "respectively" (the years pair with the numbers in order).
+  operand's period; with an operand of unknown period, one named year must be an operand's;
+  with two year mentions, every operand's year must be named); candidates without a period are
+  never judged. "Respectively" pairs the years with the numbers in order (a set when the counts
+  differ; "2019 to 2017" holds the years between); a one-number sentence gives it every year. A
+  level ± its row's change column is another period's level.
 - **label_mismatch**: the sentence names a line item that is exactly (case-insensitively, on word
   boundaries, or through the material-label synonyms of
   :data:`~assay.grounding.labels.DEFAULT_MATERIAL_LABELS`) the line item of a fact, and
   no named item is related to the candidate's (equal, one containing the other, or one concept);
-  for a derivation, a named exact line item that is none of the operands' fails too ("the ratio
-  of cash to total liabilities" on total assets / total liabilities).
+  a named exact line item that is none of the candidate's fails too ("the ratio of cash to total
+  liabilities" on total assets / total liabilities), for a direct match unless the sentence also
+  names the candidate's own item (:func:`~assay.grounding.labels.related_to`). An item after
+  "percentage/share of" is a base, not what the number is.
+- **twins** (:func:`twin_veto`): a paragraph number repeating a line item's figure is judged as
+  that line item, unless its own context names the year or item at issue.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, period_rank
-from assay.grounding.labels import CONCEPTS, concept_of, related_items
+from assay.grounding.direction import (
+    COMPARED,
+    change_ratio_direction,
+    from_to_contradictions,
+    shifted_level,
+)
+from assay.grounding.labels import (
+    GENERIC_ITEMS,
+    SnapshotVocabulary,
+    fact_sign,
+    is_line_item,
+    label_polarity,
+    line_item,
+    names_own_item,
+    related_to,
+    told_direction,
+)
 from assay.grounding.lexicon import (
     CROSS,
     CROSS_PERIOD_WORDS,
@@ -63,7 +90,10 @@ from assay.grounding.lexicon import (
     QSIGN,
     SUM,
     SUM_WORDS,
+    licences,
+    total_over_years,
 )
+from assay.grounding.match import CandidateSet, match
 
 __all__ = [
     "LOSS_WORDS",
@@ -73,79 +103,26 @@ __all__ = [
     "SentenceContext",
     "SnapshotVocabulary",
     "acceptable",
+    "twin_veto",
     "question_carries_sign",
     "line_item",
 ]
 
-_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?![\d,]|\.\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
-_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and|versus|compared)|\n")
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
+_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+_RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
+_BASE_BEFORE = re.compile(
+    r"(?:\bas\s+an?\s+(?:percentage|percent|share|proportion|portion|ratio|fraction)|\b(?:percentage|percent|share)|%)"
+    r"\s+of\s+(?:the\s+|total\s+)*$",
+    re.I,
+)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-_GENERIC = {"total", "other", "net", "balance", "amount", "value", "change", "none", "others", "ending", "beginning"}
-
-
-def line_item(label: str) -> str:
-    """The row part of a ``"row | column"`` label, lower-case and stripped."""
-    return label.split(" | ")[0].strip().lower()
 
 
 def question_carries_sign(question: str | None) -> bool:
     """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
     return bool(question) and QSIGN.search(question or "") is not None
-
-
-class SnapshotVocabulary:
-    """The snapshot's periods (years) and line items, and a matcher of the items in text.
-
-    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items shorter than four
-    characters or generic ("Total", "Other") are left out of the matcher: naming them says
-    nothing about which fact is meant.
-    """
-
-    def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
-        pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
-        self.years, self.items, self._re = _vocabulary(pairs)
-
-    @property
-    def has_items(self) -> bool:
-        """Whether any line item can be named."""
-        return self._re is not None
-
-    def named_spans(self, text: str) -> list[tuple[int, int, str]]:
-        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``."""
-        if self._re is None:
-            return []
-        return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
-
-
-@lru_cache(maxsize=256)
-def _vocabulary(
-    pairs: tuple[tuple[str, str | None], ...],
-) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
-    """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
-    cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
-    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
-    items = {line_item(label) for label, _ in pairs if _is_line_item(label)}
-    items = {i for i in items if len(i) >= 4 and i not in _GENERIC}
-    concepts = {concept_of(i) for i in items} - {None}
-    names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
-    matcher = (
-        re.compile(
-            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
-            re.I,
-        )
-        if names
-        else None
-    )
-    return years, frozenset(items), matcher
-
-
-def _fact_period(label: str, period: str | None) -> str | None:
-    """A fact's period, or the one its label's column part names (as :func:`fact_candidate`)."""
-    if period or " | " not in label:
-        return period
-    column = label.split(" | ", 1)[1]
-    return column if period_rank(column) is not None else None
 
 
 @dataclass(frozen=True)
@@ -162,6 +139,10 @@ class SentenceContext:
     cross_period_licensed: bool
     polarity: dict[int, int] | None = None  # quantity start → −1 (loss words) / +1 (profit words)
     exact: frozenset[str] = frozenset()  # named items that are exactly a fact's line item
+    named: tuple[tuple[int, int, str], ...] = ()  # every named item's span in ``text``
+    question_loss: bool = False  # the question names a loss: its figures may be the loss's magnitudes
+    contradicted: frozenset[int] = frozenset()  # numbers whose direction contradicts "from A to B"
+    year_mentions: int = 0  # known years the sentence names (mentions, not distinct)
 
     @classmethod
     def read(
@@ -174,54 +155,119 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        q_sum, q_cross = _licences(q)
+        q_sum, q_cross = licences(q)
         summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
-        cross = q_cross or CROSS.search(text) is not None or _total_over_years(text)
+        cross = q_cross or CROSS.search(text) is not None or total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
+        named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
+        n_years = 0
         if numbers:
             respectively = _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
-            cuts = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text) + 1]
+            named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
+            inside = [m.end() for m in _CLAUSE.finditer(text) if any(a < m.start() < b for a, b, _ in named)]
+            cuts = [0, *(m.end() for m in _CLAUSE.finditer(text) if m.end() not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
+            far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
+            spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
                 if years_known
                 else []
             )
-            for s, e, y in [] if respectively else years:  # "in 2019 and 2018, respectively"
-                k = _nearest(spans, s, e, cuts)
+            n_years = len(years)
+            if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
+                paired = len(years) == len(numbers)
+                named_set = {y for _, _, y in years}
+                for (_, e1, y1), (s2, _, y2) in zip(years, years[1:], strict=False):
+                    if _RANGE.fullmatch(text, e1, s2):  # "fiscal years 2019 to 2017": and the years between
+                        named_set |= set(range(min(y1, y2), max(y1, y2) + 1)) & vocab.years
+                        paired = False
+                for i, n in enumerate(numbers):
+                    mine = {years[i][2]} if paired else named_set
+                    by_number.setdefault(n.span[0], (set(), []))[0].update(mine)
+            for s, e, y in [] if respectively else years:
+                k = _nearest(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
             for m in POLARITY.finditer(text):
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-            for s, e, name in vocab.named_spans(text):
+            for s, e, name in named:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
+                if k is not None and _BASE_BEFORE.search(text, 0, s):
+                    continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
         frozen = {k: (frozenset(y), tuple(i)) for k, (y, i) in by_number.items()}
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        return cls(text, offset, frozen, ends, summed, cross, polarity, exact)
+        contra, qloss = from_to_contradictions(text, offset, numbers), LOSS.search(q) is not None
+        return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years)
+
+    def before(self, q: Quantity, width: int = 60) -> str:
+        """The text of ``q``'s clause right before it (at most ``width`` characters)."""
+        s = q.span[0] - self.offset
+        cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
+        return self.text[max(cut, s - width) : s]
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
         s, e = q.span[0] - self.offset, q.span[1] - self.offset
         cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
         prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
-        before = self.text[max(cut, prev, s - 40) : s]
+        before = self.text[max(cut, prev, s - 60) : s]
         after = self.text[e : e + 16]
         loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
         gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
+        if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
+            last_loss = max(m.end() for m in LOSS.finditer(before))
+            last_gain = max(m.end() for m in GAIN.finditer(before))
+            if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
+                return -1 if last_loss > last_gain else 1
         if loss == gain:
             return None
         return -1 if loss else 1
+
+
+def twin_veto(
+    q: Quantity, c: Candidate, facts: Iterable[Candidate] | CandidateSet, ctx: SentenceContext, cited: bool = False
+) -> tuple[str, str] | None:
+    """The veto of a paragraph or passage number ``c`` (no period, a context for a label) that
+    repeats a line item's figure: when facts of ``facts``
+    (the cited facts; uncited, every fact) match ``q``'s value and :func:`acceptable` vetoes each
+    of them, the passage number is their figure and takes the first veto ("…final dividend
+    proposed for 2019 of 3.45 cents…" backs "the 2018 dividend was 3.45 cents" no more than the
+    2019 fact beside it does); else None (no such fact, one is acceptable, or the number's own
+    context names the year or line item the veto is about)."""
+    if c.op is not None or (c.origin != "passage" and is_line_item(c.label)) or _year(c.period) is not None:
+        return None
+    vetoes = []
+    for f in facts.near(q) if isinstance(facts, CandidateSet) else facts:
+        if f.origin != "fact" or f.op is not None or f is c or not is_line_item(f.label):
+            continue
+        if not match(q, (f,)).matched and not (cited and f.digits is not None and f.digits in (c.digits, c.displayed)):
+            continue  # cited beside it, a cell showing the same digits is the same figure ("$24.9" and "24.9")
+        veto = acceptable(q, f, ctx)
+        if veto is None:
+            return None
+        vetoes.append(veto)
+    if not vetoes:
+        return None
+    kind, _ = vetoes[0]
+    years, items = ctx.by_number.get(q.span[0], (frozenset(), ()))
+    own = c.label.lower()
+    if kind == "period_mismatch" and any(str(y) in own for y in years):
+        return None  # its own context names the sentence's year: it is that year's figure
+    if kind == "label_mismatch" and any(n in own for n in items):
+        return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
+    return vetoes[0]
 
 
 def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[str, str] | None:
@@ -232,16 +278,39 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if ctx is None:
         return None
     operands = c.operands or (c,)
-    if c.op is None and q.direction is not None and not q.explicit_sign:
-        told = _told_direction(c)
+    if c.op in ("a/b", "|a|/|b|") and q.direction is not None and q.unit in ("%", "pp"):
+        told = change_ratio_direction(c)
+        if told is None or told != q.direction:
+            return (
+                "sign",
+                f"the wording states {'a rise' if q.direction > 0 else 'a fall'}, but {c.ref} is no such change",
+            )
+    if q.direction is not None and not q.explicit_sign and q.span[0] in ctx.contradicted:
+        return "sign", "the wording's direction contradicts the sentence's own 'from … to …' figures"
+    if c.op is None and q.direction is not None and not q.explicit_sign and not COMPARED.search(ctx.before(q)):
+        told = told_direction(c)
         if told is not None and told != q.direction:
             said = "a rise" if q.direction > 0 else "a fall"
             return "sign", f"the wording states {said}, but {c.ref} is {'a rise' if told > 0 else 'a fall'}"
     if c.op is None and not q.explicit_sign:
         stated = ctx.stated_sign(q)
-        if stated is not None and _sign(c) != stated:
+        if stated is not None and fact_sign(c) != stated:
             word = "a loss" if stated < 0 else "a profit"
             return "sign", f"the wording states {word}, but {c.ref} is {'positive' if stated < 0 else 'negative'}"
+    if c.op is not None and not q.explicit_sign:
+        stated = ctx.stated_sign(q)
+        if (
+            stated is not None
+            and {fact_sign(o) for o in operands} == {-stated}
+            and not (stated < 0 and ctx.question_loss)
+        ):
+            word = "a loss" if stated < 0 else "a profit"
+            return (
+                "sign",
+                f"the wording states {word}, but every figure of {c.ref} is {'positive' if stated < 0 else 'negative'}",
+            )
+    if c.op in ("a+b", "a-b") and any(_negligible(q, o) for o in operands):
+        return "sum", f"{c.ref} adds or takes a figure below the stated precision: it is one figure, not a derivation"
     net = (  # one line item across periods with opposite signs: a net change, a difference
         c.op == "a+b"
         and operands[0].value * operands[-1].value < 0
@@ -249,19 +318,19 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     )
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
-        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in _GENERIC
+        same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in GENERIC_ITEMS
         ya, yb = _year(a.period), _year(b.period)
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
     elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
         a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) not in _GENERIC and _year(a.period) != _year(b.period):
+        if line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS and _year(a.period) != _year(b.period):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
-        pols = {_polarity(o) for o in operands}
-        if len(pols) == 1 and (p := pols.pop()) is not None and p != pol:
+        pols = {label_polarity(o) for o in operands} - {None}  # the operands that have a polarity
+        if len(pols) == 1 and pols.pop() != pol:
             item = line_item(operands[0].label)
             return (
                 "label_mismatch",
@@ -271,22 +340,29 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
-        # a value of one period: that period must be named; a derivation: every named year is an operand's
-        off = not years & named_years if c.op is None else bool(named_years - years)
-        if len(years) and None not in op_years and off:
+        # one period: it must be named; a derivation: every named year is an operand's (an operand of unknown
+        # period: one named year must be an operand's); two year mentions: every operand's year is named
+        if c.op is None or None in op_years:
+            off = not years & named_years
+        else:
+            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - named_years))
+        moved = shifted_level(c)  # a level ± its change column is the level of another period
+        if moved is not None and named_years == {moved}:
+            return "period_mismatch", f"{c.ref} is {moved}'s figure moved by its change: another period's"
+        if len(years) and off:
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
-        mine = [o.label.lower() for o in operands if o.origin != "passage" and _is_line_item(o.label)]
-        if c.op is not None and mine:  # a derivation: each named exact line item must be an operand's
-            stray = [n for n in named_items if n in ctx.exact and not any(related_items(n, m) for m in mine)]
+        mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
+        if mine and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
+            stray = [n for n in named_items if n in ctx.exact and not any(related_to(n, m, True) for m in mine)]
             if stray:
                 return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
         if (
             mine
-            and not any(related_items(n, m) for n in named_items for m in mine)
-            and not _names_own_item(ctx.text, mine)
+            and not any(related_to(n, m, n in ctx.exact) for n in named_items for m in mine)
+            and not names_own_item(ctx.text, mine, ctx.named)
         ):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
@@ -318,74 +394,7 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
     return best
 
 
-_UP_LABEL = re.compile(r"\b(?:increased?|increases|rose|grew|growth|higher|up)\b", re.I)
-_DOWN_LABEL = re.compile(r"\b(?:decreased?|decreases|declined?|fell|lower|down|dropped)\b", re.I)
-_CHANGE_COLUMN = re.compile(r"\|\s*(?:%\s*)?(?:change|variance|increase\s*/\s*\(?decrease\)?)\b", re.I)
-
-
-def _told_direction(c: Candidate) -> int | None:
-    """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…") or of a passage number's line, or the sign of a cell in a
-    "Change" column; else None."""
-    if c.origin not in ("fact", "passage") or not c.label:
-        return None
-    if c.origin == "passage" or not _is_line_item(c.label):  # a paragraph number or passage line: its text
-        up, down = _UP_LABEL.search(c.label) is not None, _DOWN_LABEL.search(c.label) is not None
-        return None if up == down else (1 if up else -1)
-    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
-        return 1 if c.value > 0 else -1
-    return None
-
-
-def _polarity(c: Candidate) -> int | None:
-    """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
-    profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
-    (loss)"); a passage number's line (its row label) is read the same way."""
-    if not c.label or (c.origin != "passage" and not _is_line_item(c.label)):
-        return None
-    item = c.label.lower() if c.origin == "passage" else line_item(c.label)
-    loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
-    if loss == gain:
-        return None
-    return -1 if loss or c.value < 0 else 1
-
-
-def _sign(c: Candidate) -> int:
-    if c.value < 0:
-        return -1
-    label = line_item(c.label)
-    if LOSS.search(label) and not GAIN.search(label):
-        return -1
-    return 1
-
-
-_TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
-
-
-@lru_cache(maxsize=1024)
-def _licences(question: str) -> tuple[bool, bool]:
-    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
-    if not question:
-        return False, False
-    cross = CROSS.search(question) is not None or _total_over_years(question)
-    return cross or SUM.search(question) is not None, cross
-
-
-def _total_over_years(text: str) -> bool:
-    """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
-        return False
-    return _TWO_YEARS.search(text) is not None
-
-
-def _names_own_item(text: str, labels: list[str]) -> bool:
-    """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK")."""
-    low = text.lower()
-    return any(re.search(r"(?<![\w])" + re.escape(line_item(lab)) + r"(?![\w])", low) for lab in labels)
-
-
-def _is_line_item(label: str) -> bool:
-    """A table or statement line item; not the text around a number of a paragraph ("…was $5…")."""
-    return (
-        bool(label) and not label.startswith(("…", "...")) and len(label) <= 120 and len(line_item(label).split()) <= 10
-    )
+def _negligible(q: Quantity, o: Candidate) -> bool:
+    """Whether operand ``o`` is below half a displayed unit of ``q`` (adding it changes nothing)."""
+    half = 0.5 * 10.0 ** (-q.decimals) * (q.scale if q.unit not in ("%", "pp", "x") else 1.0)
+    return abs(o.value) <= half and abs(o.value) < abs(q.value * q.scale)

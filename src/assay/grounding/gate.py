@@ -19,8 +19,7 @@ whenever a rule changes (the memo cache re-gates on a version change).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -28,11 +27,10 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from assay.claims import DEFAULT_CITATION_PATTERN, Claim, Quantity, extract_claims, find_citations
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, derive
-from assay.grounding.comparison import comparison_veto
-from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.display import show_value
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
+from assay.grounding.sentence_rules import sentence_reader
 
 __all__ = [
     "GATE_VERSION",
@@ -59,7 +57,9 @@ __all__ = [
 #: numbers in words match within their stated tolerance; status ``unchecked``.
 #: gate-6: in cited mode a fact matches as displayed only through its ``displayed_value``
 #: (``$6.13 [F1]`` no longer matches 6.13 USD millions); such matches say ``scale_from_display``;
-#: a stated change ("2.9% higher than", "exceeded … by") matches against either cited base.
+#: a stated change ("2.9% higher than", "exceeded … by") matches against either cited base;
+#: sign words on derivations, negligible operands, "respectively", partly dated derivations,
+#: paragraph numbers judged as the line item they repeat, stricter line-item relation (context doc).
 GATE_VERSION = "gate-6"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
@@ -238,27 +238,14 @@ def check_answer(
 # --- modes ---------------------------------------------------------------------------------
 
 
-def _reader(
-    claim: Claim, idx: SnapshotIndex, question: str | None
-) -> tuple[Callable[[Quantity, Candidate], tuple[str, str] | None], Callable[[Quantity], Quantity]]:
-    """The rule check of one sentence's matches, and the question's sign licence on its numbers."""
-    ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
-    signed = question_carries_sign(question)
-    text = claim.text
-
-    def license_sign(q: Quantity) -> Quantity:
-        return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
-
-    return (lambda q, c: acceptable(q, c, ctx) or comparison_veto(q, c, text)), license_sign
-
-
 def _cited(
     claims: Sequence[Claim], idx: SnapshotIndex, question: str | None = None
 ) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
     for claim in claims:
-        accept, license_sign = _reader(claim, idx, question)
+        cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
+        accept, license_sign = sentence_reader(claim, idx, question, lambda c=cited: c, True)  # type: ignore[misc]
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(
@@ -269,7 +256,6 @@ def _cited(
                     reason=f"cites {cid!r}, which is not a fact of the snapshot",
                 )
             )
-        cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
         derived: list[Candidate] | None = None
         for q in claim.numbers:
             if not claim.citations:
@@ -302,20 +288,25 @@ def _uncited(
     direct = idx.uncited_direct()
     derived: CandidateSet | None = None
     facts_only: CandidateSet | None = None
+
+    def all_facts() -> CandidateSet:
+        nonlocal facts_only
+        facts_only = facts_only or CandidateSet(idx.facts.values())
+        return facts_only
+
     for claim in claims:
         if not claim.numbers:
             continue
-        accept, license_sign = _reader(claim, idx, question)
+        accept, license_sign = sentence_reader(claim, idx, question, all_facts)
         for q in map(license_sign, claim.numbers):
             if _too_coarse_for_passages(q):
                 if not idx.snapshot.facts:
                     continue  # not checkable: a lone digit "matches" some number on any page
-                facts_only = facts_only or CandidateSet(idx.facts.values())
-                r = best_match(q, facts_only, (), accept)
+                r = best_match(q, all_facts(), (), accept)
                 checks.append(_check(q, r))
                 if not r.matched:
                     violations.append(
-                        _violation(q, r, facts_only, "unsourced", "a bare single-digit number matches no fact")
+                        _violation(q, r, all_facts(), "unsourced", "a bare single-digit number matches no fact")
                     )
                 continue
             r = best_match(q, direct, (), accept)

@@ -4,9 +4,28 @@ completeness, and by the gate's label rule in :mod:`assay.grounding.context`).""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["DEFAULT_MATERIAL_LABELS", "CONCEPTS", "concept_of", "related_items"]
+from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.lexicon import GAIN, LOSS
+
+__all__ = [
+    "DEFAULT_MATERIAL_LABELS",
+    "CONCEPTS",
+    "GENERIC_ITEMS",
+    "SnapshotVocabulary",
+    "concept_of",
+    "is_line_item",
+    "line_item",
+    "related_items",
+    "related_to",
+    "names_own_item",
+    "told_direction",
+    "label_polarity",
+    "fact_sign",
+    "own_clause",
+]
 
 #: Material labels for financial statements: each entry is one concept with its synonyms.
 #: Source: the core line items of the income statement, balance sheet and cash-flow statement
@@ -79,3 +98,205 @@ def related_items(named: str, item: str) -> bool:
         return True
     cn = concept_of(named)
     return cn is not None and cn == concept_of(item)
+
+
+#: Line items that name nothing specific: naming them says nothing about which fact is meant.
+GENERIC_ITEMS = {
+    "total",
+    "other",
+    "net",
+    "balance",
+    "amount",
+    "value",
+    "change",
+    "none",
+    "others",
+    "ending",
+    "beginning",
+}
+
+
+def line_item(label: str) -> str:
+    """The row part of a ``"row | column"`` label, lower-case and stripped."""
+    return label.split(" | ")[0].strip().lower()
+
+
+def is_line_item(label: str) -> bool:
+    """A table or statement line item; not the text around a number of a paragraph ("…was $5…",
+    "AMER. Operating income increased $19.2 million in fiscal 2019 as compared to fiscal…"): at
+    most 16 words in its row part (a row "Additions based on tax positions taken during a prior
+    period - acquisitions" has 12), not cut with an ellipsis at either end."""
+    return (
+        bool(label)
+        and not label.startswith(("…", "..."))
+        and not label.endswith(("…", "..."))
+        and len(label) <= 160
+        and len(line_item(label).split()) <= 16
+    )
+
+
+class SnapshotVocabulary:
+    """The snapshot's periods (years) and line items, and a matcher of the items in text.
+
+    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items shorter than four
+    characters or generic ("Total", "Other") are left out of the matcher: naming them says
+    nothing about which fact is meant.
+    """
+
+    def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
+        pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
+        self.years, self.items, self._re = _vocabulary(pairs)
+
+    @property
+    def has_items(self) -> bool:
+        """Whether any line item can be named."""
+        return self._re is not None
+
+    def named_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``."""
+        if self._re is None:
+            return []
+        return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(
+    pairs: tuple[tuple[str, str | None], ...],
+) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
+    """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
+    cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
+    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
+    items = {line_item(label) for label, _ in pairs if is_line_item(label)}
+    items = {i for i in items if len(i) >= 4 and i not in GENERIC_ITEMS}
+    concepts = {concept_of(i) for i in items} - {None}
+    names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
+    matcher = (
+        re.compile(
+            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
+            re.I,
+        )
+        if names
+        else None
+    )
+    return years, frozenset(items), matcher
+
+
+def _fact_period(label: str, period: str | None) -> str | None:
+    """A fact's period, or the one its label's column part names (as :func:`fact_candidate`)."""
+    if period or " | " not in label:
+        return period
+    column = label.split(" | ", 1)[1]
+    return column if period_rank(column) is not None else None
+
+
+def _year(period: str | None) -> int | None:
+    r = period_rank(period)
+    return r[0] if r else None
+
+
+def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int, str]] = ()) -> bool:
+    """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK"),
+    not as a part of a longer named item ("Additions … - acquisitions" does not name "Additions …")."""
+    low = text.lower()
+    for lab in labels:
+        item = line_item(lab)
+        for m in re.finditer(r"(?<![\w])" + re.escape(item) + r"(?![\w])", low):
+            if not any(s <= m.start() and m.end() <= e and name != item for s, e, name in named):
+                return True
+    return False
+
+
+def related_to(named: str, label: str, exact: bool) -> bool:
+    """Whether a named item names the candidate of (lower-case) ``label``: the named item is its
+    line item or a part of its label ("net sales" of "apac | fiscal 2019 net sales"); one longer
+    than its line item and containing it, or of one material concept, names that candidate only
+    when no fact has exactly that name (``exact``: "additions … - acquisitions" is another row than
+    "additions …", "Data centre services revenue" another than "Total revenue"); a concept relates
+    them only when one of the two IS a synonym of it ("revenue" and "total net sales"), never
+    through a synonym buried in two long items ("share of net earnings in X" / "… in Y")."""
+    item = line_item(label)
+    if named == item or named in label:
+        return True
+    if item in named or exact:
+        return item in named and not exact
+    cn = concept_of(named)
+    return cn is not None and (named in CONCEPTS or item in CONCEPTS) and cn == concept_of(item)
+
+
+# --- what a fact's own label says: its direction and polarity ------------------------------
+
+_UP_LABEL = re.compile(r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b", re.I)
+_DOWN_LABEL = re.compile(
+    r"\b(?:decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing))\b", re.I
+)
+#: "(Gain) on completion of …" = (8,086): the accounting convention shows a gain negative.
+_GAIN_IN_PARENS = re.compile(r"\((?:gains?|income|profits?)\)", re.I)
+_UP_ITEM = re.compile(r"\b(?:increases?|growth)\b", re.I)
+_DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
+_CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
+
+
+def told_direction(c: Candidate) -> int | None:
+    """The direction a fact itself states: the one change word of a paragraph number's context
+    ("…increased by $16.9 million…") or of a passage number's line, the sign of a cell in a
+    "Change" column, or the one change noun of a positive line item ("Rate of compensation
+    increase"; not "Increase (decrease) in …"); else None."""
+    if c.origin not in ("fact", "passage") or not c.label:
+        return None
+    if c.origin == "passage" or not is_line_item(c.label):  # a paragraph number or passage line: its text
+        text = own_clause(c.label, c.displayed if c.displayed is not None else c.value)
+        up, down = _UP_LABEL.search(text) is not None, _DOWN_LABEL.search(text) is not None
+        return None if up == down else (1 if up else -1)
+    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
+        return 1 if c.value > 0 else -1
+    if c.value > 0:  # a line item named by its change: "Rate of compensation increase" = 4.3
+        item = line_item(c.label)
+        up, down = _UP_ITEM.search(item) is not None, _DOWN_ITEM.search(item) is not None
+        return None if up == down else (1 if up else -1)
+    return None
+
+
+_LABEL_CLAUSE = re.compile(r"[.;](?=\s)|,\s(?=but|while|whereas)|[()]")
+
+
+@lru_cache(maxsize=8192)
+def own_clause(text: str, value: float) -> str:
+    """The clause of a context ``text`` that holds the number ``value`` (cut at ". ", ";", ", but",
+    parentheses), or the whole text when the number is not found in it: "(1 percent adjusted for
+    currency), but increased…" says nothing of the direction of the 1 percent."""
+    v = abs(value)
+    forms = {f"{v:,.0f}", f"{v:.0f}"} if v == int(v) else set()
+    forms |= {f"{v:,.{d}f}".rstrip("0") for d in (1, 2, 3)} - {""}
+    alts = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f and f[-1] != ".")
+    m = re.search(r"(?<![\d.,])(?:" + alts + r")(?!\d|[.,]\d)", text) if alts else None
+    if m is None:
+        return text
+    lo = max((x.end() for x in _LABEL_CLAUSE.finditer(text, 0, m.start())), default=0)
+    nxt = _LABEL_CLAUSE.search(text, m.end())
+    return text[lo : nxt.start() if nxt else len(text)]
+
+
+def label_polarity(c: Candidate) -> int | None:
+    """−1 for a loss line item ("Net loss", "Operating loss carryforward"), the value's sign for a
+    profit line item ("Net income" = −5 is a loss), None for a neutral or mixed one ("Net income
+    (loss)"); a passage number's line (its row label) is read the same way."""
+    if not c.label or (c.origin != "passage" and not is_line_item(c.label)):
+        return None
+    item = c.label.lower() if c.origin == "passage" else line_item(c.label)
+    loss, gain = LOSS.search(item) is not None, GAIN.search(item) is not None
+    if loss == gain:
+        return None
+    if gain and c.value < 0 and _GAIN_IN_PARENS.search(item):
+        return 1
+    return -1 if loss or c.value < 0 else 1
+
+
+def fact_sign(c: Candidate) -> int:
+    """−1 for a negative value (but +1 for a "(Gain)" line item shown negative) or a loss line
+    item shown positive ("Net loss" = 5), else +1."""
+    label = line_item(c.label)
+    if c.value < 0:
+        return 1 if _GAIN_IN_PARENS.search(label) and not LOSS.search(label) else -1
+    if LOSS.search(label) and not GAIN.search(label):
+        return -1
+    return 1

@@ -7,6 +7,7 @@ Used by :mod:`assay.grounding.context`; extend a list only with the sentence tha
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = [
     "LOSS_WORDS",
@@ -20,6 +21,8 @@ __all__ = [
     "SUM",
     "CROSS",
     "QSIGN",
+    "licences",
+    "total_over_years",
 ]
 
 LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
@@ -90,9 +93,15 @@ QUESTION_SIGN_WORDS = (
 )
 
 
+#: Words a list entry must not be followed by to count: "negative growth of 2.8%" states a
+#: direction (a fall), not a negative figure (as :func:`assay.claims.lexicons.negative_word`).
+NOT_BEFORE = {"negative": r"(?!\s+(?:growth|change|changes|return|returns)\b)"}
+
+
 def words_regex(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex matching any of ``words`` (longest first) on word boundaries, ignoring case."""
-    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    """One regex matching any of ``words`` (longest first) on word boundaries, ignoring case
+    (an entry of :data:`NOT_BEFORE` only when its guard holds)."""
+    alts = "|".join(re.escape(w) + NOT_BEFORE.get(w, "") for w in sorted(words, key=len, reverse=True))
     return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
 
 
@@ -102,3 +111,22 @@ GAIN = words_regex(GAIN_WORDS)
 SUM = words_regex(SUM_WORDS)
 CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
+
+
+_TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
+
+
+@lru_cache(maxsize=1024)
+def licences(question: str) -> tuple[bool, bool]:
+    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
+    if not question:
+        return False, False
+    cross = CROSS.search(question) is not None or total_over_years(question)
+    return cross or SUM.search(question) is not None, cross
+
+
+def total_over_years(text: str) -> bool:
+    """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
+    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+        return False
+    return _TWO_YEARS.search(text) is not None

@@ -12,14 +12,17 @@ or the change would not make the answer wrong). Every function copies the case w
   the answer has both kinds ("gain (loss)").
 - :func:`direction_word` — the verb or noun of change that gives an unsigned number its
   direction flipped: rose↔fell, increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소;
-  None when no number takes its direction from the wording or both directions are written.
+  None when no number takes its direction from the wording, both directions are written, or the
+  word is a bound ("up to $584 million": no change is stated).
 - :func:`period_swap` — the first year the answer names (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that is the period of a cited fact replaced by another year present in the
   snapshot's fact periods; None when no other year exists or some fact of the same row label and
   that year has the same value (then the swapped sentence would still be true).
 - :func:`label_swap` — the cited fact's line item (the row part of its label, found verbatim,
-  case-insensitively, in the answer) replaced by another fact's line item of the same unit, for
-  which no fact of the same period has the cited value.
+  case-insensitively, on word boundaries, in the answer) replaced by another fact's line item of
+  the same unit, for which no fact of the same period has the cited value; the new item must name
+  a line item (:func:`_nameable`: not a paragraph number's context, "Total", "Other", a
+  placeholder "row 6", under four characters or over 16 words; a trailing " ." is cut).
 - :func:`sum_periods` — for an answer citing ONE fact with one number, the number replaced by
   the sum of that fact and the same line item's other period (first in snapshot order), written
   at the same decimals and scale word, both ids cited.
@@ -39,6 +42,7 @@ from assay.cases import Case
 from assay.claims import DEFAULT_CITATION_PATTERN, extract_quantities, find_citations
 from assay.facts import Fact
 from assay.grounding.candidates import period_rank
+from assay.grounding.labels import GENERIC_ITEMS, is_line_item
 
 __all__ = [
     "CaseChange",
@@ -141,8 +145,9 @@ _DIRECTION = re.compile(
 def direction_word(case: Case) -> Case | None:
     """The word of change that gives an unsigned number its direction, flipped (``_DIRECTION_FLIPS``).
 
-    The word is the last one within 60 characters before the first such number (or the first
-    within 24 after it: "a 2.8% decline"); None when no number takes a direction from the
+    The word is the one right after the first such number ("a 2.8% decline", "the 10.3% increase"),
+    else the last one within 60 characters before it ("up"/"down" only right before it), else the
+    first within 24 after it; None when no number takes a direction from the
     wording, or when the answer has both an increase and a decrease word ("increase /
     (decrease)": a label, not a statement).
     """
@@ -154,14 +159,24 @@ def direction_word(case: Case) -> Case | None:
     for q in extract_quantities(text):
         if q.direction is None or q.explicit_sign or q.value == 0:
             continue
-        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
+        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0] and _governs(text, m, q.span[0])]
         after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
-        m = before[-1] if before else after[0] if after else None
+        right_after = after and after[0].start() - q.span[1] <= 2  # "a 10.3% increase": the number's own word
+        m = after[0] if right_after else before[-1] if before else after[0] if after else None
+        if m is not None and _BOUND.match(text, m.start()):
+            return None  # "up to $584 million" is a bound, "down to" a level: no change is stated
         if m is not None:
             return _with(case, _replace(text, m, _DIRECTION_FLIPS[m.group(0).lower()]), "direction_word")
     return None
 
 
+def _governs(text: str, m: re.Match[str], start: int) -> bool:
+    """Whether direction word ``m`` before a number can give it its direction: "up"/"down" only
+    right before it ("up 5%", "down by $3 million"; not "adding those up results in $16,525")."""
+    return m.group(0).lower() not in ("up", "down") or re.fullmatch(r"\s+(?:by\s+)?", text[m.end() : start]) is not None
+
+
+_BOUND = re.compile(r"(?:up|down)\s+to\b", re.I)
 _UP = {"rose", "rise", "increased", "increase", "increases", "higher", "grew", "growth", "up", "증가"}
 
 
@@ -197,17 +212,33 @@ def label_swap(case: Case) -> Case | None:
         item = line_item(f.label)
         if len(item) < 3:
             continue
-        pos = lower.find(item.lower())
-        if pos < 0:
+        m = re.search(r"(?<![\w])" + re.escape(item.lower()) + r"(?![\w])", lower)
+        if m is None:
             continue
         for g in case.facts:
-            other = line_item(g.label)
-            if g.unit != f.unit or other.lower() == item.lower() or len(other) < 3 or other.lower() in lower:
+            other = _nameable(line_item(g.label)) if is_line_item(g.label) else None  # not a paragraph's text
+            if g.unit != f.unit or other is None or other.lower() == item.lower() or other.lower() in lower:
                 continue
-            if _still_true(case, cited, _of_item(other)):
+            if _still_true(case, cited, _of_item(line_item(g.label))):
                 continue
-            return _with(case, case.answer[:pos] + other + case.answer[pos + len(item) :], "label_swap")
+            return _with(case, case.answer[: m.start()] + other + case.answer[m.end() :], "label_swap")
     return None
+
+
+#: Table row names that name no line item: placeholders the importers give unlabelled rows.
+_PLACEHOLDER = re.compile(r"row \d+", re.I)
+
+
+def _nameable(item: str) -> str | None:
+    """``item`` as a sentence would name a line item (trailing " ." / ":" cut), or None when it
+    names none: generic rows ("Total", "Other"), placeholders ("row 6") and names under four
+    characters ("USD", "Low") or over 16 words, which the gate's vocabulary leaves out by design
+    (:class:`~assay.grounding.labels.SnapshotVocabulary`): swapping to them makes a vague
+    sentence, not a false one."""
+    name = re.sub(r"[\s.:;,]+$", "", item).strip()
+    if len(name) < 4 or len(name.split()) > 16 or name.lower() in GENERIC_ITEMS or _PLACEHOLDER.fullmatch(name):
+        return None
+    return name
 
 
 def sum_periods(case: Case) -> Case | None:
@@ -279,7 +310,8 @@ def templated_case(case: Case) -> Case | None:
     """A sentence from a TAT-QA question and its bare gold figure, or None when the question is
     not of the form "What/How much is/was/were/are [the] X?".
 
-    Template: ``"The {X} was {answer}."`` (``answer`` keeps its citation marker), except for a
+    Template: ``"The {X} was {answer}."`` (``answer`` keeps its citation marker; a multi-span
+    answer, one figure per sentence, becomes one list "A [c1], B [c2] and C [c3]"), except for a
     change question "… [percentage] change in X in/from/between P" with a signed gold figure,
     which becomes ``"The {X} {increased|decreased} by {|answer|} {P}."`` (the direction word
     carries the sign). ``variant="templated"``.
@@ -296,7 +328,19 @@ def templated_case(case: Case) -> Case | None:
         rest = case.answer[: q.span[0]] + body + case.answer[q.span[1] :]
         verb = "increased" if q.value > 0 else "decreased"
         return _with(case, f"The {ch.group('x')} {verb} by {rest.strip()} {ch.group('p')}.", "templated")
-    return _with(case, f"The {x} was {case.answer.strip()}.", "templated")
+    return _with(case, f"The {x} was {_as_list(case.answer.strip())}.", "templated")
+
+
+_PIECE = r"[^\[\].]{1,40}(?:\.\d+[^\[\].]{0,20})?\[[^\]]+\]"
+
+
+def _as_list(answer: str) -> str:
+    """A multi-span gold answer ("4.1% [T2C3]. 4.6% [T2C2].", each figure its own sentence) as one
+    list "4.1% [T2C3] and 4.6% [T2C2]", so that the template is one sentence; else ``answer``."""
+    if not re.fullmatch(r"(?:\s*" + _PIECE + r"\.){2,}", answer):
+        return answer
+    pieces: list[str] = [p.strip() for p in re.findall(r"\s*(" + _PIECE + r")\.", answer)]
+    return ", ".join(pieces[:-1]) + " and " + pieces[-1]
 
 
 def line_item(label: str) -> str:

@@ -1,0 +1,52 @@
+"""The rules one sentence puts on its numbers' matches, composed once per sentence for the gate.
+
+:func:`sentence_reader` reads a claim's sentence (:class:`~assay.grounding.context.SentenceContext`)
+and returns the two callables :func:`assay.grounding.match.best_match` needs: ``accept`` — the
+veto of one (quantity, candidate) pair, the first of the sentence rules
+(:func:`~assay.grounding.context.acceptable`: signs, sums, periods, labels, directions), the
+stated comparison's subject and base (:func:`~assay.grounding.comparison.comparison_veto`) and,
+for a fact matched directly, a paragraph number judged as the line item it repeats
+(:func:`~assay.grounding.context.twin_veto`) — and ``license_sign``: the question's sign
+licence ("What was the net loss …") on each number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from assay.claims import Claim, Quantity
+from assay.grounding.candidates import Candidate
+from assay.grounding.comparison import comparison_veto
+from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
+from assay.grounding.index import SnapshotIndex
+from assay.grounding.match import CandidateSet
+
+__all__ = ["Twins", "Veto", "sentence_reader"]
+
+#: The facts a paragraph number may repeat (the cited ones, or every fact in uncited mode).
+Twins = Iterable[Candidate] | CandidateSet
+#: ``(rule kind, reason)`` when a match is refused, ``None`` when it stands.
+Veto = tuple[str, str] | None
+
+
+def sentence_reader(
+    claim: Claim, idx: SnapshotIndex, question: str | None, twins: Callable[[], Twins], cited: bool = False
+) -> tuple[Callable[[Quantity, Candidate], Veto], Callable[[Quantity], Quantity]]:
+    """``(accept, license_sign)`` for the numbers of ``claim`` (see the module docstring).
+
+    ``twins``: called only when a direct fact match needs the twin check; ``cited``: the gate's
+    mode (a cited sentence's twins are its cited facts).
+    """
+    ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
+    signed = question_carries_sign(question)
+    text = claim.text
+
+    def license_sign(q: Quantity) -> Quantity:
+        return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
+
+    def accept(q: Quantity, c: Candidate) -> Veto:
+        veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
+
+    return accept, license_sign
