@@ -1,0 +1,62 @@
+"""The reader's fast paths give exactly what their slow forms give (issue 15, speed).
+
+- :func:`~assay.claims.unchecked.unchecked_masked` scans with only the branches of the forms
+  pattern a text can match (token conditions): the same spans and reasons as the full pattern.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.claims import unchecked as u
+from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.wording import WordIndex
+
+_FORM_WORDS = [
+    "several", "a", "A", "an", "An", "few", "many", "numerous", "multiple", "some", "Some", "tens", "dozens",
+    "hundreds", "hundred", "thousand", "Thousands", "million", "MILLION", "millions", "billion", "trillion",
+    "percent", "percentage", "points", "point", "dollars", "euro", "of", "in", "half", "third", "quarter", "and",
+    "one", "two", "twelve", "twenty", "five", "sixteen", "zero", "dozen", "ish", "fraction", "small", "nearly",
+    "almost", "more", "than", "about", "over", "close", "to", "just", "under", "doubled", "Halved", "XII", "mix",
+    "iv", "Mid", "times", "revenue", "수", "몇", "천", "억", "원", "ı", "ſ", "\u212a", "İ", "é", "x",
+]  # fmt: skip
+_SEPS = [" ", "  ", "-", "-ish", " \n", ", ", ". ", "5", "20", "\u00a0", "", "\t"]
+
+
+def _slow_unchecked(masked: str, read: list[tuple[int, int]]) -> list[u.Unchecked]:
+    """The scan before the fast path: the pre-check, then the full forms pattern."""
+    if not u._may_hold_unchecked(masked, None):
+        return []
+    found = []
+    for m in u._FORMS.finditer(masked):
+        span = m.span()
+        if any(a < span[1] and span[0] < b for a, b in read):
+            continue
+        reason = next(k for k, v in m.groupdict().items() if v is not None)
+        found.append(u.Unchecked(masked[span[0] : span[1]], span, reason))
+    return found
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_FORM_WORDS), st.sampled_from(_SEPS)), max_size=12))
+def test_property_reduced_forms_scan_is_the_full_scan(parts):
+    text = "".join(w + s for w, s in parts)
+    masked = mask(text, __import__("re").compile(DEFAULT_CITATION_PATTERN), keep_fractions=True)
+    expected = _slow_unchecked(masked, [])
+    assert u.unchecked_masked(masked, []) == expected
+    assert u.unchecked_masked(masked, [], WordIndex(masked).tokens) == expected
+
+
+def test_reduced_forms_scan_on_the_documented_forms():
+    for text in [
+        "several billion", "a few million", "hundreds of millions", "thousands of customers", "수천억원",
+        "a dozen-ish", "twenty-ish", "20-ish", "a small fraction of", "nearly doubled", "two point five percent",
+        "two and a half times", "a million", "an hundred", "XII million", "a mix million", "a\u00a0million",
+        "Half A Dozen",
+    ]:  # fmt: skip
+        got = u.unchecked_masked(text, [])
+        assert got == _slow_unchecked(text, []), text
+        assert got, text
+    for text in ["ſeveral billion", "a\u212aILO million", "an İV million", "mix million", "one million"]:
+        assert u.unchecked_masked(text, []) == _slow_unchecked(text, []), text
