@@ -87,6 +87,21 @@ _CARD = (
 _MIXED_UNIT = r"(?:\s+(?:times|" + _SCALE + r")\b)?"
 _MULT = r"(?:doubled|tripled|trebled|quadrupled|halved)"
 
+_VAGUE_HEADS = frozenset("several few many numerous multiple some".split())
+_SCALE_RUNS = frozenset(
+    "thousand thousands million millions billion billions trillion trillions percent percentage dollar dollars "
+    "euro euros".split()
+)
+_PLURAL_SCALES = frozenset("tens dozens hundreds thousands millions billions trillions".split())
+_SINGULAR_SCALES = frozenset("hundred thousand million billion trillion".split())
+_ROMAN_SCALES = frozenset("thousand million billion trillion percent".split())
+_DOZENS = frozenset(("dozen", "dozens"))
+_FRACTION_NOUNS = frozenset(("fraction", "multiple"))
+_MULT_RUNS = frozenset("doubled tripled trebled quadrupled halved".split())
+_A_AN = frozenset(("a", "an"))
+_HALVES = frozenset("half third quarter".split())
+_CARD_RUNS = frozenset(_CARD[3:-1].split("|"))
+
 #: The forms as ``(reason, pattern, condition)`` branches, in the order they are tried; the
 #: condition is a NECESSARY condition for the branch to match anywhere in the text, on the set
 #: of its lowercased letter runs (``[a-z]+``; every keyword a branch matches stands between
@@ -189,21 +204,6 @@ def _forms_for(masked: str, tokens: set[str] | frozenset[str] | None) -> re.Patt
     return _compiled(tuple(sorted(kept))) if kept else None
 
 
-_VAGUE_HEADS = frozenset("several few many numerous multiple some".split())
-_SCALE_RUNS = frozenset(
-    "thousand thousands million millions billion billions trillion trillions percent percentage dollar dollars "
-    "euro euros".split()
-)
-_PLURAL_SCALES = frozenset("tens dozens hundreds thousands millions billions trillions".split())
-_SINGULAR_SCALES = frozenset("hundred thousand million billion trillion".split())
-_ROMAN_SCALES = frozenset("thousand million billion trillion percent".split())
-_DOZENS = frozenset(("dozen", "dozens"))
-_FRACTION_NOUNS = frozenset(("fraction", "multiple"))
-_MULT_RUNS = frozenset("doubled tripled trebled quadrupled halved".split())
-_CARD_RUNS = frozenset(_CARD[3:-1].split("|"))
-_A_AN = frozenset(("a", "an"))
-
-
 def _heads_before_scales(low: str, scales: set[str] | frozenset[str]) -> tuple[bool, bool]:
     """Whether lowercased ``low`` has, right before one of ``scales`` and whitespace, ``a``/``an``
     (the core of the indefinite-scale branch) and two Roman-numeral letters (of the Roman one).
@@ -258,6 +258,5 @@ _SCALE_WORDS = frozenset(
 )
 #: Words that make a form only beside a scale or unit word ("several billion", "a million").
 _NEEDS_SCALE = frozenset("several few many numerous some a an".split())
-_HALVES = frozenset("half third quarter".split())
 _ROMAN = re.compile(r"\b[IVXLCDM]{2,}\s")
 _KR_VAGUE = re.compile(r"[수몇]\s?[십백천]?\s?[만억조]")

@@ -76,7 +76,11 @@ class CandidateSet:
 
     def near(self, q: Quantity) -> list[Candidate]:
         """Candidates that may match ``q`` (in their original order); O(log n) per reading."""
-        if not self.items:
+        return [self.items[i] for i in self._hits(q)]
+
+    def _hits(self, q: Quantity) -> list[int]:
+        """Indices (ascending) of the candidates :meth:`near` returns."""
+        if not len(self):
             return []
         half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
         tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
@@ -92,11 +96,15 @@ class CandidateSet:
         ):
             a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
             hits.update(idx[a:b])
-        return [self.items[i] for i in sorted(hits)]
+        return sorted(hits)
 
     def nearest(self, q: Quantity, k: int = 8) -> list[Candidate]:
         """Up to ``k`` candidates closest to ``q`` in magnitude under any reading (for messages)."""
-        if not self.items:
+        return [self.items[i] for i in self._nearest_indices(q, k)]
+
+    def _nearest_indices(self, q: Quantity, k: int) -> list[int]:
+        """Indices of the candidates :meth:`nearest` returns, nearest first."""
+        if not len(self):
             return []
         stated, s = max(abs(q.value), 1e-12), q.scale
         with np.errstate(invalid="ignore"):
@@ -104,8 +112,7 @@ class CandidateSet:
                 np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)),
                 np.abs(self._disp - stated),
             )
-        order = np.argsort(errs, kind="stable")[:k]
-        return [self.items[i] for i in order]
+        return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
 
 
 #: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):
@@ -189,8 +196,9 @@ def relative_precision(q: Quantity) -> float:
 
 def _sorted_keys(arr: np.ndarray) -> tuple[list[float], list[int]]:
     """Non-NaN values of ``arr`` sorted ascending, with their original indices."""
-    order = [i for i in np.argsort(arr, kind="stable").tolist() if not np.isnan(arr[i])]
-    return [float(arr[i]) for i in order], order
+    order = np.argsort(arr, kind="stable")
+    order = order[~np.isnan(arr[order])]  # vectorised: a Python test per element cost ~4 µs each
+    return arr[order].tolist(), order.tolist()
 
 
 def _stated(q: Quantity) -> float:
