@@ -1,16 +1,22 @@
 """The reader's fast paths give exactly what their slow forms give (issue 15, speed).
 
 - :func:`~assay.claims.unchecked.unchecked_masked` scans with only the branches of the forms
-  pattern a text can match (token conditions): the same spans and reasons as the full pattern.
+  pattern a text can match (token conditions): the same spans and reasons as the full pattern;
+- source passages are read without the wording around each number (``wording=False``): the
+  same quantities as the reader, less the wording fields.
 """
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.claims import extract_quantities
 from assay.claims import unchecked as u
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.quantities import extract_masked
 from assay.claims.wording import WordIndex
 
 _FORM_WORDS = [
@@ -42,7 +48,7 @@ def _slow_unchecked(masked: str, read: list[tuple[int, int]]) -> list[u.Unchecke
 @given(st.lists(st.tuples(st.sampled_from(_FORM_WORDS), st.sampled_from(_SEPS)), max_size=12))
 def test_property_reduced_forms_scan_is_the_full_scan(parts):
     text = "".join(w + s for w, s in parts)
-    masked = mask(text, __import__("re").compile(DEFAULT_CITATION_PATTERN), keep_fractions=True)
+    masked = mask(text, re.compile(DEFAULT_CITATION_PATTERN), keep_fractions=True)
     expected = _slow_unchecked(masked, [])
     assert u.unchecked_masked(masked, []) == expected
     assert u.unchecked_masked(masked, [], WordIndex(masked).tokens) == expected
@@ -60,3 +66,26 @@ def test_reduced_forms_scan_on_the_documented_forms():
         assert got, text
     for text in ["ſeveral billion", "a\u212aILO million", "an İV million", "mix million", "one million"]:
         assert u.unchecked_masked(text, []) == _slow_unchecked(text, []), text
+
+
+_PASSAGE_PARTS = [
+    "Revenue", "net loss", "fell", "rose", "spent", "capex", "(in millions)", "$", "€", "(", ")", "%", "-", "–",
+    "1,577.3", "(45.6)", "2019", "12", "3.5", "0.25", "million", "billion", "per share", "5–7%", "FY2019", "Q3",
+    "3월", "3조", "5천억원", "억", "lower than", "from", "x", "× 100", "1.", "\n", " | ", " ", "  ",
+]  # fmt: skip
+_UNWORDED = ("text", "span", "value", "scale", "unit", "decimals", "explicit_sign", "range_id", "form", "tolerance")
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PASSAGE_PARTS), max_size=16), st.booleans())
+def test_property_passage_reading_without_wording_is_the_reader(parts, space_thousands):
+    """``extract_masked(..., wording=False)`` (source passages) reads the quantities the reader
+    reads, only without the wording fields (direction, signs, loss word, change base)."""
+    text = " ".join(parts)
+    masked = mask(text, re.compile(DEFAULT_CITATION_PATTERN))
+    full = extract_quantities(text, space_thousands=space_thousands)
+    bare = extract_masked(masked, space_thousands, wording=False)
+    assert [tuple(getattr(q, f) for f in _UNWORDED) for q in bare] == [
+        tuple(getattr(q, f) for f in _UNWORDED) for q in full
+    ]
+    assert all(q.direction is None and not q.sign_wording and q.negative_wording is None for q in bare)

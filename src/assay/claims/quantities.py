@@ -79,14 +79,26 @@ def extract_quantities(
 
 
 def extract_masked(
-    masked: str, space_thousands: bool = True, words: bool = False, index: WordIndex | None = None
+    masked: str,
+    space_thousands: bool = True,
+    words: bool = False,
+    index: WordIndex | None = None,
+    *,
+    wording: bool = True,
 ) -> list[Quantity]:
     """Every quantity of ``masked`` (a text already through :func:`~assay.claims.citations.mask`):
     :func:`extract_quantities` without the masking, for callers that mask once for several uses.
     With ``words=True`` mask with ``keep_fractions=True`` (digit fractions are read, not dates).
-    ``index``: the text's :class:`~assay.claims.wording.WordIndex` when the caller has built it."""
+    ``index``: the text's :class:`~assay.claims.wording.WordIndex` when the caller has built it.
+    ``wording=False`` (with ``words=False``) skips the wording around each number: the same
+    quantities with ``direction``, ``sign_wording``, ``negative_wording`` and ``change_base``
+    left unset — for source passages, whose candidates use value, unit and scale only (about
+    a third of a passage's reading time; ``tests/claims/test_fast_paths.py``)."""
     out: list[Quantity] = []
-    index = index if index is not None else WordIndex(masked)
+    if not wording and words:
+        raise ValueError("words=True reads number words through the word index: it needs wording=True")
+    index = index if index is not None else WordIndex(masked) if wording else None
+    ascii_text = masked.isascii()
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
     pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
     pos = 0
@@ -99,10 +111,12 @@ def extract_masked(
         pos = m.end()
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        q = _to_quantity(masked, m, index)
+        q = _to_quantity(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
     out = _link_ranges(masked, out)
+    if index is None:
+        return out
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
@@ -131,7 +145,7 @@ def _parse_num(s: str) -> tuple[float, int]:
     return float(clean), decimals
 
 
-def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | None:
+def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
     g = m.groupdict()
     start, end = m.start(), m.end()
     num_start, num_end = m.start("num"), m.end("num")
@@ -192,7 +206,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
             return None
         if DURATION_AFTER.match(after):
             return None
-        if not words.ascii and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
+        if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
         line_start = text.rfind("\n", 0, start) + 1
         if (
@@ -250,9 +264,12 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     q_end = end
     while q_end > q_start and text[q_end - 1].isspace():
         q_end -= 1
-    direction, sign_wording = words.wording(q_start)
-    if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
-        direction = direction_after(text, q_end)
+    direction: int | None = None
+    sign_wording = False
+    if words is not None:
+        direction, sign_wording = words.wording(q_start)
+        if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
+            direction = direction_after(text, q_end)
     return Quantity(
         text[q_start:q_end],
         (q_start, q_end),

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.claims import Quantity, extract_quantities
+from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
+from assay.claims.citations import mask
+from assay.claims.quantities import extract_masked
 from assay.facts import SCALE_WORDS
 from assay.grounding.candidates import Candidate, Dim
 
@@ -26,6 +28,7 @@ _HEADER = re.compile(
     re.I,
 )
 _PER_SHARE = re.compile(r"per\s+(?:diluted\s+|basic\s+)?(?:common\s+)?share|\bEPS\b", re.I)
+_CITATION = re.compile(DEFAULT_CITATION_PATTERN)
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 
 
@@ -81,7 +84,9 @@ def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
         starts.append(starts[-1] + len(line))
     out: dict[int, list[Quantity]] = {}
     li = 0
-    for q in extract_quantities(passage, space_thousands=False):  # a space separates table cells
+    # = extract_quantities(passage, space_thousands=False) (a space separates table cells) without
+    # the wording around each number, which a passage candidate does not use
+    for q in extract_masked(mask(passage, _CITATION), space_thousands=False, wording=False):
         while li + 1 < len(starts) and starts[li + 1] <= q.span[0]:
             li += 1
         out.setdefault(li + 1, []).append(q)
