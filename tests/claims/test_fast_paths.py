@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.claims import extract_quantities
+from assay.claims import quantities as q
 from assay.claims import unchecked as u
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
 from assay.claims.quantities import extract_masked
@@ -89,3 +90,21 @@ def test_property_passage_reading_without_wording_is_the_reader(parts, space_tho
         tuple(getattr(q, f) for f in _UNWORDED) for q in full
     ]
     assert all(q.direction is None and not q.sign_wording and q.negative_wording is None for q in bare)
+
+
+_NUMBER_TEXT = st.text(alphabet="0123456789.,( )-−–$€£¥₩USDHKEREa%xkM\n\u00a0\u2009억조원", max_size=30)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_NUMBER_TEXT, st.booleans())
+def test_property_number_search_start_finds_the_same_match(text, space_thousands):
+    """Starting the number search where a prefix run reaches the digit finds the match a search
+    from 12 characters back finds (:func:`~assay.claims.quantities._scan_start`)."""
+    pattern = q.NUMBER if space_thousands else q.NUMBER_NO_SPACE
+    prev = -1
+    for d in q._DIGIT.finditer(text):  # the reader's loop: d is the first digit at or after pos
+        first, prev = prev + 1, d.start()
+        for pos in {first, (first + d.start()) // 2, d.start()}:
+            lo = max(pos, d.start() - q._MAX_PREFIX)
+            old, new = pattern.search(text, lo), pattern.search(text, q._scan_start(text, lo, d.start()))
+            assert (old and old.span()) == (new and new.span())

@@ -43,6 +43,7 @@ from assay.claims.patterns import (
     DATE_BEFORE,
     DURATION_AFTER,
     FORMULA_CONSTANTS,
+    ISO,
     KOREAN_LABEL_AFTER,
     KOREAN_SCALE,
     KOREAN_SUB,
@@ -105,7 +106,7 @@ def extract_masked(
     while (d := _DIGIT.search(masked, pos)) is not None:
         # = pattern.finditer(masked): a match starts at most _MAX_PREFIX characters before its
         # first digit, so the search may start there (skipping digit-free text in C, not in sre)
-        m = pattern.search(masked, max(pos, d.start() - _MAX_PREFIX))
+        m = pattern.search(masked, _scan_start(masked, max(pos, d.start() - _MAX_PREFIX), d.start()))
         if m is None:
             break
         pos = m.end()
@@ -120,6 +121,18 @@ def extract_masked(
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
+
+
+def _scan_start(text: str, lo: int, digit: int) -> int:
+    """Where the number search may start for the first digit at ``digit`` (no earlier than ``lo``):
+    the first position from which every character up to the digit can belong to the text a
+    match reads before its number (``(``, signs, whitespace, currency symbols and codes, ``.``).
+    No match containing that digit starts earlier, so the search finds the same match while
+    sre tries far fewer starts (a table row's "| 1,577.3" starts at the space, not 12 back)."""
+    if lo >= digit:
+        return lo
+    run = _PREFIX_RUN.search(text, lo, digit)
+    return run.start() if run is not None else digit
 
 
 def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
@@ -334,6 +347,20 @@ _ORDINAL_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
 #: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
 _MAX_PREFIX = 12
 _NO_BASE: tuple[None, None] = (None, None)
+#: The characters a match may read before its first digit (see NUMBER in
+#: :mod:`assay.claims.patterns`): "(", signs, whitespace, currency symbols, the letters of the
+#: currency prefixes and ISO codes, "." — a run of them that reaches the digit.
+_PREFIX_RUN = re.compile(
+    "["
+    + re.escape(
+        "".join(
+            sorted(
+                set("(-−–$€£¥₩." + "".join(CURRENCY_SYMBOLS) + ISO.replace("(?:", "").replace(")", "").replace("|", ""))
+            )
+        )
+    )
+    + r"\s]*\Z"
+)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
 
