@@ -17,6 +17,7 @@ from assay.claims import extract_quantities
 from assay.claims import quantities as q
 from assay.claims import unchecked as u
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.patterns import DATE_AFTER, DATE_BEFORE, DURATION_AFTER
 from assay.claims.quantities import extract_masked
 from assay.claims.wording import WordIndex
 
@@ -108,3 +109,25 @@ def test_property_number_search_start_finds_the_same_match(text, space_thousands
             lo = max(pos, d.start() - q._MAX_PREFIX)
             old, new = pattern.search(text, lo), pattern.search(text, q._scan_start(text, lo, d.start()))
             assert (old and old.span()) == (new and new.span())
+
+
+_AROUND = st.lists(
+    st.sampled_from(
+        ["st", "th", " ", "  ", "\t", "\n", "\u00a0", "-", ",", ".", "|", "Jan", "January", "Sept", "Dec", "May",
+         "months", "Years", "DAY", "weeks", "quarter", "hours", "minute", "2019", "20", "x", "(", "of"]
+    ),
+    max_size=6,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_AROUND)
+def test_property_date_and_duration_prechecks_are_necessary(text):
+    """The reader's pre-checks before DATE_BEFORE, DATE_AFTER and DURATION_AFTER never skip a
+    text the pattern matches."""
+    if DATE_BEFORE.search(text) and text[-1:].isspace():
+        assert q._may_end_in_month(text)
+    if DATE_AFTER.match(text):
+        assert q._may_start_date(text)
+    if DURATION_AFTER.match(text):
+        assert q._may_start_duration(text)

@@ -213,11 +213,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
     if not unit_written and not paren and not g["sign"]:
         if is_year:
             return None  # a year
-        if (before[-1:].isspace() and DATE_BEFORE.search(before)) or DATE_AFTER.match(after):
+        if (before[-1:].isspace() and _may_end_in_month(before) and DATE_BEFORE.search(before)) or (
+            _may_start_date(after) and DATE_AFTER.match(after)
+        ):
             return None
         if _may_end_in_label(before) and LABEL_BEFORE.search(before):
             return None
-        if DURATION_AFTER.match(after):
+        if _may_start_duration(after) and DURATION_AFTER.match(after):
             return None
         if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
@@ -304,6 +306,33 @@ def _may_end_in_label(before: str) -> bool:
     return b[-1:].isalpha() or b.endswith(".")
 
 
+def _may_end_in_month(before: str) -> bool:
+    """Cheap pre-check for DATE_BEFORE (a month, an optional ".", whitespace, at the end): the
+    character before the final whitespace is a letter or "."."""
+    last = before.rstrip()[-1:]  # str.isspace() is re's \s (checked over all of Unicode)
+    return last.isalpha() or last == "."
+
+
+def _may_start_date(after: str) -> bool:
+    """Cheap pre-check for DATE_AFTER (an optional ordinal suffix, whitespace, an optional comma,
+    whitespace, then a capitalised month; or a comma and a year): what follows starts so."""
+    if after[:1] == ",":
+        return True
+    a = (after[2:] if after[:2] in _ORDINAL_SUFFIXES else after).lstrip()
+    if a[:1] == ",":
+        a = a[1:].lstrip()
+    return a[:1] in _MONTH_INITIALS
+
+
+def _may_start_duration(after: str) -> bool:
+    """Cheap pre-check for DURATION_AFTER (whitespace and hyphens, then a unit of time, any case):
+    the first other character is the initial of one."""
+    a = after.lstrip()
+    while a[:1] == "-":
+        a = a[1:].lstrip()
+    return a[:1] in _DURATION_INITIALS
+
+
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
     """``1,234억`` → (1234, 1e8, 0, None); ``5조 3,000억`` → (53000, 1e8, 0, None); ``3조 5천억`` →
     (35000, 1e8, 0, 500): value in units of the smallest 만/억/조 written, and the tolerance on it
@@ -347,6 +376,8 @@ _ORDINAL_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
 #: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
 _MAX_PREFIX = 12
 _NO_BASE: tuple[None, None] = (None, None)
+_MONTH_INITIALS = frozenset("JFMASOND")  # DATE_AFTER is case-sensitive
+_DURATION_INITIALS = frozenset("mydwqhMYDWQH")  # months, years, days, weeks, quarters, hours, minutes
 #: The characters a match may read before its first digit (see NUMBER in
 #: :mod:`assay.claims.patterns`): "(", signs, whitespace, currency symbols, the letters of the
 #: currency prefixes and ISO codes, "." — a run of them that reaches the digit.
