@@ -65,3 +65,17 @@ def test_lazy_derivations_of_a_table_row():
     q = Quantity("$342.8 million", (0, 14), 342.8, 1e6, "USD", 1)
     assert [c.ref for c in lazy.near(q)] == ["S1:L3+S1:L3"] * 2 == [c.ref for c in CandidateSet(derive(row)).near(q)]
     assert DerivedSet([]).items == [] and DerivedSet([]).near(q) == []
+
+
+def test_an_operation_the_layout_does_not_know_falls_back_to_the_eager_set(monkeypatch):
+    from assay.grounding import derived
+
+    row = [
+        Candidate(10.0, "amount", "S1:L1", displayed=10.0, origin="passage"),
+        Candidate(4.0, "amount", "S1:L1", displayed=4.0, origin="passage"),
+    ]
+    monkeypatch.setattr(derived, "_OPS", ("a+b", "a-b", "a-b", "a/b", "|a|/|b|", "(b-a)/a"))  # one unknown op
+    lazy = DerivedSet([row])
+    q = Quantity("1.5", (0, 3), 1.5, 1.0, None, 1)  # (10-4)/4
+    assert lazy.near(q) == CandidateSet(derive(row)).near(q)
+    assert [c.op for c in lazy.near(q)] == ["(a-b)/b"]

@@ -17,7 +17,7 @@ from typing import Literal
 
 from assay.facts import Dimension, Fact
 
-__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "pair_derivations", "period_rank"]
+__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "period_rank"]
 
 Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
@@ -70,66 +70,44 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     zero is skipped. Pairs: n·(n−1) ordered; callers keep n small
     (the facts cited in one sentence, or one table row).
     """
+    items = list(cands)
     out: list[Candidate] = []
-    for a, b in permutations(list(cands), 2):
-        out.extend(pair_derivations(a, b))
-    return out
-
-
-def pair_derivations(a: Candidate, b: Candidate) -> list[Candidate]:
-    """The derivations of the ordered pair ``(a, b)``, in :func:`derive`'s order: a+b, a−b and
-    the ``pp`` a−b (when additive), a/b, |a|/|b| (opposite signs), (a−b)/b (unless b is the
-    later period) — the slots :class:`~assay.grounding.derived.DerivedSet` lays out."""
-    out: list[Candidate] = []
-    refs = (a.ref, b.ref)
-    ra, rb = period_rank(a.period), period_rank(b.period)
-    chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
-    if _additive(a, b):
-        dim: Dim = a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
-        cur = a.currency or b.currency
-        disp = (
-            (a.displayed + b.displayed, a.displayed - b.displayed)
-            if a.displayed is not None and b.displayed is not None
-            else (None, None)
-        )
-        out.append(
-            Candidate(
-                a.value + b.value,
-                dim,
-                f"{a.ref}+{b.ref}",
-                "",
-                cur,
-                disp[0],
-                refs,
-                "a+b",
-                "derived",
-                operands=(a, b),
+    for a, b in permutations(items, 2):
+        refs = (a.ref, b.ref)
+        ra, rb = period_rank(a.period), period_rank(b.period)
+        chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
+        if _additive(a, b):
+            dim: Dim = (
+                a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
             )
-        )
-        out.append(
-            Candidate(
-                a.value - b.value,
-                dim,
-                f"{a.ref}-{b.ref}",
-                "",
-                cur,
-                disp[1],
-                refs,
-                "a-b",
-                "derived",
-                chrono=chrono,
-                operands=(a, b),
+            cur = a.currency or b.currency
+            disp = (
+                (a.displayed + b.displayed, a.displayed - b.displayed)
+                if a.displayed is not None and b.displayed is not None
+                else (None, None)
             )
-        )
-        if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
+            out.append(
+                Candidate(
+                    a.value + b.value,
+                    dim,
+                    f"{a.ref}+{b.ref}",
+                    "",
+                    cur,
+                    disp[0],
+                    refs,
+                    "a+b",
+                    "derived",
+                    operands=(a, b),
+                )
+            )
             out.append(
                 Candidate(
                     a.value - b.value,
-                    "pp",
+                    dim,
                     f"{a.ref}-{b.ref}",
                     "",
-                    None,
-                    None,
+                    cur,
+                    disp[1],
                     refs,
                     "a-b",
                     "derived",
@@ -137,52 +115,68 @@ def pair_derivations(a: Candidate, b: Candidate) -> list[Candidate]:
                     operands=(a, b),
                 )
             )
-    if b.value != 0:
-        out.append(
-            Candidate(
-                a.value / b.value,
-                "ratio",
-                f"{a.ref}/{b.ref}",
-                "",
-                None,
-                None,
-                refs,
-                "a/b",
-                "derived",
-                operands=(a, b),
-            )
-        )
-        if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
+            if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
+                out.append(
+                    Candidate(
+                        a.value - b.value,
+                        "pp",
+                        f"{a.ref}-{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "a-b",
+                        "derived",
+                        chrono=chrono,
+                        operands=(a, b),
+                    )
+                )
+        if b.value != 0:
             out.append(
                 Candidate(
-                    abs(a.value / b.value),
+                    a.value / b.value,
                     "ratio",
-                    f"|{a.ref}|/|{b.ref}|",
+                    f"{a.ref}/{b.ref}",
                     "",
                     None,
                     None,
                     refs,
-                    "|a|/|b|",
+                    "a/b",
                     "derived",
                     operands=(a, b),
                 )
             )
-        if chrono is not False:  # a change is relative to the earlier period
-            out.append(
-                Candidate(
-                    (a.value - b.value) / b.value,
-                    "ratio",
-                    f"({a.ref}-{b.ref})/{b.ref}",
-                    "",
-                    None,
-                    None,
-                    refs,
-                    "(a-b)/b",
-                    "derived",
-                    chrono=chrono,
-                    operands=(a, b),
+            if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
+                out.append(
+                    Candidate(
+                        abs(a.value / b.value),
+                        "ratio",
+                        f"|{a.ref}|/|{b.ref}|",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "|a|/|b|",
+                        "derived",
+                        operands=(a, b),
+                    )
                 )
-            )
+            if chrono is not False:  # a change is relative to the earlier period
+                out.append(
+                    Candidate(
+                        (a.value - b.value) / b.value,
+                        "ratio",
+                        f"({a.ref}-{b.ref})/{b.ref}",
+                        "",
+                        None,
+                        None,
+                        refs,
+                        "(a-b)/b",
+                        "derived",
+                        chrono=chrono,
+                        operands=(a, b),
+                    )
+                )
     return out
 
 

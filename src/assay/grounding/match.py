@@ -80,7 +80,7 @@ class CandidateSet:
 
     def _hits(self, q: Quantity) -> list[int]:
         """Indices (ascending) of the candidates :meth:`near` returns."""
-        if not len(self):
+        if not self._vals.size:
             return []
         half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
         tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
@@ -104,7 +104,7 @@ class CandidateSet:
 
     def _nearest_indices(self, q: Quantity, k: int) -> list[int]:
         """Indices of the candidates :meth:`nearest` returns, nearest first."""
-        if not len(self):
+        if not self._vals.size:
             return []
         stated, s = max(abs(q.value), 1e-12), q.scale
         with np.errstate(invalid="ignore"):
