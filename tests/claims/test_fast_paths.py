@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.claims import extract_quantities
+from assay.claims import prechecks as pc
 from assay.claims import quantities as q
 from assay.claims import unchecked as u
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
@@ -100,14 +101,14 @@ _NUMBER_TEXT = st.text(alphabet="0123456789.,( )-−–$€£¥₩USDHKEREa%xkM\
 @given(_NUMBER_TEXT, st.booleans())
 def test_property_number_search_start_finds_the_same_match(text, space_thousands):
     """Starting the number search where a prefix run reaches the digit finds the match a search
-    from 12 characters back finds (:func:`~assay.claims.quantities._scan_start`)."""
+    from 12 characters back finds (:func:`~assay.claims.quantities.scan_start`)."""
     pattern = q.NUMBER if space_thousands else q.NUMBER_NO_SPACE
     prev = -1
     for d in q._DIGIT.finditer(text):  # the reader's loop: d is the first digit at or after pos
         first, prev = prev + 1, d.start()
         for pos in {first, (first + d.start()) // 2, d.start()}:
-            lo = max(pos, d.start() - q._MAX_PREFIX)
-            old, new = pattern.search(text, lo), pattern.search(text, q._scan_start(text, lo, d.start()))
+            lo = max(pos, d.start() - pc.MAX_PREFIX)
+            old, new = pattern.search(text, lo), pattern.search(text, pc.scan_start(text, lo, d.start()))
             assert (old and old.span()) == (new and new.span())
 
 
@@ -126,8 +127,8 @@ def test_property_date_and_duration_prechecks_are_necessary(text):
     """The reader's pre-checks before DATE_BEFORE, DATE_AFTER and DURATION_AFTER never skip a
     text the pattern matches."""
     if DATE_BEFORE.search(text) and text[-1:].isspace():
-        assert q._may_end_in_month(text)
+        assert pc.may_end_in_month(text)
     if DATE_AFTER.match(text):
-        assert q._may_start_date(text)
+        assert pc.may_start_date(text)
     if DURATION_AFTER.match(text):
-        assert q._may_start_duration(text)
+        assert pc.may_start_duration(text)

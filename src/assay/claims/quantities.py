@@ -43,7 +43,6 @@ from assay.claims.patterns import (
     DATE_BEFORE,
     DURATION_AFTER,
     FORMULA_CONSTANTS,
-    ISO,
     KOREAN_LABEL_AFTER,
     KOREAN_SCALE,
     KOREAN_SUB,
@@ -52,6 +51,15 @@ from assay.claims.patterns import (
     NUMBER,
     NUMBER_NO_SPACE,
     ORDINAL_AFTER,
+)
+from assay.claims.prechecks import (
+    MAX_PREFIX,
+    ORDINAL_SUFFIXES,
+    may_end_in_label,
+    may_end_in_month,
+    may_start_date,
+    may_start_duration,
+    scan_start,
 )
 from assay.claims.quantity import Quantity
 from assay.claims.wording import WordIndex, change_base_at, direction_after
@@ -104,9 +112,9 @@ def extract_masked(
     pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
     pos = 0
     while (d := _DIGIT.search(masked, pos)) is not None:
-        # = pattern.finditer(masked): a match starts at most _MAX_PREFIX characters before its
+        # = pattern.finditer(masked): a match starts at most MAX_PREFIX characters before its
         # first digit, so the search may start there (skipping digit-free text in C, not in sre)
-        m = pattern.search(masked, _scan_start(masked, max(pos, d.start() - _MAX_PREFIX), d.start()))
+        m = pattern.search(masked, scan_start(masked, max(pos, d.start() - MAX_PREFIX), d.start()))
         if m is None:
             break
         pos = m.end()
@@ -121,18 +129,6 @@ def extract_masked(
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
-
-
-def _scan_start(text: str, lo: int, digit: int) -> int:
-    """Where the number search may start for the first digit at ``digit`` (no earlier than ``lo``):
-    the first position from which every character up to the digit can belong to the text a
-    match reads before its number (``(``, signs, whitespace, currency symbols and codes, ``.``).
-    No match containing that digit starts earlier, so the search finds the same match while
-    sre tries far fewer starts (a table row's "| 1,577.3" starts at the space, not 12 back)."""
-    if lo >= digit:
-        return lo
-    run = _PREFIX_RUN.search(text, lo, digit)
-    return run.start() if run is not None else digit
 
 
 def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
@@ -205,7 +201,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
-    if text[num_end : num_end + 2] in _ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
+    if text[num_end : num_end + 2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
     is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
     if not unit_written and not g["sign"] and paren and is_year:
@@ -213,13 +209,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
     if not unit_written and not paren and not g["sign"]:
         if is_year:
             return None  # a year
-        if (before[-1:].isspace() and _may_end_in_month(before) and DATE_BEFORE.search(before)) or (
-            _may_start_date(after) and DATE_AFTER.match(after)
+        if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
+            may_start_date(after) and DATE_AFTER.match(after)
         ):
             return None
-        if _may_end_in_label(before) and LABEL_BEFORE.search(before):
+        if may_end_in_label(before) and LABEL_BEFORE.search(before):
             return None
-        if _may_start_duration(after) and DURATION_AFTER.match(after):
+        if may_start_duration(after) and DURATION_AFTER.match(after):
             return None
         if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
@@ -299,40 +295,6 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
     )
 
 
-def _may_end_in_label(before: str) -> bool:
-    """Cheap pre-check for LABEL_BEFORE (a label word, then at most one whitespace, at the end)."""
-    b = before[:-1] if before.endswith("\n") else before  # "$" also matches before a final newline
-    b = b[:-1] if b[-1:].isspace() else b
-    return b[-1:].isalpha() or b.endswith(".")
-
-
-def _may_end_in_month(before: str) -> bool:
-    """Cheap pre-check for DATE_BEFORE (a month, an optional ".", whitespace, at the end): the
-    character before the final whitespace is a letter or "."."""
-    last = before.rstrip()[-1:]  # str.isspace() is re's \s (checked over all of Unicode)
-    return last.isalpha() or last == "."
-
-
-def _may_start_date(after: str) -> bool:
-    """Cheap pre-check for DATE_AFTER (an optional ordinal suffix, whitespace, an optional comma,
-    whitespace, then a capitalised month; or a comma and a year): what follows starts so."""
-    if after[:1] == ",":
-        return True
-    a = (after[2:] if after[:2] in _ORDINAL_SUFFIXES else after).lstrip()
-    if a[:1] == ",":
-        a = a[1:].lstrip()
-    return a[:1] in _MONTH_INITIALS
-
-
-def _may_start_duration(after: str) -> bool:
-    """Cheap pre-check for DURATION_AFTER (whitespace and hyphens, then a unit of time, any case):
-    the first other character is the initial of one."""
-    a = after.lstrip()
-    while a[:1] == "-":
-        a = a[1:].lstrip()
-    return a[:1] in _DURATION_INITIALS
-
-
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
     """``1,234억`` → (1234, 1e8, 0, None); ``5조 3,000억`` → (53000, 1e8, 0, None); ``3조 5천억`` →
     (35000, 1e8, 0, 500): value in units of the smallest 만/억/조 written, and the tolerance on it
@@ -371,27 +333,7 @@ _COLON_BEFORE = re.compile(r"[:;]\s*$")
 _RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
 _DIGIT = re.compile(r"\d")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_ORDINAL_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
-#: The longest text the quantity pattern reads before the number's first digit: "(", a sign,
-#: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
-_MAX_PREFIX = 12
 _NO_BASE: tuple[None, None] = (None, None)
-_MONTH_INITIALS = frozenset("JFMASOND")  # DATE_AFTER is case-sensitive
-_DURATION_INITIALS = frozenset("mydwqhMYDWQH")  # months, years, days, weeks, quarters, hours, minutes
-#: The characters a match may read before its first digit (see NUMBER in
-#: :mod:`assay.claims.patterns`): "(", signs, whitespace, currency symbols, the letters of the
-#: currency prefixes and ISO codes, "." — a run of them that reaches the digit.
-_PREFIX_RUN = re.compile(
-    "["
-    + re.escape(
-        "".join(
-            sorted(
-                set("(-−–$€£¥₩." + "".join(CURRENCY_SYMBOLS) + ISO.replace("(?:", "").replace(")", "").replace("|", ""))
-            )
-        )
-    )
-    + r"\s]*\Z"
-)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
 
