@@ -18,7 +18,7 @@ from assay.claims import prechecks as pc
 from assay.claims import quantities as q
 from assay.claims import unchecked as u
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
-from assay.claims.patterns import DATE_AFTER, DATE_BEFORE, DURATION_AFTER
+from assay.claims.patterns import DATE_AFTER, DATE_BEFORE, DURATION_AFTER, LABEL_BEFORE
 from assay.claims.quantities import extract_masked
 from assay.claims.wording import WordIndex
 
@@ -132,3 +132,21 @@ def test_property_date_and_duration_prechecks_are_necessary(text):
         assert pc.may_start_date(text)
     if DURATION_AFTER.match(text):
         assert pc.may_start_duration(text)
+
+
+_LABEL_PATTERN_WORDS = LABEL_BEFORE.pattern.split("(?:", 2)[2].split(")")[0].replace("\\.", ".").split("|")
+_BEFORE_NUMBER = st.lists(
+    st.sampled_from([*_LABEL_PATTERN_WORDS, "items", "xFY", " ", "\n", "\t", ".", "of", "(", "Notes.", "5"]),
+    max_size=5,
+).map("".join)
+
+
+def test_label_words_are_the_patterns():
+    assert sorted(pc._LABEL_WORDS) == sorted(_LABEL_PATTERN_WORDS)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_BEFORE_NUMBER)
+def test_property_label_precheck_is_necessary(text):
+    if LABEL_BEFORE.search(text):
+        assert pc.may_end_in_label(text)

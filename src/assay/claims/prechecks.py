@@ -40,10 +40,18 @@ def scan_start(text: str, lo: int, digit: int) -> int:
 
 
 def may_end_in_label(before: str) -> bool:
-    """Cheap pre-check for LABEL_BEFORE (a label word, then at most one whitespace, at the end)."""
+    """Cheap pre-check for LABEL_BEFORE (a label word, then at most one whitespace, at the end):
+    the text, less that whitespace, ends with one of its words."""
     b = before[:-1] if before.endswith("\n") else before  # "$" also matches before a final newline
     b = b[:-1] if b[-1:].isspace() else b
-    return b[-1:].isalpha() or b.endswith(".")
+    return b.endswith(_LABEL_WORDS)  # the pattern is case-sensitive: one of its words ends the text
+
+
+#: The words of LABEL_BEFORE (:mod:`assay.claims.patterns`; a test checks they are the pattern's).
+_LABEL_WORDS = (
+    "Item", "Note", "Notes", "Section", "Part", "Page", "page", "Table", "Figure", "Exhibit", "Schedule", "Rule",
+    "Article", "Chapter", "ASC", "ASU", "Topic", "No.", "Level", "Tier", "Q", "H", "FY", "CY",
+)  # fmt: skip
 
 
 def may_end_in_month(before: str) -> bool:

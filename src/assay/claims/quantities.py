@@ -219,12 +219,11 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             return None
         if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
-        line_start = text.rfind("\n", 0, start) + 1
         if (
-            not text[line_start:start].strip()
+            value < 100
             and not g["open"]
             and _LIST_MARK_AFTER.match(text[num_end : num_end + 2])
-            and value < 100
+            and not text[text.rfind("\n", 0, start) + 1 : start].strip()  # last: a paragraph is one long line
         ):
             return None  # list number "1. " / "2) "
     if paren and not unit_written and "." not in g["num"] and value < 10:
