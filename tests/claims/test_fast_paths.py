@@ -150,3 +150,14 @@ def test_label_words_are_the_patterns():
 def test_property_label_precheck_is_necessary(text):
     if LABEL_BEFORE.search(text):
         assert pc.may_end_in_label(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["[F1]", "[F1, F2]", "[", "]", "F3", " ", ";", "[3]", "(F4)", "x"]), max_size=8))
+def test_property_find_citations_is_the_finditer_scan(parts):
+    from assay.claims.citations import _ID_SEP, find_citations
+
+    text = "".join(parts)
+    for pattern in (DEFAULT_CITATION_PATTERN, re.compile(DEFAULT_CITATION_PATTERN), r"\(([A-Z0-9]+)\)"):
+        expected = [p.strip() for m in re.finditer(pattern, text) for p in _ID_SEP.split(m.group(1)) if p.strip()]
+        assert find_citations(text, pattern) == expected
