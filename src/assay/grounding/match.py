@@ -86,16 +86,18 @@ class CandidateSet:
         tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
         stated, base, s = abs(q.value), abs(q.base_value), q.scale
         hits: set[int] = set()
-        for keys, idx, lo, hi in (
-            (*self._by_val, (stated - tol) * s, (stated + tol) * s),
-            (*self._by_val, (stated - tol) * s / 100, (stated + tol) * s / 100),
-            (*self._by_val, stated - tol, stated + tol),
-            (*self._by_val, base - tol, base + tol),
-            (*self._by_disp, stated - tol, stated + tol),
-            (*self._by_disp, base - tol, base + tol),
-        ):
-            a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
-            hits.update(idx[a:b])
+        # each reading's interval once (a set: with no scale word, value and base agree)
+        by_val = {
+            ((stated - tol) * s, (stated + tol) * s),
+            ((stated - tol) * s / 100, (stated + tol) * s / 100),
+            (stated - tol, stated + tol),
+            (base - tol, base + tol),
+        }
+        by_disp = {(stated - tol, stated + tol), (base - tol, base + tol)}
+        for (keys, idx), intervals in ((self._by_val, by_val), (self._by_disp, by_disp)):
+            for lo, hi in intervals:
+                a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
+                hits.update(idx[a:b])
         return sorted(hits)
 
     def nearest(self, q: Quantity, k: int = 8) -> list[Candidate]:
