@@ -4,14 +4,19 @@ Baseline measured in the same run: the naive check this gate replaces (every num
 token of the answer appears verbatim in the evidence text) — fast and wrong on "1,577" vs
 "1577", "(42)", "20%" vs 0.2; the ratio shows what the real parsing and matching cost.
 Snapshots are indexed once per evidence set (as `assay eval` does: variants share the data);
-index building is included in the timing.
+index building is included in the timing. ``--before SRC`` also times the gate part under
+another tree's ``src`` (e.g. main before issue 15 at 609bb0e: ``git worktree add
+/tmp/gate-before 609bb0e``) in a subprocess of the same run, and prints the ratio to it.
 
-    python benchmarks/bench_gate_financebench.py
+    python benchmarks/bench_gate_financebench.py [--before /tmp/gate-before/src]
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 import sys
 import time
 
@@ -45,8 +50,18 @@ def main() -> int:
 
     run_gate()  # warm-up (imports, regex compilation)
     best = min(_timed(run_gate) for _ in range(3))
+    if "--gate-only" in sys.argv:  # the --before subprocess
+        print(json.dumps({"answers_per_s": len(cases) / best}))
+        return 0
     naive = min(_timed(run_naive) for _ in range(3))
     per_s = len(cases) / best
+    if "--before" in sys.argv:
+        env = {**os.environ, "PYTHONPATH": sys.argv[sys.argv.index("--before") + 1]}
+        done = subprocess.run(
+            [sys.executable, __file__, "--gate-only"], env=env, capture_output=True, text=True, check=True
+        )
+        before = json.loads(done.stdout.strip().splitlines()[-1])["answers_per_s"]
+        print(f"main's gate (--before): {before:,.1f} answers/s; ratio {per_s / before:.2f}")
     ok = report(
         f"gate+completeness, {len(cases)} FinanceBench answers",
         per_s,

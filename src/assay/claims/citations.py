@@ -16,7 +16,9 @@ DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9_.:\-]+(?:\s*[,;]\s*[A-Za-z0-9_.:\-
 def find_citations(text: str, pattern: str | re.Pattern[str] = DEFAULT_CITATION_PATTERN) -> list[str]:
     """All cited ids in ``text``, in order (``"[F3, F7] … [F1]"`` → ``["F3", "F7", "F1"]``)."""
     ids: list[str] = []
-    for m in re.finditer(pattern, text):
+    if "[" not in text and pattern in (DEFAULT_CITATION_PATTERN, _DEFAULT):
+        return ids  # a default marker needs "[" (the common sentence: no marker at all)
+    for m in (pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)).finditer(text):
         ids.extend(p.strip() for p in _ID_SEP.split(m.group(1)) if p.strip())
     return ids
 
@@ -44,4 +46,5 @@ def _blank_unless_fraction(m: re.Match[str]) -> str:
 
 
 _ID_SEP = re.compile(r"[,;]")
+_DEFAULT = re.compile(DEFAULT_CITATION_PATTERN)
 _DATE_HINT = re.compile(r"\d[/\-.]\d")

@@ -52,6 +52,15 @@ from assay.claims.patterns import (
     NUMBER_NO_SPACE,
     ORDINAL_AFTER,
 )
+from assay.claims.prechecks import (
+    MAX_PREFIX,
+    ORDINAL_SUFFIXES,
+    may_end_in_label,
+    may_end_in_month,
+    may_start_date,
+    may_start_duration,
+    scan_start,
+)
 from assay.claims.quantity import Quantity
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
@@ -79,30 +88,44 @@ def extract_quantities(
 
 
 def extract_masked(
-    masked: str, space_thousands: bool = True, words: bool = False, index: WordIndex | None = None
+    masked: str,
+    space_thousands: bool = True,
+    words: bool = False,
+    index: WordIndex | None = None,
+    *,
+    wording: bool = True,
 ) -> list[Quantity]:
     """Every quantity of ``masked`` (a text already through :func:`~assay.claims.citations.mask`):
     :func:`extract_quantities` without the masking, for callers that mask once for several uses.
     With ``words=True`` mask with ``keep_fractions=True`` (digit fractions are read, not dates).
-    ``index``: the text's :class:`~assay.claims.wording.WordIndex` when the caller has built it."""
+    ``index``: the text's :class:`~assay.claims.wording.WordIndex` when the caller has built it.
+    ``wording=False`` (with ``words=False``) skips the wording around each number: the same
+    quantities with ``direction``, ``sign_wording``, ``negative_wording`` and ``change_base``
+    left unset — for source passages, whose candidates use value, unit and scale only (about
+    a third of a passage's reading time; ``tests/claims/test_fast_paths.py``)."""
     out: list[Quantity] = []
-    index = index if index is not None else WordIndex(masked)
+    if not wording and words:
+        raise ValueError("words=True reads number words through the word index: it needs wording=True")
+    index = index if index is not None else WordIndex(masked) if wording else None
+    ascii_text = masked.isascii()
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
     pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
     pos = 0
     while (d := _DIGIT.search(masked, pos)) is not None:
-        # = pattern.finditer(masked): a match starts at most _MAX_PREFIX characters before its
+        # = pattern.finditer(masked): a match starts at most MAX_PREFIX characters before its
         # first digit, so the search may start there (skipping digit-free text in C, not in sre)
-        m = pattern.search(masked, max(pos, d.start() - _MAX_PREFIX))
+        m = pattern.search(masked, scan_start(masked, max(pos, d.start() - MAX_PREFIX), d.start()))
         if m is None:
             break
         pos = m.end()
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        q = _to_quantity(masked, m, index)
+        q = _to_quantity(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
     out = _link_ranges(masked, out)
+    if index is None:
+        return out
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
@@ -131,7 +154,7 @@ def _parse_num(s: str) -> tuple[float, int]:
     return float(clean), decimals
 
 
-def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | None:
+def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
     g = m.groupdict()
     start, end = m.start(), m.end()
     num_start, num_end = m.start("num"), m.end("num")
@@ -178,7 +201,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
-    if text[num_end : num_end + 2] in _ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
+    if text[num_end : num_end + 2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
     is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
     if not unit_written and not g["sign"] and paren and is_year:
@@ -186,20 +209,21 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     if not unit_written and not paren and not g["sign"]:
         if is_year:
             return None  # a year
-        if (before[-1:].isspace() and DATE_BEFORE.search(before)) or DATE_AFTER.match(after):
+        if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
+            may_start_date(after) and DATE_AFTER.match(after)
+        ):
             return None
-        if _may_end_in_label(before) and LABEL_BEFORE.search(before):
+        if may_end_in_label(before) and LABEL_BEFORE.search(before):
             return None
-        if DURATION_AFTER.match(after):
+        if may_start_duration(after) and DURATION_AFTER.match(after):
             return None
-        if not words.ascii and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
+        if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
             return None  # a Korean date, period or ordinal: "3월", "3분기"
-        line_start = text.rfind("\n", 0, start) + 1
         if (
-            not text[line_start:start].strip()
+            value < 100
             and not g["open"]
             and _LIST_MARK_AFTER.match(text[num_end : num_end + 2])
-            and value < 100
+            and not text[text.rfind("\n", 0, start) + 1 : start].strip()  # last: a paragraph is one long line
         ):
             return None  # list number "1. " / "2) "
     if paren and not unit_written and "." not in g["num"] and value < 10:
@@ -250,9 +274,12 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
     q_end = end
     while q_end > q_start and text[q_end - 1].isspace():
         q_end -= 1
-    direction, sign_wording = words.wording(q_start)
-    if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
-        direction = direction_after(text, q_end)
+    direction: int | None = None
+    sign_wording = False
+    if words is not None:
+        direction, sign_wording = words.wording(q_start)
+        if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
+            direction = direction_after(text, q_end)
     return Quantity(
         text[q_start:q_end],
         (q_start, q_end),
@@ -265,13 +292,6 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex) -> Quantity | No
         sign_wording,
         tolerance=tolerance,
     )
-
-
-def _may_end_in_label(before: str) -> bool:
-    """Cheap pre-check for LABEL_BEFORE (a label word, then at most one whitespace, at the end)."""
-    b = before[:-1] if before.endswith("\n") else before  # "$" also matches before a final newline
-    b = b[:-1] if b[-1:].isspace() else b
-    return b[-1:].isalpha() or b.endswith(".")
 
 
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
@@ -312,10 +332,6 @@ _COLON_BEFORE = re.compile(r"[:;]\s*$")
 _RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
 _DIGIT = re.compile(r"\d")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_ORDINAL_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
-#: The longest text the quantity pattern reads before the number's first digit: "(", a sign,
-#: a space, "USD ", " -", a space, "(" and "." (".5") — 12 characters.
-_MAX_PREFIX = 12
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")

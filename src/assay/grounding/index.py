@@ -16,8 +16,9 @@ from typing import Generic, TypeVar
 
 from assay.claims import Claim, extract_claims
 from assay.facts import Snapshot
-from assay.grounding.candidates import Candidate, derive, fact_candidate
+from assay.grounding.candidates import Candidate, fact_candidate
 from assay.grounding.context import SnapshotVocabulary
+from assay.grounding.derived import DerivedSet
 from assay.grounding.match import CandidateSet
 from assay.grounding.passages import PassageNumbers, parse_passages
 
@@ -124,10 +125,8 @@ class SnapshotIndex:
     def uncited_derived(self) -> CandidateSet:
         """One-operation derivations within each fact row and passage row."""
         if self._derived is None:
-            out: list[Candidate] = []
-            for row in (*self.fact_rows, *self.passages.rows):
-                out.extend(derive(row))
-            self._derived = CandidateSet(out)
+            # = CandidateSet([d for row in rows for d in derive(row)]), candidates made on demand
+            self._derived = DerivedSet((*self.fact_rows, *self.passages.rows))
         return self._derived
 
 

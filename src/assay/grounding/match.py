@@ -93,27 +93,37 @@ class CandidateSet:
 
     def near(self, q: Quantity) -> list[Candidate]:
         """Candidates that may match ``q`` (in their original order); O(log n) per reading."""
-        if not self.items:
+        return [self.items[i] for i in self._hits(q)]
+
+    def _hits(self, q: Quantity) -> list[int]:
+        """Indices (ascending) of the candidates :meth:`near` returns."""
+        if not self._vals.size:
             return []
         half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
         tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
         stated, base, s = abs(q.value), abs(q.base_value), q.scale
         hits: set[int] = set()
-        for keys, idx, lo, hi in (
-            (*self._by_val, (stated - tol) * s, (stated + tol) * s),
-            (*self._by_val, (stated - tol) * s / 100, (stated + tol) * s / 100),
-            (*self._by_val, stated - tol, stated + tol),
-            (*self._by_val, base - tol, base + tol),
-            (*self._by_disp, stated - tol, stated + tol),
-            (*self._by_disp, base - tol, base + tol),
-        ):
-            a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
-            hits.update(idx[a:b])
-        return [self.items[i] for i in sorted(hits)]
+        # each reading's interval once (a set: with no scale word, value and base agree)
+        by_val = {
+            ((stated - tol) * s, (stated + tol) * s),
+            ((stated - tol) * s / 100, (stated + tol) * s / 100),
+            (stated - tol, stated + tol),
+            (base - tol, base + tol),
+        }
+        by_disp = {(stated - tol, stated + tol), (base - tol, base + tol)}
+        for (keys, idx), intervals in ((self._by_val, by_val), (self._by_disp, by_disp)):
+            for lo, hi in intervals:
+                a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
+                hits.update(idx[a:b])
+        return sorted(hits)
 
     def nearest(self, q: Quantity, k: int = 8) -> list[Candidate]:
         """Up to ``k`` candidates closest to ``q`` in magnitude under any reading (for messages)."""
-        if not self.items:
+        return [self.items[i] for i in self._nearest_indices(q, k)]
+
+    def _nearest_indices(self, q: Quantity, k: int) -> list[int]:
+        """Indices of the candidates :meth:`nearest` returns, nearest first."""
+        if not self._vals.size:
             return []
         stated, s = max(abs(q.value), 1e-12), q.scale
         with np.errstate(invalid="ignore"):
@@ -121,8 +131,7 @@ class CandidateSet:
                 np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)),
                 np.abs(self._disp - stated),
             )
-        order = np.argsort(errs, kind="stable")[:k]
-        return [self.items[i] for i in order]
+        return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
 
 
 #: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):
@@ -206,8 +215,9 @@ def relative_precision(q: Quantity) -> float:
 
 def _sorted_keys(arr: np.ndarray) -> tuple[list[float], list[int]]:
     """Non-NaN values of ``arr`` sorted ascending, with their original indices."""
-    order = [i for i in np.argsort(arr, kind="stable").tolist() if not np.isnan(arr[i])]
-    return [float(arr[i]) for i in order], order
+    order = np.argsort(arr, kind="stable")
+    order = order[~np.isnan(arr[order])]  # vectorised: a Python test per element cost ~4 µs each
+    return arr[order].tolist(), order.tolist()
 
 
 def _stated(q: Quantity) -> float:

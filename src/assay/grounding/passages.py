@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.claims import Quantity, extract_quantities
+from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
+from assay.claims.citations import mask
+from assay.claims.quantities import extract_masked
 from assay.facts import SCALE_WORDS
 from assay.grounding.candidates import Candidate, Dim
 
@@ -26,6 +28,10 @@ _HEADER = re.compile(
     re.I,
 )
 _PER_SHARE = re.compile(r"per\s+(?:diluted\s+|basic\s+)?(?:common\s+)?share|\bEPS\b", re.I)
+_CITATION = re.compile(DEFAULT_CITATION_PATTERN)
+#: Words one of which each pattern above needs (their pre-check: most lines hold none).
+_HEADER_WORDS = ("thousands", "millions", "billions")
+_PER_SHARE_WORDS = ("per", "eps")
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 
 
@@ -52,8 +58,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         row_label = ""
         by_line = _quantities_by_line(passage)
         for li, line in enumerate(passage.splitlines(), start=1):
-            h = _HEADER.search(line)
-            if h and len(line) < 160:
+            h = _HEADER.search(line) if len(line) < 160 and _may_hold(line, _HEADER_WORDS) else None
+            if h:
                 scale = SCALE_WORDS[h.group(1).lower()]
             stripped = line.strip()
             if not stripped:
@@ -64,7 +70,9 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 if row:
                     rows.append(tuple(row))
                 row, row_label = [], stripped[:80]
-            line_scale = 1.0 if _PER_SHARE.search(row_label if number_only else line) else scale
+            label_or_line = row_label if number_only else line
+            per_share = _may_hold(label_or_line, _PER_SHARE_WORDS) and _PER_SHARE.search(label_or_line)
+            line_scale = 1.0 if per_share else scale
             for q in qs:
                 c = _candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label)
                 direct.append(c)
@@ -74,6 +82,16 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
+def _may_hold(line: str, words: tuple[str, ...]) -> bool:
+    """Cheap pre-check of a case-insensitive pattern that needs one of ``words`` (lowercase):
+    a substring test of the lowered line (a non-ASCII line is always searched: ``re.I`` folds
+    a few non-ASCII letters onto ASCII ones, the long s and the Kelvin sign)."""
+    if not line.isascii():
+        return True
+    low = line.lower()
+    return any(w in low for w in words)
+
+
 def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
     """Quantities of ``passage`` (parsed once) grouped by 1-based line number."""
     starts = [0]
@@ -81,7 +99,9 @@ def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
         starts.append(starts[-1] + len(line))
     out: dict[int, list[Quantity]] = {}
     li = 0
-    for q in extract_quantities(passage, space_thousands=False):  # a space separates table cells
+    # = extract_quantities(passage, space_thousands=False) (a space separates table cells) without
+    # the wording around each number, which a passage candidate does not use
+    for q in extract_masked(mask(passage, _CITATION), space_thousands=False, wording=False):
         while li + 1 < len(starts) and starts[li + 1] <= q.span[0]:
             li += 1
         out.setdefault(li + 1, []).append(q)

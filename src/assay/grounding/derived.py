@@ -1,0 +1,153 @@
+"""The uncited one-row derivations as a :class:`~assay.grounding.match.CandidateSet` whose
+candidates are made only when a stated quantity comes near them.
+
+``derive(row)`` over every row of a snapshot makes ~260 :class:`Candidate` objects per TAT-QA
+passage (n·(n−1) ordered pairs × up to six operations) of which a gate call looks at a handful.
+:class:`DerivedSet` computes, with numpy, the value of every operation :func:`derive` can form
+for every ordered pair (a superset: whether derive forms it is left to derive) — all the
+prefilter of :meth:`CandidateSet.near` needs — and makes a pair's candidates by running
+:func:`~assay.grounding.candidates.derive` itself on the pair when one of its values comes near
+a quantity, keeping those it formed. Same candidates, same order, same ``near``/``nearest``:
+``DerivedSet(rows)`` behaves as ``CandidateSet([d for row in rows for d in derive(row)])``
+(``tests/grounding/test_derived.py``). An operation derive forms that this module does not
+know (a new ``op``) makes the set fall back to the eager list, never to a wrong answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from assay.claims import Quantity
+from assay.grounding.candidates import Candidate, derive
+from assay.grounding.match import CandidateSet, _sorted_keys
+
+__all__ = ["DerivedSet"]
+
+#: The operations derive forms for an ordered pair (a, b), in its order, and their values: a+b,
+#: a−b (its dimension's), a−b (as ``pp``), a/b, |a|/|b|, (a−b)/b. Slot of a formed candidate:
+#: by its ``op``, the second "a-b" of a pair being the ``pp`` one.
+_OPS = ("a+b", "a-b", "a-b", "a/b", "|a|/|b|", "(a-b)/b")
+_SLOTS = len(_OPS)
+
+
+class DerivedSet(CandidateSet):
+    """The derivations of every ordered pair within each row of ``rows``, made on demand.
+
+    ``items`` (all of them, made on first access), ``len``, ``near`` and ``nearest`` give what a
+    :class:`CandidateSet` of ``[d for row in rows for d in derive(row)]`` gives."""
+
+    def __init__(self, rows: Sequence[Sequence[Candidate]]):  # no super().__init__: items are lazy
+        self._rows = [tuple(r) for r in rows]
+        flat: list[Candidate] = [c for row in self._rows for c in row]
+        ia_parts, ib_parts, start = [], [], 0
+        for row in self._rows:
+            a, b = _pairs(len(row))
+            ia_parts.append(a + start)
+            ib_parts.append(b + start)
+            start += len(row)
+        self._flat = flat
+        self._made: dict[int, list[Candidate | None]] = {}  # pair → its slots (None: not formed)
+        self._all: list[Candidate] | None = None
+        self._eager: CandidateSet | None = None  # after an operation _OPS does not know
+        if ia_parts and sum(len(a) for a in ia_parts):
+            self._ia, self._ib = np.concatenate(ia_parts), np.concatenate(ib_parts)
+            vals, disp = _values(flat, self._ia, self._ib)
+        else:
+            self._ia = self._ib = np.zeros(0, dtype=np.intp)
+            vals = disp = np.zeros(0)
+        # slot i of pair p is entry p * _SLOTS + i: the order of derive's output
+        self._vals, self._disp = np.abs(vals.ravel()), np.abs(disp.ravel())
+        self._by_val = _sorted_keys(self._vals)
+        self._by_disp = _sorted_keys(self._disp)
+
+    @property
+    def items(self) -> list[Candidate]:
+        """Every derivation, in :func:`derive` order (made on first access)."""
+        if self._all is None:
+            self._all = [d for row in self._rows for d in derive(row)]
+        return self._all
+
+    @items.setter
+    def items(self, value: list[Candidate]) -> None:
+        raise AttributeError("DerivedSet.items is derived from its rows")
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def near(self, q: Quantity) -> list[Candidate]:
+        """:meth:`CandidateSet.near`, making only the pairs it comes near."""
+        if self._eager is None:
+            try:
+                return [c for i in self._hits(q) if (c := self._entry(i)) is not None]
+            except _UnknownDerivation:
+                self._eager = CandidateSet(self.items)
+        return self._eager.near(q)
+
+    def nearest(self, q: Quantity, k: int = 8) -> list[Candidate]:
+        """:meth:`CandidateSet.nearest`, making only the pairs it returns (and those it skips)."""
+        if self._eager is None:
+            try:
+                out: list[Candidate] = []
+                for i in self._nearest_indices(q, len(self._vals)):
+                    if len(out) == k:
+                        break
+                    c = self._entry(i)
+                    if c is not None:
+                        out.append(c)
+                return out
+            except _UnknownDerivation:
+                self._eager = CandidateSet(self.items)
+        return self._eager.nearest(q, k)
+
+    def _entry(self, i: int) -> Candidate | None:
+        """The candidate at entry ``i`` (pair ``i // _SLOTS``, slot ``i % _SLOTS``), None when
+        derive does not form it."""
+        p = i // _SLOTS
+        made = self._made.get(p)
+        if made is None:
+            made = self._made[p] = _slotted(self._flat[self._ia[p]], self._flat[self._ib[p]])
+        return made[i % _SLOTS]
+
+
+def _slotted(a: Candidate, b: Candidate) -> list[Candidate | None]:
+    """What :func:`derive` forms for the ordered pair ``(a, b)``, by slot (see :data:`_OPS`).
+    Raises ``_UnknownDerivation`` for an operation it does not know."""
+    slots: list[Candidate | None] = [None] * _SLOTS
+    for c in derive([a, b]):
+        if not (c.operands and c.operands[0] is a and c.operands[1] is b):
+            continue  # the pair (b, a)
+        i = next((j for j, op in enumerate(_OPS) if op == c.op and slots[j] is None), None)
+        if i is None:
+            raise _UnknownDerivation(c.op)
+        slots[i] = c
+    return slots
+
+
+class _UnknownDerivation(Exception):
+    """derive formed an operation :data:`_OPS` does not lay out (the set must go eager)."""
+
+
+@lru_cache(maxsize=64)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` index arrays of the ordered pairs of ``range(n)`` in ``permutations`` order."""
+    a, b = np.divmod(np.arange(n * n), n)
+    keep = a != b
+    return a[keep], b[keep]
+
+
+def _values(flat: list[Candidate], ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(pairs, _SLOTS)`` arrays: each operation's value and displayed value (NaN: none) for
+    every pair, whether or not derive forms it (a superset for the prefilter)."""
+    value = np.array([c.value for c in flat], dtype=float)
+    shown = np.array([np.nan if c.displayed is None else c.displayed for c in flat], dtype=float)
+    va, vb = value[ia], value[ib]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = va / vb
+        vals = np.stack([va + vb, va - vb, va - vb, ratio, np.abs(ratio), (va - vb) / vb], axis=1)
+        da, db = shown[ia], shown[ib]
+        nan = np.full_like(va, np.nan)
+        disp = np.stack([da + db, da - db, nan, nan, nan, nan], axis=1)
+    return vals, disp
