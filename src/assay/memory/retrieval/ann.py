@@ -105,8 +105,8 @@ class AnnIndex:
         assert index._vec is not None
         sims = (index._vec[pos] @ q).astype(np.float64)
         order = np.argsort(-sims, kind="stable")
-        seqs = np.fromiter((index.seqs[p] for p in pos[order]), dtype=np.int64, count=k)  # k lookups, not n
-        return DensePool(seqs, sims[order])
+        rows = pos[order]
+        return DensePool(index._seq.a[rows], sims[order], rows)
 
 
 def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.ndarray, int], DensePool | None] | None:
