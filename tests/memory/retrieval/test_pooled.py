@@ -127,7 +127,11 @@ def test_the_pooled_ranking_is_the_full_scans(seed, n, updates, n_queries):
         k = int(rng.integers(1, 12))
         full = index.rank(q_text, q, k + 30, **(kw | {"depth": None}))  # and the rows just below
         pool_max = [pooled_module.POOL_MAX, int(rng.integers(40, 120))][int(rng.integers(0, 2))]
-        with mock.patch.object(pooled_module, "POOL_MAX", pool_max):  # a low cap: the scope scan, the fallback
+        scan = [pooled_module.SCOPE_SCAN, 0][int(rng.integers(0, 2))]  # 0: a deeper pool before the scope scan
+        with (  # a low cap: the scope scan, the fallback
+            mock.patch.object(pooled_module, "POOL_MAX", pool_max),
+            mock.patch.object(pooled_module, "SCOPE_SCAN", scan),
+        ):
             pooled = index.rank(q_text, q, k, dense_pool=pool, pool_size=int(rng.integers(1, 40)), **kw)
         assert_same_ranking(pooled, full, max(k, kw["depth"] or k))
 

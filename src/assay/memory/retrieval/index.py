@@ -102,6 +102,7 @@ class MemoryIndex:
         self._live: list[list[int]] = [[], []]
         self._conf_max = 0.0
         self._created_max = -math.inf
+        self._scope_rows: dict[int, np.ndarray] = {}
         cols = (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero)
         self._columns = (*cols, self._seq)
         self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
@@ -130,6 +131,7 @@ class MemoryIndex:
                     f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}"
                 )
         kw_cache: dict[str, frozenset[str]] = {}  # keywords repeat across memories: tokenise each once
+        self._scope_rows.clear()
         for r in rows:
             i = self._pos.get(r.seq)
             if i is None:
@@ -280,12 +282,12 @@ class MemoryIndex:
         code = self._scope_codes.get(scope) if scope is not None else None
         return (self._scope.a[rows] == code).astype(np.float64) if code is not None else np.zeros(rows.size)
 
-    def upper_bounds(self, now: float, half_life_days: float) -> tuple[float, float]:
-        """``(confidence, recency)``: upper bounds of those components over every row (the
-        largest confidence ever set, the recency of the newest ``created_at``), in O(1)."""
-        newest = self._created_max
-        rec = 0.0 if newest == -math.inf else float(recency_of(np.array([newest]), now, half_life_days)[0])
-        return self._conf_max, rec
+    def scope_rows(self, code: int) -> np.ndarray:
+        """The rows of scope ``code`` (sorted int64), cached until the next :meth:`upsert`."""
+        got = self._scope_rows.get(code)
+        if got is None:
+            got = self._scope_rows[code] = np.flatnonzero(self._scope.a[: len(self)] == code)
+        return got
 
     def _ranked(
         self,
@@ -371,9 +373,9 @@ class MemoryIndex:
         else:
             sel = np.arange(cand.size)
         if sel.size <= _SORT_IN_PYTHON:  # few rows: compare their ids (no O(n log n) id ranking after an append)
-            ids, sc = self.ids, score.tolist()
-            picked = sorted(sel.tolist(), key=lambda j: (-sc[j], ids[cand[j]]))[:k]
-            return np.asarray(picked, dtype=np.int64)
+            ids, sc, rows = self.ids, score[sel].tolist(), cand[sel].tolist()
+            picked = sorted(range(sel.size), key=lambda j: (-sc[j], ids[rows[j]]))[:k]
+            return sel[np.asarray(picked, dtype=np.int64)]
         if self._id_rank is None:
             self._id_rank = np.argsort(np.argsort(np.array(self.ids, dtype=object), kind="stable"), kind="stable")
         idr = self._id_rank[cand]

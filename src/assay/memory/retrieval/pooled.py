@@ -14,10 +14,11 @@ candidates. :func:`pooled_rows` applies that bound without touching every row:
   w_rec·max recency`` (column maxima kept by the index's upsert, O(1)); for the default weights
   (confidence and recency 0) that is 0 outside the query's scope and ``w_scope`` inside it;
 - a class whose bound still reaches ``thr`` asks the pool again for 4× the memories (a lower
-  floor), up to :data:`POOL_MAX`; the rows of the query's scope
-  are then scored one by one (O(n) compare, the scope's rows gathered), and when the rows of
-  every scope could still reach ``thr`` (large confidence/recency weights, near-ties at the
-  floor) the caller scores every candidate (``None``).
+  floor), up to :data:`POOL_MAX`; the rows of the query's scope are scored one by one at once
+  when they are few (:data:`SCOPE_SCAN`), else after that (the scope's rows: cached per index
+  revision; their vectors gathered), and when the rows of every scope could still reach
+  ``thr`` (large confidence/recency weights, near-ties at the floor) the caller scores every
+  candidate (``None``).
 
 Candidates are tested per row (superseded, meta-memory, scope: O(1) each) and counted by the
 index in O(1), so a query costs O(N + Σ df) plus the pool itself. The kept rows are then scored
@@ -33,6 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from assay.memory.retrieval.columns import recency_of
+
 __all__ = ["DensePool", "Pooled", "pooled_rows", "POOL_MAX", "POOL_SLACK"]
 
 #: At most this many memories are asked of a pool (pgvector's ``hnsw.ef_search`` bound).
@@ -40,6 +43,11 @@ POOL_MAX = 1000
 #: Slack on the pool's similarity floor: pgvector and numpy round the same cosine differently
 #: (float32 accumulation in another order, ≲ 1e-6).
 POOL_SLACK = 1e-5
+
+#: A query's scope with at most this many candidates is scored row by row when the pool's bound
+#: cannot rule its rows out (a gather of ≤ 4,096 vectors costs about what a 4× deeper HNSW
+#: search does); a larger one first asks the pool for more.
+SCOPE_SCAN = 4096
 
 #: The index these functions read (a :class:`~assay.memory.retrieval.index.MemoryIndex`; not
 #: imported: the index imports this module).
@@ -101,7 +109,8 @@ def pooled_rows(
         hit_rows, hit_kw = index._keywords.hits(query_terms)
         keep = index.is_candidate(hit_rows, **sel)
         hit_rows, hit_kw = hit_rows[keep], hit_kw[keep]
-        conf_max, rec_max = index.upper_bounds(now, half_life_days)
+        conf_max, newest = index._conf_max, index._created_max  # kept by upsert (largest ever set)
+        rec_max = 0.0 if newest == -np.inf else float(recency_of(np.array([newest]), now, half_life_days)[0])
         extra = (w["confidence"] * conf_max if w["confidence"] else 0.0) + (
             w["recency"] * rec_max if w["recency"] else 0.0
         )
@@ -132,6 +141,8 @@ def pooled_rows(
         trig_scope = scope_class and extra + w["scope"] >= lim
         if not (trig_other or trig_scope) or n_pool >= POOL_MAX:
             break
+        if not trig_other and index.candidate_count(scope=scope, restrict=True, prefilter=prefilter) <= SCOPE_SCAN:
+            break  # scoring the scope's few rows is cheaper than a deeper pool
         n_pool = min(POOL_MAX, 4 * n_pool)
     if trig_other:
         return None
@@ -141,7 +152,7 @@ def pooled_rows(
     need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
     x_rows, x_kw, x_scope = x_rows[need], x_kw[need], x_scope[need]
     if trig_scope:  # the scope's rows outside the pool and the hits: scored one by one
-        s_rows = np.flatnonzero(index._scope.a[: len(index)] == code)
+        s_rows = index.scope_rows(code)
         s_rows = s_rows[index.is_candidate(s_rows, **sel) & ~np.isin(s_rows, p_rows) & ~np.isin(s_rows, hit_rows)]
         s_kw, s_scope = np.zeros(s_rows.size), np.ones(s_rows.size)
         need = _rest(index, s_rows, s_kw, s_scope, w, now, half_life_days) >= lim
