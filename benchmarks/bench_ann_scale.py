@@ -74,6 +74,12 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--million", action="store_true", help="n = 1,000,000")
+    ap.add_argument(
+        "--graph",
+        type=Path,
+        default=None,
+        help="an hnswlib graph file for this n: loaded when present (no build timed), else saved after the build",
+    )
     a = ap.parse_args()
     n = 1_000_000 if a.million else a.n
     t0 = time.perf_counter()
@@ -83,14 +89,21 @@ def main() -> int:
     w = s.weights
     pool = ann_source(index, s)
     assert pool is not None
+    graph = index.ann
+    loaded = a.graph is not None and a.graph.is_file()
+    if loaded:  # the same seed builds the same vectors: a saved graph of this n stands for the build
+        graph._g.load_index(str(a.graph), max_elements=n)
+        graph.synced, graph._capacity = n, n
     t0 = time.perf_counter()
     graph_pool = pool(queries[0], max(a.k, s.pgvector_candidates))
     build_s = time.perf_counter() - t0
     assert graph_pool is not None
-    graph = index.ann
+    if a.graph is not None and not loaded:
+        graph._g.save_index(str(a.graph))
+    how = f"loaded from {a.graph}" if loaded else f"built in {build_s:.1f} s"
     print(
         f"HNSW graph (hnswlib, M={s.ann_m}, ef_construction={s.ann_ef_construction}, {s.ann_threads} thread): "
-        f"built in {build_s:.1f} s, {graph._g.index_file_size() / 1e6:.0f} MB (vectors {n * 384 * 4 / 1e6:.0f} MB)"
+        f"{how}, {graph._g.index_file_size() / 1e6:.0f} MB (vectors {n * 384 * 4 / 1e6:.0f} MB)"
     )
 
     def rank(q: np.ndarray, dense_pool, text: str, scope: str | None) -> list[int]:

@@ -96,13 +96,12 @@ class MemoryIndex:
         self._nonzero = Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
         self._keywords = KeywordPostings()
         self._id_rank: np.ndarray | None = None
-        # Candidate counts ([all, prefilter]: not superseded, and not a meta-memory) in total and
-        # per scope code, and upper bounds of confidence and created_at: kept by upsert, O(1) each.
+        # Kept by upsert: candidate counts ([all, prefilter]) in total and per scope; maxima; scope rows
         self._n_live = [0, 0]
         self._live: list[list[int]] = [[], []]
         self._conf_max = 0.0
         self._created_max = -math.inf
-        self._scope_rows: dict[int, np.ndarray] = {}
+        self._scope_rows: dict[int, tuple[np.ndarray | None, np.ndarray | None]] = {}
         cols = (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero)
         self._columns = (*cols, self._seq)
         self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
@@ -269,12 +268,9 @@ class MemoryIndex:
         self, rows: np.ndarray, *, scope: str | None = None, restrict: bool = False, prefilter: bool = True
     ) -> np.ndarray:
         """Boolean mask over ``rows``: which of them :meth:`candidates` holds (O(len(rows)))."""
-        mask = ~self._superseded.a[rows]
-        if prefilter:
-            mask &= ~self._meta.a[rows]
+        mask = ~(self._superseded.a[rows] | self._meta.a[rows]) if prefilter else ~self._superseded.a[rows]
         if restrict:
-            code = self._scope_codes.get(scope)
-            mask &= False if code is None else self._scope.a[rows] == code
+            mask &= self._scope.a[rows] == self._scope_codes.get(scope, -1)
         return mask
 
     def scope_component(self, rows: np.ndarray, scope: str | None) -> np.ndarray:
@@ -282,12 +278,16 @@ class MemoryIndex:
         code = self._scope_codes.get(scope) if scope is not None else None
         return (self._scope.a[rows] == code).astype(np.float64) if code is not None else np.zeros(rows.size)
 
-    def scope_rows(self, code: int) -> np.ndarray:
-        """The rows of scope ``code`` (sorted int64), cached until the next :meth:`upsert`."""
-        got = self._scope_rows.get(code)
-        if got is None:
-            got = self._scope_rows[code] = np.flatnonzero(self._scope.a[: len(self)] == code)
-        return got
+    def scope_rows(self, code: int, vectors: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows of scope ``code`` (sorted int64) and, with ``vectors``, a contiguous copy of
+        their vectors (else ``None``), cached until the next :meth:`upsert`."""
+        rows, vecs = self._scope_rows.get(code, (None, None))
+        if rows is None:
+            rows = np.flatnonzero(self._scope.a[: len(self)] == code)
+        if vectors and vecs is None and self._vec is not None:
+            vecs = self._vec[rows]
+        self._scope_rows[code] = (rows, vecs)
+        return rows, vecs
 
     def _ranked(
         self,

@@ -151,15 +151,19 @@ def pooled_rows(
     x_scope = index.scope_component(x_rows, scope)
     need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
     x_rows, x_kw, x_scope = x_rows[need], x_kw[need], x_scope[need]
-    if trig_scope:  # the scope's rows outside the pool and the hits: scored one by one
-        s_rows = index.scope_rows(code)
-        s_rows = s_rows[index.is_candidate(s_rows, **sel) & ~np.isin(s_rows, p_rows) & ~np.isin(s_rows, hit_rows)]
-        s_kw, s_scope = np.zeros(s_rows.size), np.ones(s_rows.size)
-        need = _rest(index, s_rows, s_kw, s_scope, w, now, half_life_days) >= lim
-        x_rows = np.concatenate([x_rows, s_rows[need]])
-        x_kw = np.concatenate([x_kw, s_kw[need]])
-        x_scope = np.concatenate([x_scope, s_scope[need]])
     x_sim = index._cosines(x_rows, q) if x_rows.size else np.zeros(0)
+    if trig_scope:  # the scope's rows outside the pool and the hits: scored one by one
+        small = index.candidate_count(scope=scope, restrict=True, prefilter=prefilter) <= SCOPE_SCAN
+        s_rows, s_vecs = index.scope_rows(code, vectors=small)  # a small scope's vectors: one contiguous block
+        keep = index.is_candidate(s_rows, **sel) & ~np.isin(s_rows, p_rows) & ~np.isin(s_rows, hit_rows)
+        s_kw, s_scope = np.zeros(s_rows.size), np.ones(s_rows.size)
+        keep &= _rest(index, s_rows, s_kw, s_scope, w, now, half_life_days) >= lim
+        if s_vecs is not None:
+            s_sim = np.clip((s_vecs @ q)[keep].astype(np.float64), 0.0, 1.0)
+        else:
+            s_sim = index._cosines(s_rows[keep], q)
+        x_rows, x_sim = np.concatenate([x_rows, s_rows[keep]]), np.concatenate([x_sim, s_sim])
+        x_kw, x_scope = np.concatenate([x_kw, s_kw[keep]]), np.concatenate([x_scope, s_scope[keep]])
     rows_all = np.concatenate([p_rows, x_rows])
     sim_all = np.concatenate([p_sim, x_sim])
     if not composite:
