@@ -9,9 +9,11 @@ own float32 vectors), and the index's pooled ranking (:mod:`assay.memory.retriev
 same code path as pgvector's) scores the composite over the pooled rows plus the few the pool's
 bound cannot rule out (keyword hits, a small query scope) — O(N + keyword hits) per query, not
 O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` is the true top
-``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``: recall@10 1.0 and
-composite top-10 p50 1.6 ms vs 122 ms exact at 100,000 × 384 clustered, plain queries, one run
-on a host loaded ~4× its 2 cores). On PostgreSQL with pgvector, pgvector's HNSW stays the index.
+``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 100,000 × 384
+clustered, one run on a host loaded ~4× its 2 cores: composite top-10 recall@10 1.0 and p50
+1.28 ms vs 62.7 ms exact for plain queries; 7.8 ms and 6.0 ms for scoped and keyword queries,
+whose scope's 2,000 rows the bound could not rule out). On PostgreSQL with pgvector,
+pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
 vectors it answered top-10 in 0.17 ms p50 at recall 1.0 (usearch 0.50 ms); it is one wheel with
