@@ -12,8 +12,12 @@ O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` i
 ``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 100,000 × 384
 clustered, one run on a host loaded ~4× its 2 cores: composite top-10 recall@10 1.0 and p50
 1.28 ms vs 62.7 ms exact for plain queries; 7.8 ms and 6.0 ms for scoped and keyword queries,
-whose scope's 2,000 rows the bound could not rule out). On PostgreSQL with pgvector,
-pgvector's HNSW stays the index.
+whose scope's 2,000 rows the bound could not rule out). At 1,000,000 × 384 (``--million``,
+one run, same load) the graph took 2,217 s to build on one thread and 1,685 MB; plain p50 2.08 ms
+vs 356 ms exact, but recall@10 only 0.9545 (scoped 0.9710, keyword 0.9715; p50 12.6 / 14.1 ms):
+at that size ``ef = N = 200`` is too shallow for the issue's 0.99 — a deeper search or graph
+(``ann_m``, a search beam above N) is the next step, not measured yet. On PostgreSQL with
+pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
 vectors it answered top-10 in 0.17 ms p50 at recall 1.0 (usearch 0.50 ms); it is one wheel with
