@@ -26,6 +26,7 @@ def test_int8_agrees_with_float32_and_counts_as_the_same_embedder(tmp_path_facto
     from assay.memory.retrieval.onnx_embedder import OnnxMiniLMEmbedder
 
     cache = tmp_path_factory.mktemp("onnx")
+    (cache / "model.int8.onnx").write_bytes(b"an export of the v1 recipe")  # another recipe's file: never read
     int8 = OnnxMiniLMEmbedder(cache_dir=cache)
     fp32 = MiniLMEmbedder(threads=1)
     assert int8.model == fp32.model and int8.dim == fp32.dim == 384
@@ -33,6 +34,26 @@ def test_int8_agrees_with_float32_and_counts_as_the_same_embedder(tmp_path_facto
     assert a.shape == (5, 384) and a.dtype == np.float32
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
     assert (a * b).sum(axis=1).min() >= 0.99
-    assert (cache / "model.int8.onnx").is_file() and not list(cache.glob(".*"))  # no temporary left
+    assert (cache / "model.int8.v2.onnx").is_file() and not list(cache.glob(".*"))  # no temporary left
     assert OnnxMiniLMEmbedder(cache_dir=cache).embed(TEXTS[:1]).shape == (1, 384)  # reuses the export
     assert int8.embed([]).shape == (0, 384)
+
+
+def test_an_export_without_the_float32_matmul_is_refused(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from assay.memory.retrieval.onnx_embedder import FP32_MATMULS, INT8_FILE, _check_nodes
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2, 2], [1.0, 0.0, 0.0, 1.0])
+    node = helper.make_node("MatMul", ["x", "w"], ["y"], name="/some/other/MatMul")
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(helper.make_graph([node], "g", [x], [y], [w])), str(path))
+    with pytest.raises(RuntimeError, match="FP32_MATMULS"):
+        _check_nodes(path)
+    renamed = helper.make_node("MatMul", ["x", "w"], ["y"], name=FP32_MATMULS[0])
+    onnx.save(helper.make_model(helper.make_graph([renamed], "g", [x], [y], [w])), str(path))
+    _check_nodes(path)  # present: accepted
+    assert INT8_FILE != "model.int8.onnx"  # the v1 recipe's file name is never reused

@@ -21,6 +21,7 @@ from assay.memory import MemorySettings, MemoryStore
 from assay.memory.feedback.stats import memory_stats
 from assay.memory.retrieval.search import rank_hits
 from assay.storage.vector import VectorMirror, pgvector_index_kind
+from ranking_checks import assert_same_ranking
 
 HASHING = MemorySettings(embedder="hashing")
 EXACT = HASHING.with_(pgvector_exact=True)
@@ -372,11 +373,11 @@ def test_a_dense_pool_gives_the_full_scan_ranking(seed):
             depth=[None, 25][trial % 2],
         )
         q_text = " ".join(rng.choice(words, 2))
-        full = index.rank(q_text, q, 10, **kw)
-        pooled = index.rank(q_text, q, 10, dense_pool=pool, pool_size=[5, 12, 40][trial % 3], **kw)
-        assert [(r.row, r.components) for r in pooled] == [(r.row, r.components) for r in full]
-        assert [r.score for r in pooled] == pytest.approx([r.score for r in full], abs=1e-12)
-    assert len(calls) == 12  # every ranking took its dense candidates from the pool
+        full = index.rank(q_text, q, 40, **(kw | {"depth": None}))  # and the rows just below
+        asked, size = len(calls), [5, 12, 40][trial % 3]
+        pooled = index.rank(q_text, q, 10, dense_pool=pool, pool_size=size, **kw)
+        assert calls[asked] == max(size, kw["depth"] or 10)  # asked first (then more, if its bound said so)
+        assert_same_ranking(pooled, full, kw["depth"] or 10)  # up to the last float32 bit of a cosine
 
 
 def datetime_now() -> float:

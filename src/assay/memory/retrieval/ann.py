@@ -4,12 +4,20 @@ On the numpy path (SQLite; PostgreSQL without pgvector) every search scores ever
 cosine — O(n·dim), ~9 ms at 100,000 × 384. Above ``MemorySettings.ann_threshold`` memories,
 :func:`ann_source` hands :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` a ``dense_pool``
 backed by an HNSW graph instead: the graph proposes the ``N = max(depth, pgvector_candidates)``
-nearest vectors, their cosines are recomputed exactly here (numpy, the index's own float32
-vectors), and the index's pooled ranking (the same code path as pgvector's) scores the
-composite, re-scoring in numpy every memory the pool cannot rule out by its bound. Rankings
-therefore equal the exact path's whenever the graph's top ``N`` is the true top ``N``, i.e. up
-to the graph's recall (measured ≥ 0.99 recall@10 at 100,000 clustered vectors:
-``benchmarks/bench_ann_scale.py``). On PostgreSQL with pgvector, pgvector's HNSW stays the index.
+nearest vectors (row positions), their cosines are recomputed exactly here (numpy, the index's
+own float32 vectors), and the index's pooled ranking (:mod:`assay.memory.retrieval.pooled`, the
+same code path as pgvector's) scores the composite over the pooled rows plus the few the pool's
+bound cannot rule out (keyword hits, a small query scope) — O(N + keyword hits) per query, not
+O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` is the true top
+``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 100,000 × 384
+clustered, one run on a host loaded ~4× its 2 cores: composite top-10 recall@10 1.0 and p50
+1.28 ms vs 62.7 ms exact for plain queries; 7.8 ms and 6.0 ms for scoped and keyword queries,
+whose scope's 2,000 rows the bound could not rule out). At 1,000,000 × 384 (``--million``,
+one run, same load) the graph took 2,217 s to build on one thread and 1,685 MB; plain p50 2.08 ms
+vs 356 ms exact, but recall@10 only 0.9545 (scoped 0.9710, keyword 0.9715; p50 12.6 / 14.1 ms):
+at that size ``ef = N = 200`` is too shallow for the issue's 0.99 — a deeper search or graph
+(``ann_m``, a search beam above N) is the next step, not measured yet. On PostgreSQL with
+pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
 vectors it answered top-10 in 0.17 ms p50 at recall 1.0 (usearch 0.50 ms); it is one wheel with
@@ -105,8 +113,8 @@ class AnnIndex:
         assert index._vec is not None
         sims = (index._vec[pos] @ q).astype(np.float64)
         order = np.argsort(-sims, kind="stable")
-        seqs = np.fromiter((index.seqs[p] for p in pos[order]), dtype=np.int64, count=k)  # k lookups, not n
-        return DensePool(seqs, sims[order])
+        rows = pos[order]
+        return DensePool(index._seq.a[rows], sims[order], rows)
 
 
 def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.ndarray, int], DensePool | None] | None:

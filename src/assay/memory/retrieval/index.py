@@ -12,15 +12,12 @@ Rows are upserted by the store's row key (``seq``): new rows append, changed row
 union, supersession, confidence) are updated in place. Memory: ``n × dim`` float32 plus the
 texts and keyword postings.
 
-Dense candidates from elsewhere (pgvector, :mod:`assay.memory.retrieval.vectors`): given ``dense_pool``,
-:meth:`MemoryIndex.rank` asks it for the ``N`` memories most similar to the query (keys and
-cosine similarities, best first) instead of scoring every candidate. A candidate outside that
-pool has similarity ≤ the pool's lowest, so its composite score is at most its other
-components (computed here for every candidate: O(n), no vector work) plus ``w_similarity ×``
-that floor; the candidates whose bound reaches the pool's ``depth``-th score are scored here
-(numpy), the rest cannot enter the top ``depth``. The ranking is therefore the numpy path's
-whenever the pool is the true top ``N`` (exact search), and the similarity of a pooled memory
-is the pool's (pgvector's float32 arithmetic: equal to numpy's to ~1e-6).
+Dense candidates from elsewhere (pgvector, :mod:`.vectors`; the in-process HNSW graph,
+:mod:`.ann`): given ``dense_pool``, :meth:`MemoryIndex.rank` asks it for the ``N`` memories most
+similar to the query instead of scoring every candidate, and scores only the candidates that its
+bound cannot rule out (:mod:`.pooled`: O(N + keyword hits), not O(n)). The ranking is the full
+scan's whenever the pool is the true top ``N``; a pooled memory's similarity is the pool's
+(pgvector's float32 arithmetic: equal to numpy's to ~1e-6).
 """
 
 from __future__ import annotations
@@ -33,6 +30,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from assay.memory.config import Weights
+from assay.memory.retrieval.columns import Grow, recency_of
+from assay.memory.retrieval.pooled import POOL_MAX, DensePool, pooled_rows
 from assay.memory.retrieval.postings import KeywordPostings
 from assay.memory.retrieval.prefilter import is_meta_memory
 from assay.memory.text import keyword_terms, terms
@@ -45,20 +44,12 @@ _GATHER_SHARE = 0.25
 
 #: A dense pool is used only when the candidates are at least this share of the indexed rows (a
 #: search restricted to a small scope would see most of the pool filtered out: numpy over its
-#: candidates is cheaper), and at most this many rows are asked for (pgvector's ef_search bound).
+#: candidates is cheaper); at most :data:`~assay.memory.retrieval.pooled.POOL_MAX` rows are asked for.
 _POOL_SHARE = 0.5
-_POOL_MAX = 1000
-#: Slack on the pool's similarity floor: pgvector and numpy round the same cosine differently
-#: (float32 accumulation in another order, ≲ 1e-6).
-_POOL_SLACK = 1e-5
 
-
-class DensePool(NamedTuple):
-    """Dense candidates found outside the index: store keys ``seqs`` (int64) best first and
-    their cosine similarities ``sims`` (float64, [−1, 1]); fewer than asked = all there are."""
-
-    seqs: np.ndarray
-    sims: np.ndarray
+#: Up to this many tied-or-better rows, the top k is ordered by comparing ids in Python; above
+#: it, by a cached rank of every id (rebuilt in O(n log n) after rows are appended).
+_SORT_IN_PYTHON = 2048
 
 
 class IndexRow(NamedTuple):
@@ -91,19 +82,28 @@ class MemoryIndex:
         self.ids: list[str] = []
         self.texts: list[str] = []
         self.seqs: list[int] = []
+        self._seq = Grow(np.int64)  # self.seqs as an array (row → store key, vectorised)
         self._pos: dict[int, int] = {}
         self._scope_of: list[str | None] = []
         self._scope_codes: dict[str | None, int] = {}
-        self._scope = _Grow(np.int32)
-        self._conf = _Grow(np.float64)
-        self._created = _Grow(np.float64)  # epoch seconds, NaN when unknown
-        self._superseded = _Grow(np.bool_)
-        self._meta = _Grow(np.bool_)  # a meta-memory that is not a correction
+        self._scope = Grow(np.int32)
+        self._conf = Grow(np.float64)
+        self._created = Grow(np.float64)  # epoch seconds, NaN when unknown
+        self._superseded = Grow(np.bool_)
+        self._meta = Grow(np.bool_)  # a meta-memory that is not a correction
         self._vec: np.ndarray | None = None
-        self._has_vec = _Grow(np.bool_)
-        self._nonzero = _Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
+        self._has_vec = Grow(np.bool_)
+        self._nonzero = Grow(np.bool_)  # a vector that is not all-zero (the ones a dense pool can hold)
         self._keywords = KeywordPostings()
         self._id_rank: np.ndarray | None = None
+        # Kept by upsert: candidate counts ([all, prefilter]) in total and per scope; maxima; scope rows
+        self._n_live = [0, 0]
+        self._live: list[list[int]] = [[], []]
+        self._conf_max = 0.0
+        self._created_max = -math.inf
+        self._scope_rows: dict[int, tuple[np.ndarray | None, np.ndarray | None]] = {}
+        cols = (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero)
+        self._columns = (*cols, self._seq)
         self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
 
     def __len__(self) -> int:
@@ -130,6 +130,7 @@ class MemoryIndex:
                     f"memory {r.id!r}: vector of dimension {r.vector.shape[-1]}, the index holds {self._vec.shape[1]}"
                 )
         kw_cache: dict[str, frozenset[str]] = {}  # keywords repeat across memories: tokenise each once
+        self._scope_rows.clear()
         for r in rows:
             i = self._pos.get(r.seq)
             if i is None:
@@ -140,26 +141,30 @@ class MemoryIndex:
                 self.seqs.append(r.seq)
                 self._scope_of.append(None)
                 self._keywords.append()
-                for g in (
-                    self._scope,
-                    self._conf,
-                    self._created,
-                    self._superseded,
-                    self._meta,
-                    self._has_vec,
-                    self._nonzero,
-                ):
+                for g in self._columns:
                     g.append_zero()
+                self._seq.a[i] = r.seq
                 self._id_rank = None
                 if self._vec is not None and i >= self._vec.shape[0]:
                     self._grow_vec(i + 1)
+            else:
+                self._tally(i, -1)
             self.texts[i] = r.text
             self._scope_of[i] = r.scope
-            self._scope.a[i] = self._scope_codes.setdefault(r.scope, len(self._scope_codes))
+            code = self._scope_codes.get(r.scope)
+            if code is None:
+                code = self._scope_codes[r.scope] = len(self._scope_codes)
+                self._live[0].append(0)
+                self._live[1].append(0)
+            self._scope.a[i] = code
             self._conf.a[i] = r.confidence
+            self._conf_max = max(self._conf_max, r.confidence)
             self._created.a[i] = r.created_at.timestamp() if r.created_at is not None else math.nan
+            if r.created_at is not None:
+                self._created_max = max(self._created_max, self._created.a[i])
             self._superseded.a[i] = r.superseded
             self._meta.a[i] = (not r.is_correction) and is_meta_memory(r.text)
+            self._tally(i, +1)
             kw: set[str] = set()
             for word in r.keywords:
                 t = kw_cache.get(word)
@@ -206,43 +211,99 @@ class MemoryIndex:
         there is a candidate and a similarity is needed). ``ranker``: ``"composite"`` (the
         weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
         ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
-        ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector), asked for ``N =
-        max(depth, pool_size)`` memories when the candidates are most of the index and the query
-        vector is not zero; see the module docstring. Without it (or when it returns ``None``)
-        every candidate is scored here.
+        ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector, the HNSW graph), asked for
+        ``N = max(depth, pool_size)`` memories (more when its bound cannot rule the rest out)
+        when the candidates are most of the index and the query vector is not zero; see the
+        module docstring. Without it (or when it returns ``None``) every candidate is scored here.
         """
         if ranker not in ("composite", "dense"):
             raise ValueError(f"ranker must be composite or dense here, got {ranker!r}")
-        cand = self.candidates(scope=scope, restrict=restrict, prefilter=prefilter)
         depth = k if depth is None else max(k, depth)
-        if cand.size == 0 or depth <= 0:
+        n_cand = self.candidate_count(scope=scope, restrict=restrict, prefilter=prefilter)
+        if n_cand == 0 or depth <= 0:
             return []
         w = weights.as_dict()
-        need_sim = ranker == "dense" or w["similarity"] > 0
-        kw = scope_c = None
-        if ranker == "composite":
-            kw = self._keywords.scores(cand, terms(query_text))
-            code = self._scope_codes.get(scope) if scope is not None else None
-            scope_c = (self._scope.a[cand] == code).astype(np.float64) if code is not None else np.zeros(cand.size)
-        sim = np.zeros(cand.size)
+        composite = ranker == "composite"
+        need_sim = not composite or w["similarity"] > 0
+        q: np.ndarray | None = None
         if need_sim:
             q = query_vector() if callable(query_vector) else query_vector
             if q is None:
                 raise ValueError("a query vector is needed for the similarity component")
             q = np.asarray(q, dtype=np.float32).reshape(-1)
             n_pool = max(depth, pool_size)
-            if dense_pool is not None and self._pool_applies(cand, q, n_pool):
-                keep, sim = self._pooled(cand, q, dense_pool, n_pool, depth, w, kw, scope_c, now, half_life_days)
-                if keep is not None:
-                    cand = cand[keep]
-                    if kw is not None and scope_c is not None:
-                        kw, scope_c = kw[keep], scope_c[keep]
-            else:
-                sim = self._cosines(cand, q)
-        if ranker == "dense":
+            if dense_pool is not None and self._pool_applies(n_cand, q, n_pool):
+                got = pooled_rows(
+                    self,
+                    q,
+                    dense_pool,
+                    n_pool=n_pool,
+                    depth=depth,
+                    weights=w,
+                    query_terms=terms(query_text) if composite else None,
+                    scope=scope,
+                    restrict=restrict,
+                    prefilter=prefilter,
+                    now=now,
+                    half_life_days=half_life_days,
+                )
+                if got is not None:
+                    return self._ranked(got.rows, got.sim, got.kw, got.scope_c, depth, w, now, half_life_days)
+        cand = self.candidates(scope=scope, restrict=restrict, prefilter=prefilter)
+        kw = scope_c = None
+        if composite:
+            kw = self._keywords.scores(cand, terms(query_text))
+            scope_c = self.scope_component(cand, scope)
+        sim = self._cosines(cand, q) if q is not None else np.zeros(cand.size)
+        return self._ranked(cand, sim, kw, scope_c, depth, w, now, half_life_days)
+
+    def candidate_count(self, *, scope: str | None = None, restrict: bool = False, prefilter: bool = True) -> int:
+        """How many rows :meth:`candidates` would return, in O(1) (counts kept by :meth:`upsert`)."""
+        if restrict:
+            code = self._scope_codes.get(scope)
+            return 0 if code is None else self._live[1 if prefilter else 0][code]
+        return self._n_live[1 if prefilter else 0]
+
+    def is_candidate(
+        self, rows: np.ndarray, *, scope: str | None = None, restrict: bool = False, prefilter: bool = True
+    ) -> np.ndarray:
+        """Boolean mask over ``rows``: which of them :meth:`candidates` holds (O(len(rows)))."""
+        mask = ~(self._superseded.a[rows] | self._meta.a[rows]) if prefilter else ~self._superseded.a[rows]
+        if restrict:
+            mask &= self._scope.a[rows] == self._scope_codes.get(scope, -1)
+        return mask
+
+    def scope_component(self, rows: np.ndarray, scope: str | None) -> np.ndarray:
+        """The scope component (float64, 0 or 1) of ``rows`` for a query in ``scope``."""
+        code = self._scope_codes.get(scope) if scope is not None else None
+        return (self._scope.a[rows] == code).astype(np.float64) if code is not None else np.zeros(rows.size)
+
+    def scope_rows(self, code: int, vectors: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows of scope ``code`` (sorted int64) and, with ``vectors``, a contiguous copy of
+        their vectors (else ``None``), cached until the next :meth:`upsert`."""
+        rows, vecs = self._scope_rows.get(code, (None, None))
+        if rows is None:
+            rows = np.flatnonzero(self._scope.a[: len(self)] == code)
+        if vectors and vecs is None and self._vec is not None:
+            vecs = self._vec[rows]
+        self._scope_rows[code] = (rows, vecs)
+        return rows, vecs
+
+    def _ranked(
+        self,
+        cand: np.ndarray,
+        sim: np.ndarray,
+        kw: np.ndarray | None,
+        scope_c: np.ndarray | None,
+        depth: int,
+        w: dict[str, float],
+        now: float,
+        half_life_days: float,
+    ) -> list[Ranked]:
+        """The top ``depth`` of rows ``cand`` given their components (``kw`` ``None``: the dense ranker)."""
+        if kw is None or scope_c is None:
             score = sim.copy()
         else:
-            assert kw is not None and scope_c is not None
             score = np.zeros(cand.size)
             score += w["similarity"] * sim
             score += w["keywords"] * kw
@@ -281,78 +342,43 @@ class MemoryIndex:
             cos = self._vec[cand] @ q
         return np.clip(cos.astype(np.float64), 0.0, 1.0)
 
-    def _pool_applies(self, cand: np.ndarray, q: np.ndarray, n_pool: int) -> bool:
+    def _pool_applies(self, n_cand: int, q: np.ndarray, n_pool: int) -> bool:
         """Whether a dense pool can stand in for scoring every candidate (see the module docstring)."""
-        if self._vec is None or n_pool > _POOL_MAX or cand.size < _POOL_SHARE * len(self):
+        if self._vec is None or n_pool > POOL_MAX or n_cand < _POOL_SHARE * len(self):
             return False
         if q.shape[0] != self._vec.shape[1]:
             raise ValueError(f"query vector of dimension {q.shape[0]}, the index holds {self._vec.shape[1]}")
         return bool(np.isfinite(q).all() and np.any(q))
 
-    def _pooled(
-        self,
-        cand: np.ndarray,
-        q: np.ndarray,
-        dense_pool: Callable[[np.ndarray, int], DensePool | None],
-        n_pool: int,
-        depth: int,
-        w: dict[str, float],
-        kw: np.ndarray | None,
-        scope_c: np.ndarray | None,
-        now: float,
-        half_life_days: float,
-    ) -> tuple[np.ndarray | None, np.ndarray]:
-        """``(keep, sim)``: which candidates can reach the top ``depth`` (``None``: all) and their
-        clipped similarities — the pool's for pooled memories, numpy's for the others kept."""
-        n = len(self)
-        pool = dense_pool(q, n_pool)
-        if pool is None:  # the source is gone (pgvector dropped): score every candidate here
-            return None, self._cosines(cand, q)
-        pos = np.fromiter((self._pos.get(int(s), -1) for s in pool.seqs), dtype=np.int64, count=len(pool.seqs))
-        where = np.full(n, -1, dtype=np.int64)
-        where[cand] = np.arange(cand.size)
-        ci = np.where(pos >= 0, where[np.maximum(pos, 0)], -1)
-        hit = ci >= 0
-        sim = np.zeros(cand.size)
-        sim[ci[hit]] = np.clip(np.asarray(pool.sims, dtype=np.float64)[hit], 0.0, 1.0)
-        in_pool = np.zeros(cand.size, dtype=bool)
-        in_pool[ci[hit]] = True
-        if len(pool.seqs) < n_pool:  # the pool is every mirrored vector: the rest are zero (similarity 0) …
-            if int(np.count_nonzero(pos >= 0)) >= int(np.count_nonzero(self._nonzero.a[:n])):
-                return None, sim
-            return None, self._cosines(cand, q)  # … unless the scan ran short or the mirror lags: score here
-        w_sim = 1.0 if kw is None else w["similarity"]
-        rest = np.zeros(cand.size)
-        if kw is not None and scope_c is not None:
-            rest += w["keywords"] * kw + w["scope"] * scope_c
-            if w["confidence"]:
-                rest += w["confidence"] * self._conf.a[cand]
-            if w["recency"]:
-                rest += w["recency"] * self._recency(cand, now, half_life_days)
-        floor = float(np.clip(pool.sims[-1], 0.0, 1.0)) + _POOL_SLACK
-        known = (w_sim * sim + rest)[in_pool]
-        thr = np.partition(known, known.size - depth)[known.size - depth] if known.size >= depth else -np.inf
-        need = ~in_pool & (rest + w_sim * floor >= thr - _POOL_SLACK)
-        if need.any():
-            sim[need] = self._cosines(cand[need], q)
-        keep = in_pool | need
-        return keep, sim[keep]
+    def _tally(self, i: int, sign: int) -> None:
+        """Count row ``i`` in (``+1``) or out of (``-1``) the candidate counts."""
+        if self._superseded.a[i]:
+            return
+        c = int(self._scope.a[i])
+        ok = not self._meta.a[i]
+        self._n_live[0] += sign
+        self._live[0][c] += sign
+        if ok:
+            self._n_live[1] += sign
+            self._live[1][c] += sign
 
     def _recency(self, rows: np.ndarray, now: float, half_life_days: float) -> np.ndarray:
-        age_days = np.maximum(0.0, (now - self._created.a[rows]) / 86400.0)
-        out = np.power(0.5, age_days / half_life_days)
-        return np.where(np.isnan(out), 0.0, out)
+        return recency_of(self._created.a[rows], now, half_life_days)
 
     def _top(self, cand: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
         """Positions into ``cand`` of the top ``k`` by score desc, then id asc."""
-        if self._id_rank is None:
-            self._id_rank = np.argsort(np.argsort(np.array(self.ids, dtype=object), kind="stable"), kind="stable")
-        idr = self._id_rank[cand]
         if k < cand.size:
             kth = np.partition(score, cand.size - k)[cand.size - k]
             sel = np.flatnonzero(score >= kth)
         else:
             sel = np.arange(cand.size)
+        if sel.size <= _SORT_IN_PYTHON:  # few rows: compare their ids (no O(n log n) id ranking after an append)
+            ids, sc, rows = self.ids, score[sel].tolist(), cand[sel].tolist()
+            picked = sorted(range(sel.size), key=lambda j: (-sc[j], ids[rows[j]]))[:k]
+            return sel[np.asarray(picked, dtype=np.int64)]
+        if self._id_rank is None:
+            self._id_rank = np.argsort(np.argsort(np.array(self.ids, dtype=object), kind="stable"), kind="stable")
+        idr = self._id_rank[cand]
         order = np.lexsort((idr[sel], -score[sel]))
         return sel[order[:k]]
 
@@ -371,18 +397,3 @@ class MemoryIndex:
         grown = np.zeros((max(rows, 2 * self._vec.shape[0]), self._vec.shape[1]), dtype=np.float32)
         grown[: self._vec.shape[0]] = self._vec
         self._vec = grown
-
-
-class _Grow:
-    """A 1-D numpy array with amortised O(1) append; ``a`` is the backing array (use ``a[:n]``)."""
-
-    def __init__(self, dtype: Any):
-        self.a = np.zeros(1024, dtype=dtype)
-        self.n = 0
-
-    def append_zero(self) -> None:
-        if self.n == self.a.shape[0]:
-            grown = np.zeros(2 * self.a.shape[0], dtype=self.a.dtype)
-            grown[: self.n] = self.a
-            self.a = grown
-        self.n += 1

@@ -1,0 +1,205 @@
+"""The pooled ranking: the composite top ``depth`` from a dense pool, in time independent of n.
+
+A dense pool (pgvector's top ``N``, or the in-process HNSW graph's: :mod:`.ann`) names the ``N``
+memories most similar to the query, best first; every memory outside it has a similarity at most
+the pool's lowest, ``floor``. So a memory outside the pool can enter the top ``depth`` only if
+``w_sim · floor + rest ≥ thr``, where ``rest`` is its other components (keywords, scope,
+confidence, recency, weighted) and ``thr`` the ``depth``-th best score among the pooled
+candidates. :func:`pooled_rows` applies that bound without touching every row:
+
+- keywords are nonzero only on the rows of the query terms' postings
+  (:meth:`~assay.memory.retrieval.postings.KeywordPostings.hits`, O(Σ df)): those rows get
+  their exact ``rest`` and are kept when it reaches the bound;
+- every other row has ``rest ≤ w_scope·[row in the query's scope] + w_conf·max confidence +
+  w_rec·max recency`` (column maxima kept by the index's upsert, O(1)); for the default weights
+  (confidence and recency 0) that is 0 outside the query's scope and ``w_scope`` inside it;
+- a class whose bound still reaches ``thr`` asks the pool again for 4× the memories (a lower
+  floor), up to :data:`POOL_MAX`; the rows of the query's scope are scored one by one at once
+  when they are few (:data:`SCOPE_SCAN`), else after that (the scope's rows: cached per index
+  revision; their vectors gathered), and when the rows of every scope could still reach
+  ``thr`` (large confidence/recency weights, near-ties at the floor) the caller scores every
+  candidate (``None``).
+
+Candidates are tested per row (superseded, meta-memory, scope: O(1) each) and counted by the
+index in O(1), so a query costs O(N + Σ df) plus the pool itself. The kept rows are then scored
+by the same formula as the full scan, so the ranking is the full scan's whenever the pool is the
+true top ``N`` (for the graph: up to its recall); ``tests/memory/retrieval/test_pooled.py``
+checks it on random indexes against an exact pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Set
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from assay.memory.retrieval.columns import recency_of
+
+__all__ = ["DensePool", "Pooled", "pooled_rows", "POOL_MAX", "POOL_SLACK"]
+
+#: At most this many memories are asked of a pool (pgvector's ``hnsw.ef_search`` bound).
+POOL_MAX = 1000
+#: Slack on the pool's similarity floor: pgvector and numpy round the same cosine differently
+#: (float32 accumulation in another order, ≲ 1e-6).
+POOL_SLACK = 1e-5
+
+#: A query's scope with at most this many candidates is scored row by row when the pool's bound
+#: cannot rule its rows out (a gather of ≤ 4,096 vectors costs about what a 4× deeper HNSW
+#: search does); a larger one first asks the pool for more.
+SCOPE_SCAN = 4096
+
+#: The index these functions read (a :class:`~assay.memory.retrieval.index.MemoryIndex`; not
+#: imported: the index imports this module).
+MemoryIndex = Any
+
+
+class DensePool(NamedTuple):
+    """Dense candidates found outside the index: store keys ``seqs`` (int64) best first and
+    their cosine similarities ``sims`` (float64, [−1, 1]); fewer than asked = all there are.
+    ``rows``: the same memories' index positions when the source knows them (the in-process
+    graph), saving the key → position look-ups."""
+
+    seqs: np.ndarray
+    sims: np.ndarray
+    rows: np.ndarray | None = None
+
+
+class Pooled(NamedTuple):
+    """The rows that can reach the top ``depth`` (int64 positions) and their components: clipped
+    similarity, keywords and scope (``None`` for the dense ranker), float64 each."""
+
+    rows: np.ndarray
+    sim: np.ndarray
+    kw: np.ndarray | None
+    scope_c: np.ndarray | None
+
+
+def pooled_rows(
+    index: MemoryIndex,
+    q: np.ndarray,
+    dense_pool: Callable[[np.ndarray, int], DensePool | None],
+    *,
+    n_pool: int,
+    depth: int,
+    weights: dict[str, float],
+    query_terms: Set[str] | None,
+    scope: str | None,
+    restrict: bool,
+    prefilter: bool,
+    now: float,
+    half_life_days: float,
+) -> Pooled | None:
+    """The candidates of ``index`` that can reach the top ``depth`` for unit query vector ``q``
+    (see the module docstring), or ``None`` when the pool cannot rule enough out (the source is
+    gone, it holds every vector, or its bound reaches every scope): then score every candidate.
+
+    ``query_terms``: the query's terms for the composite ranker, ``None`` for the dense one.
+    ``weights``: :meth:`~assay.memory.config.Weights.as_dict`. ``now``: epoch seconds.
+    """
+    composite = query_terms is not None
+    w = weights
+    w_sim = w["similarity"] if composite else 1.0
+    sel = {"scope": scope, "restrict": restrict, "prefilter": prefilter}
+    code = index._scope_codes.get(scope) if scope is not None else None
+    hit_rows, hit_kw = np.zeros(0, dtype=np.int64), np.zeros(0)
+    extra = 0.0  # the bound on weighted confidence + recency of any row
+    if composite:
+        assert query_terms is not None
+        hit_rows, hit_kw = index._keywords.hits(query_terms)
+        keep = index.is_candidate(hit_rows, **sel)
+        hit_rows, hit_kw = hit_rows[keep], hit_kw[keep]
+        conf_max, newest = index._conf_max, index._created_max  # kept by upsert (largest ever set)
+        rec_max = 0.0 if newest == -np.inf else float(recency_of(np.array([newest]), now, half_life_days)[0])
+        extra = (w["confidence"] * conf_max if w["confidence"] else 0.0) + (
+            w["recency"] * rec_max if w["recency"] else 0.0
+        )
+    # Restricted: every candidate is of the scope (scope component 1). Otherwise the scope's rows
+    # are a class of their own, with a bound higher by w_scope.
+    other_bound = extra + (w["scope"] if composite and restrict and code is not None else 0.0)
+    scope_class = composite and not restrict and code is not None and w["scope"] > 0
+    while True:
+        pool = dense_pool(q, n_pool)
+        if pool is None or len(pool.seqs) < n_pool:  # gone, or the pool is every vector (n is small)
+            return None
+        rows = _positions(index, pool)
+        sims = np.clip(np.asarray(pool.sims, dtype=np.float64), 0.0, 1.0)
+        ok = rows >= 0
+        ok[ok] = index.is_candidate(rows[ok], **sel)
+        p_rows, p_sim = rows[ok], sims[ok]
+        p_kw, p_scope = _keywords_of(p_rows, hit_rows, hit_kw), index.scope_component(p_rows, scope)
+        p_score = w_sim * p_sim
+        if composite:
+            p_score = p_score + _rest(index, p_rows, p_kw, p_scope, w, now, half_life_days)
+        if p_score.size >= depth:
+            thr = float(np.partition(p_score, p_score.size - depth)[p_score.size - depth])
+        else:
+            thr = -np.inf
+        floor = float(np.clip(pool.sims[-1], 0.0, 1.0)) + POOL_SLACK
+        lim = thr - POOL_SLACK - w_sim * floor  # a memory outside the pool is needed when its rest >= lim
+        trig_other = other_bound >= lim
+        trig_scope = scope_class and extra + w["scope"] >= lim
+        if not (trig_other or trig_scope) or n_pool >= POOL_MAX:
+            break
+        if not trig_other and index.candidate_count(scope=scope, restrict=True, prefilter=prefilter) <= SCOPE_SCAN:
+            break  # scoring the scope's few rows is cheaper than a deeper pool
+        n_pool = min(POOL_MAX, 4 * n_pool)
+    if trig_other:
+        return None
+    out = ~np.isin(hit_rows, p_rows) if hit_rows.size else np.zeros(0, dtype=bool)
+    x_rows, x_kw = hit_rows[out], hit_kw[out]
+    x_scope = index.scope_component(x_rows, scope)
+    need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
+    x_rows, x_kw, x_scope = x_rows[need], x_kw[need], x_scope[need]
+    x_sim = index._cosines(x_rows, q) if x_rows.size else np.zeros(0)
+    if trig_scope:  # the scope's rows outside the pool and the hits: scored one by one
+        small = index.candidate_count(scope=scope, restrict=True, prefilter=prefilter) <= SCOPE_SCAN
+        s_rows, s_vecs = index.scope_rows(code, vectors=small)  # a small scope's vectors: one contiguous block
+        keep = index.is_candidate(s_rows, **sel) & ~np.isin(s_rows, p_rows) & ~np.isin(s_rows, hit_rows)
+        s_kw, s_scope = np.zeros(s_rows.size), np.ones(s_rows.size)
+        keep &= _rest(index, s_rows, s_kw, s_scope, w, now, half_life_days) >= lim
+        if s_vecs is not None:
+            s_sim = np.clip((s_vecs @ q)[keep].astype(np.float64), 0.0, 1.0)
+        else:
+            s_sim = index._cosines(s_rows[keep], q)
+        x_rows, x_sim = np.concatenate([x_rows, s_rows[keep]]), np.concatenate([x_sim, s_sim])
+        x_kw, x_scope = np.concatenate([x_kw, s_kw[keep]]), np.concatenate([x_scope, s_scope[keep]])
+    rows_all = np.concatenate([p_rows, x_rows])
+    sim_all = np.concatenate([p_sim, x_sim])
+    if not composite:
+        return Pooled(rows_all, sim_all, None, None)
+    return Pooled(rows_all, sim_all, np.concatenate([p_kw, x_kw]), np.concatenate([p_scope, x_scope]))
+
+
+def _positions(index: MemoryIndex, pool: DensePool) -> np.ndarray:
+    """The pool's row positions (−1 for a store key the index does not hold)."""
+    if pool.rows is not None:
+        return np.asarray(pool.rows, dtype=np.int64)
+    get = index._pos.get
+    return np.fromiter((get(int(s), -1) for s in pool.seqs), dtype=np.int64, count=len(pool.seqs))
+
+
+def _keywords_of(rows: np.ndarray, hit_rows: np.ndarray, hit_kw: np.ndarray) -> np.ndarray:
+    """The keyword component of ``rows`` given the sorted posting hits (0 off them)."""
+    if hit_rows.size == 0:
+        return np.zeros(rows.size)
+    at = np.minimum(np.searchsorted(hit_rows, rows), hit_rows.size - 1)
+    return np.where(hit_rows[at] == rows, hit_kw[at], 0.0)
+
+
+def _rest(
+    index: MemoryIndex,
+    rows: np.ndarray,
+    kw: np.ndarray,
+    scope_c: np.ndarray,
+    w: dict[str, float],
+    now: float,
+    half_life_days: float,
+) -> np.ndarray:
+    """The weighted components other than similarity of ``rows`` (float64)."""
+    rest = w["keywords"] * kw + w["scope"] * scope_c
+    if w["confidence"]:
+        rest += w["confidence"] * index._conf.a[rows]
+    if w["recency"]:
+        rest += w["recency"] * index._recency(rows, now, half_life_days)
+    return rest

@@ -1,0 +1,174 @@
+"""The pooled ranking (assay.memory.retrieval.pooled): with an exact pool it is the full scan's
+ranking on random indexes — keyword-heavy and scoped queries, superseded and meta rows included —
+and it reads O(pool + keyword hits) rows, never every candidate, for the reference weights."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import assay.memory.retrieval.pooled as pooled_module
+from assay.memory.config import Weights
+from assay.memory.retrieval.index import DensePool, IndexRow, MemoryIndex
+from assay.memory.retrieval.postings import KeywordPostings
+from ranking_checks import assert_same_ranking
+
+DIM = 8
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+NOW = datetime(2024, 6, 1, tzinfo=UTC).timestamp()
+WORDS = [f"w{i}" for i in range(12)]  # a small vocabulary: queries hit many rows
+WEIGHTS = [
+    Weights(),
+    Weights(keywords=0.6),  # keyword-heavy: hits far below the pool's floor can win
+    Weights(scope=0.3),  # scope-heavy: the scope's rows are a class of their own
+    Weights(confidence=0.2, recency=0.1, scope=0.1),
+]
+
+
+def _rows(rng: np.random.Generator, n: int, start: int = 0) -> list[IndexRow]:
+    vecs = rng.normal(size=(n, DIM)).astype(np.float32)
+    if n > 4:
+        vecs[rng.integers(0, n, n // 4)] = vecs[rng.integers(0, n, n // 4)]  # duplicates: exact ties
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs[rng.integers(0, n, max(1, n // 20))] = 0.0  # zero vectors: similarity 0, never pooled
+    out = []
+    for i in range(n):
+        j = start + i
+        out.append(
+            IndexRow(
+                j + 1,
+                f"m{int(rng.integers(0, 50)):02d}-{j}",
+                "remember to save memories" if rng.uniform() < 0.05 else f"note {j}",
+                list(rng.choice(WORDS, int(rng.integers(0, 4)))),
+                f"s{int(rng.integers(0, 4))}" if rng.uniform() < 0.9 else None,
+                float(rng.uniform()),
+                None if rng.uniform() < 0.1 else T0 + timedelta(days=int(rng.integers(0, 150))),
+                bool(rng.uniform() < 0.1),
+                bool(rng.uniform() < 0.02),
+                None if rng.uniform() < 0.03 else vecs[i],
+            )
+        )
+    return out
+
+
+def _exact_pool(index: MemoryIndex, calls: list[int], with_rows: bool = False):
+    def pool(q: np.ndarray, size: int) -> DensePool:  # the exact top `size` among non-zero vectors
+        calls.append(size)
+        n = len(index)
+        have = np.flatnonzero(index._nonzero.a[:n])
+        sims = (index._vec[:n] @ q)[have].astype(np.float64)  # numpy's full-scan arithmetic: identical ties
+        order = np.argsort(-sims, kind="stable")[:size]
+        rows = have[order]  # with_rows: positions given, as the in-process graph gives them
+        return DensePool(np.asarray(index.seqs)[rows], sims[order], rows if with_rows else None)
+
+    return pool
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.one_of(st.integers(20, 200), st.integers(600, 1500)),
+    updates=st.integers(0, 40),
+    n_queries=st.integers(1, 6),
+)
+def test_the_pooled_ranking_is_the_full_scans(seed, n, updates, n_queries):
+    rng = np.random.default_rng(seed)
+    index = MemoryIndex()
+    index.upsert(_rows(rng, n))
+    if updates:  # supersede / rescope / re-keyword some rows in place
+        again = _rows(rng, updates)
+        pick = rng.choice(n, size=min(updates, n), replace=False)
+        index.upsert(
+            [r._replace(seq=int(p) + 1, id=index.ids[p], vector=None) for r, p in zip(again, pick, strict=False)]
+        )
+    calls: list[int] = []
+    pool = _exact_pool(index, calls, with_rows=bool(seed % 2))
+    for _ in range(n_queries):
+        q = rng.normal(size=DIM).astype(np.float32)
+        q /= np.linalg.norm(q)
+        restrict = bool(rng.uniform() < 0.2)
+        scope = f"s{int(rng.integers(0, 5))}" if restrict or rng.uniform() < 0.6 else None
+        kw = dict(
+            weights=WEIGHTS[int(rng.integers(0, len(WEIGHTS)))],
+            ranker="dense" if rng.uniform() < 0.2 else "composite",
+            scope=scope,
+            restrict=restrict,
+            prefilter=bool(rng.uniform() < 0.8),
+            now=NOW,
+            half_life_days=30.0,
+            depth=[None, 25][int(rng.integers(0, 2))],
+        )
+        q_text = " ".join(rng.choice(WORDS, int(rng.integers(0, 4)))) or "note"
+        k = int(rng.integers(1, 12))
+        full = index.rank(q_text, q, k + 30, **(kw | {"depth": None}))  # and the rows just below
+        pool_max = [pooled_module.POOL_MAX, int(rng.integers(40, 120))][int(rng.integers(0, 2))]
+        scan = [pooled_module.SCOPE_SCAN, 0][int(rng.integers(0, 2))]  # 0: a deeper pool before the scope scan
+        with (  # a low cap: the scope scan, the fallback
+            mock.patch.object(pooled_module, "POOL_MAX", pool_max),
+            mock.patch.object(pooled_module, "SCOPE_SCAN", scan),
+        ):
+            pooled = index.rank(q_text, q, k, dense_pool=pool, pool_size=int(rng.integers(1, 40)), **kw)
+        assert_same_ranking(pooled, full, max(k, kw["depth"] or k))
+
+
+def test_a_pooled_ranking_touches_no_row_outside_the_pool_and_the_hits(monkeypatch):
+    rng = np.random.default_rng(11)
+    n = 5000
+    rows = _rows(rng, n)
+    index = MemoryIndex()
+    index.upsert(rows)
+    calls: list[int] = []
+    pool = _exact_pool(index, calls)
+    q = index.vector(int(np.flatnonzero(index._nonzero.a[:n])[0])).copy()
+    cosines = index._cosines
+    scored: list[int] = []
+
+    def counting(cand, qv):
+        scored.append(cand.size)
+        return cosines(cand, qv)
+
+    full = index.rank("w3", q, 10, weights=Weights(), scope="s1", now=NOW, half_life_days=30.0)
+    monkeypatch.setattr(index, "candidates", lambda **_: pytest.fail("the pooled path listed every candidate"))
+    monkeypatch.setattr(index, "_cosines", counting)
+    pooled = index.rank("w3", q, 10, weights=Weights(), scope="s1", now=NOW, half_life_days=30.0, dense_pool=pool)
+    assert [r.row for r in pooled] == [r.row for r in full]
+    assert calls == [200] and sum(scored) <= len(index._keywords._rows["w3"])  # hits re-scored, nothing else
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 200), rounds=st.integers(1, 4))
+def test_the_candidate_counts_follow_upserts(seed, n, rounds):
+    rng = np.random.default_rng(seed)
+    index = MemoryIndex()
+    for r in range(rounds):
+        index.upsert(_rows(rng, n, start=0 if r % 2 else r * n))  # odd rounds: the same seqs, updated
+        for prefilter in (True, False):
+            assert index.candidate_count(prefilter=prefilter) == index.candidates(prefilter=prefilter).size
+            for s in ("s0", "s1", "s3", None, "absent"):
+                got = index.candidate_count(scope=s, restrict=True, prefilter=prefilter)
+                assert got == index.candidates(scope=s, restrict=True, prefilter=prefilter).size
+                rows = np.arange(len(index))
+                mask = index.is_candidate(rows, scope=s, restrict=True, prefilter=prefilter)
+                listed = index.candidates(scope=s, restrict=True, prefilter=prefilter)
+                assert np.array_equal(np.flatnonzero(mask), listed)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    row_terms=st.lists(st.sets(st.sampled_from(WORDS), max_size=4), min_size=1, max_size=60),
+    query=st.sets(st.sampled_from([*WORDS, "absent"]), max_size=5),
+)
+def test_posting_hits_are_the_nonzero_scores_bit_for_bit(row_terms, query):
+    p = KeywordPostings()
+    for i, t in enumerate(row_terms):
+        p.append()
+        p.set(i, t)
+    full = p.scores(np.arange(len(row_terms)), query)
+    rows, scores = p.hits(query)
+    assert rows.tolist() == np.flatnonzero(full).tolist()
+    assert scores.tolist() == full[rows].tolist()  # the same additions in the same order: equal, not close
