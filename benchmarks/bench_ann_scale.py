@@ -80,12 +80,16 @@ def main() -> int:
         default=None,
         help="an hnswlib graph file for this n: loaded when present (no build timed), else saved after the build",
     )
+    ap.add_argument("--threads", type=int, default=1, help="graph build threads (ann_threads)")
+    ap.add_argument(
+        "--ef-search", default=None, help="comma-separated HNSW search beams to measure (default: the setting's)"
+    )
     a = ap.parse_args()
     n = 1_000_000 if a.million else a.n
     t0 = time.perf_counter()
     index, queries = build(n)
     print(f"index of {n:,} × 384 built in {time.perf_counter() - t0:.1f} s")
-    s = default_settings(embedder="hashing", ann_threshold=1)
+    s = default_settings(embedder="hashing", ann_threshold=1, ann_threads=a.threads)
     w = s.weights
     pool = ann_source(index, s)
     assert pool is not None
@@ -133,7 +137,10 @@ def main() -> int:
         "keyword": lambda i: (f"w{(7 * i) % 997}", f"s{i % 50:02d}"),
     }
     ok = True
-    for kind, query in kinds.items():
+    beams = [int(x) for x in a.ef_search.split(",")] if a.ef_search else [s.ann_ef_search]
+    runs = [(b, kind, query) for b in beams for kind, query in kinds.items()]
+    for beam, kind, query in runs:
+        graph.ef_search = beam
         exact_t, ann_t, hits = [], [], 0
         for i, q in enumerate(queries[: a.queries]):
             text, scope = query(i)
@@ -147,7 +154,7 @@ def main() -> int:
         recall = hits / (a.k * a.queries)
         e50, x50 = statistics.median(exact_t), statistics.median(ann_t)
         print(
-            f"{kind:7s} composite top-{a.k}: exact p50 {e50:.2f} ms p95 {p(exact_t, 95):.2f} ms | "
+            f"ef {beam:4d} {kind:7s} composite top-{a.k}: exact p50 {e50:.2f} ms p95 {p(exact_t, 95):.2f} ms | "
             f"approx p50 {x50:.2f} ms p95 {p(ann_t, 95):.2f} ms (ratio {x50 / e50:.3f}) | "
             f"recall@{a.k} vs exact {recall:.4f} over {a.queries} queries"
         )

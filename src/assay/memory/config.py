@@ -172,6 +172,11 @@ class MemorySettings:
       moderate while recall@10 at the search beam ``max(depth, pgvector_candidates)`` = 200
       measured ≥ 0.99; ``benchmarks/bench_ann_scale.py``). ``ann_threads``: build threads, 1
       (a shared host; the build is paid once).
+    - ``ann_ef_search``: HNSW search beam, at least the pool asked for (``max(depth,
+      pgvector_candidates)``). 200 (= the pool) gave recall@10 1.0 at 100,000 clustered vectors but
+      0.9545 at 1,000,000 (``bench_ann_scale.py --million``, this round's closing note); the beam
+      is hnswlib's recall/latency knob (its README: ef ≥ k, higher = more accurate), so the default
+      is twice the pool; ``--ef-search`` in the benchmark prints the trade-off.
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
@@ -198,6 +203,7 @@ class MemorySettings:
     ann_m: int = 16
     ann_ef_construction: int = 100
     ann_threads: int = 1
+    ann_ef_search: int = 200
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -230,8 +236,8 @@ class MemorySettings:
             raise ValueError(f"max_k must be an integer >= 1, got {self.max_k!r}")
         if self.ann_threshold is not None and self.ann_threshold < 1:
             raise ValueError(f"ann_threshold must be >= 1 or None, got {self.ann_threshold}")
-        if self.ann_m < 2 or self.ann_ef_construction < 1 or self.ann_threads < 1:
-            raise ValueError("ann_m must be >= 2, ann_ef_construction and ann_threads >= 1")
+        if self.ann_m < 2 or self.ann_ef_construction < 1 or self.ann_threads < 1 or self.ann_ef_search < 1:
+            raise ValueError("ann_m must be >= 2, ann_ef_construction, ann_threads and ann_ef_search >= 1")
 
     def with_(self, **changes: object) -> MemorySettings:
         """A copy with ``changes`` applied (validated again)."""

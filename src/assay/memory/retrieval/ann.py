@@ -68,7 +68,7 @@ class AnnIndex:
     :class:`~assay.memory.config.MemorySettings`); ``threads``: hnswlib's build threads.
     """
 
-    def __init__(self, dim: int, *, m: int, ef_construction: int, threads: int = 1):
+    def __init__(self, dim: int, *, m: int, ef_construction: int, threads: int = 1, ef_search: int = 200):
         import hnswlib
 
         self.dim = dim
@@ -79,6 +79,7 @@ class AnnIndex:
         )
         self._g.set_num_threads(threads)
         self.synced = 0  # row positions [0, synced) have been considered
+        self.ef_search = ef_search  # the search beam: max(this, the pool asked for)
 
     def __len__(self) -> int:
         return int(self._g.get_current_count())
@@ -107,7 +108,7 @@ class AnnIndex:
         k = min(n, len(self))
         if k == 0:
             return DensePool(np.zeros(0, dtype=np.int64), np.zeros(0))
-        self._g.set_ef(max(k, 10))
+        self._g.set_ef(max(k, self.ef_search))
         labels, _dist = self._g.knn_query(q.reshape(1, -1), k=k)
         pos = labels[0].astype(np.int64)
         assert index._vec is not None
@@ -131,7 +132,11 @@ def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.nda
             index.ann = False
             return None
         state = index.ann = AnnIndex(
-            index.dim, m=settings.ann_m, ef_construction=settings.ann_ef_construction, threads=settings.ann_threads
+            index.dim,
+            m=settings.ann_m,
+            ef_construction=settings.ann_ef_construction,
+            threads=settings.ann_threads,
+            ef_search=settings.ann_ef_search,
         )
     if state is False:
         return None
