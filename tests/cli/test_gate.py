@@ -269,3 +269,10 @@ def test_standard_input_problems_name_stdin_and_bad_bytes_are_a_line_error():
     r = runner.invoke(app, ["gate", "-"], input=b"\xff\xfe\n")
     assert r.exit_code == 2, r.output
     assert "<stdin>:1: <bytes>: not valid UTF-8" in r.output
+
+
+def test_the_help_row_for_exit_0_allows_no_claims_cases(tmp_path):
+    # found by rtry: `assay --help` said "0 every case passes", but pass + no_claims exits 0 too
+    assert gate(write(tmp_path, PASS, REFUSAL)).exit_code == 0
+    help_text = " ".join(runner.invoke(app, ["--help"]).stdout.split())
+    assert "gate: 0 no case fails or is unchecked (some may be no_claims)" in help_text
