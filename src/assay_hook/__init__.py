@@ -40,6 +40,17 @@ ROUTE = "/v1/hooks/claude-code"
 MAX_REPLY_BYTES = 4_000_000
 
 
+USAGE = (
+    "usage: assay-hook < EVENT.json\n\n"
+    "Claude Code's type: command hook client. Reads the hook's input JSON on stdin, posts it to\n"
+    "the assay memory server (POST /v1/hooks/claude-code) and prints the reply. When the server\n"
+    "is down, refuses or is over budget it prints nothing, exits 0 and logs one line to\n"
+    "$ASSAY_HOME/hook.log. Environment: ASSAY_SERVER_URL (default http://127.0.0.1:8377),\n"
+    "ASSAY_SERVER_TOKEN or ASSAY_SERVER_TOKEN_FILE (default $ASSAY_HOME/server.token),\n"
+    "ASSAY_HOOK_BUDGET_MS (default 800). Installed by: assay hook install --claude-code\n"
+)
+
+
 class ReplyError(Exception):
     """The server's reply is not a well-formed HTTP/1.1 response."""
 
@@ -277,7 +288,11 @@ def _post_https(hostport: str, path: str, body: bytes, headers: dict[str, str], 
 
 
 def main() -> None:
-    """Console-script entry point: always exits 0."""
+    """Console-script entry point: always exits 0. ``-h``/``--help`` prints the usage (Claude Code
+    passes no arguments; without this a person trying ``assay-hook --help`` waited on stdin)."""
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        sys.stdout.write(USAGE)
+        sys.exit(0)
     try:
         text = run(sys.stdin.buffer.read())
         if text:

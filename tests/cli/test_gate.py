@@ -259,3 +259,20 @@ def test_json_output_counts_scale_from_display_and_bad_display_is_a_usage_error(
     bad = {**shown, "facts": [{**fact, "displayed_value": "6.31"}]}
     r = gate(write(tmp_path, bad, name="bad.jsonl"))
     assert r.exit_code == 2 and "bad.jsonl:1: facts.0: displayed_value '6.31' is not the value" in r.output
+
+
+def test_standard_input_problems_name_stdin_and_bad_bytes_are_a_line_error():
+    # found by rtry: errors named a temporary file, and non-UTF-8 bytes gave a codec message
+    r = runner.invoke(app, ["gate", "-"], input=json.dumps(PASS) + "\n" + '{"id": "b", "variant":\n')
+    assert r.exit_code == 2, r.output
+    assert "<stdin>:2: <json>:" in r.output and "stdin.jsonl" not in r.output
+    r = runner.invoke(app, ["gate", "-"], input=b"\xff\xfe\n")
+    assert r.exit_code == 2, r.output
+    assert "<stdin>:1: <bytes>: not valid UTF-8" in r.output
+
+
+def test_the_help_row_for_exit_0_allows_no_claims_cases(tmp_path):
+    # found by rtry: `assay --help` said "0 every case passes", but pass + no_claims exits 0 too
+    assert gate(write(tmp_path, PASS, REFUSAL)).exit_code == 0
+    help_text = " ".join(runner.invoke(app, ["--help"]).stdout.split())
+    assert "gate: 0 no case fails or is unchecked (some may be no_claims)" in help_text

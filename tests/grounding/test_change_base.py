@@ -92,9 +92,28 @@ def test_compared_periods(sentence, order):
 
 def test_unnamed_periods_leave_the_base_to_the_value():
     """Without period mentions nothing vetoes: either base, the direction fixing the sign."""
-    assert status("Revenue was 2.9% higher than the year before [F1, F2].") == "pass"  # true the other way round
+    assert status("Revenue was 2.9% higher than the other year [F1, F2].") == "pass"  # no side named
     assert status("Revenue was 2.8% lower than the year before [F1, F2].") == "pass"
     assert status("Revenue was 2.9% lower than the year before [F1, F2].") == "fail"
+
+
+@pytest.mark.parametrize("markers", ["F1, F2", "F2, F1"])
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # found by rtry: revenue fell, yet each "higher" sentence passed as FY2022 against FY2023
+        ("Revenue was 2.9% higher than the year before [{m}].", "fail"),
+        ("Revenue was 2.9% higher than the prior year [{m}].", "fail"),
+        ("Revenue was 2.9% higher than in FY2022 [{m}].", "fail"),
+        ("In fiscal 2023 revenue was 2.9% higher than a year earlier [{m}].", "fail"),
+        ("Revenue was 2.8% lower than in FY2022 [{m}].", "pass"),
+        ("In fiscal 2023 revenue was 2.8% lower than a year earlier [{m}].", "pass"),
+        ("Revenue was $11.0 billion lower than the year before [{m}].", "pass"),
+        ("Revenue was $11.0 billion higher than the year before [{m}].", "fail"),
+    ],
+)
+def test_one_named_period_or_an_earlier_year_fixes_the_base(sentence, expected, markers):
+    assert status(sentence.format(m=markers)) == expected
 
 
 def test_uncited_mode_reads_the_comparison_too():

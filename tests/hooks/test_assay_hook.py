@@ -111,3 +111,15 @@ def test_through_a_real_server_the_client_prints_the_hook_output(tmp_path):
     finally:
         assert server.stop() == 0  # SIGTERM: drained, exit 0
     assert TOKEN not in server.stderr
+
+
+def test_help_prints_the_usage_without_reading_stdin(tmp_path):
+    # found by rtry: `assay-hook --help` printed nothing and logged "input is not a JSON object"
+    r = subprocess.run(
+        [sys.executable, "-m", "assay_hook", "--help"],
+        env=_env(tmp_path, "http://127.0.0.1:1"),
+        capture_output=True,
+        timeout=30,
+    )
+    assert r.returncode == 0 and r.stdout.startswith(b"usage: assay-hook")
+    assert b"ASSAY_SERVER_TOKEN_FILE" in r.stdout and not (tmp_path / "home" / "hook.log").exists()

@@ -42,3 +42,10 @@ def test_parsing_never_raises_and_memories_are_nonblank(text):
 def test_the_context_block_never_exceeds_its_cap(texts, cap):
     block = context_block([(f"m{i}", t) for i, t in enumerate(texts)], instruction=None, max_chars=cap)
     assert len(block) <= cap
+
+
+def test_an_unclosed_block_after_a_complete_one_applies_nothing():
+    # found by rtry: the earlier (quoted) block was applied and the cut-off last one went uncounted
+    b = parse_reply_block("Format: [cm]\nrg: m1:3\n[/cm] and mine:\n[cm]\nrg: m2:0!\nm: new")
+    assert not b.found and b.grades is None and b.memories == []
+    assert len(b.malformed) == 2

@@ -98,3 +98,25 @@ def test_the_token_appears_in_no_log_or_response(client, caplog):
     ]
     assert all(TOKEN not in r for r in responses)
     assert TOKEN not in caplog.text
+
+
+def test_a_taken_port_is_one_line_and_exit_2_before_the_store_opens(tmp_path, monkeypatch):
+    # found by rtry: uvicorn logged the bind error and exited 3 ("done, measurement incomplete")
+    import socket
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    monkeypatch.delenv("ASSAY_SERVER_TOKEN", raising=False)
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(
+            app, ["--db", f"sqlite:///{tmp_path / 'x.db'}", "serve", "--port", str(port), "--embedder", "hashing"]
+        )
+    assert r.exit_code == 2, r.output
+    assert f"--port {port}: cannot bind" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "x.db").exists()  # refused before the store was opened

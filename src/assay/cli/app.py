@@ -28,7 +28,12 @@ __all__ = [
 #: The one exit-code contract (issue 16, item 6), printed under ``assay --help`` and in the
 #: README; ``tests/cli/test_exit_codes.py`` runs a case per row. Rows are (command, 0, 1, 3).
 EXIT_CODES: tuple[tuple[str, str, str, str], ...] = (
-    ("gate", "every case passes", "any case fails or is unchecked", "every case no_claims"),
+    (
+        "gate",
+        "no case fails or is unchecked (some may be no_claims)",
+        "any case fails or is unchecked",
+        "every case no_claims",
+    ),
     (
         "eval, judge validate/rationality/pairwise, import, report",
         "written (a gate failure inside an eval is a result, not an error)",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from assay.cases import Case, load_cases
+from assay.cases import Case, CaseFileError, load_cases
 from assay.cli.app import app
 from assay.cli.common import GateMode, UsageError, out, user_errors
 
@@ -100,14 +100,18 @@ def gate_cmd(
 
 
 def _load(file: str) -> list[Case]:
-    """Cases from a path, or from standard input for ``-`` (read whole, then validated)."""
+    """Cases from a path, or from standard input for ``-`` (read whole as bytes, then validated
+    as a file is: problems name ``<stdin>:LINE``, bytes that are not UTF-8 included)."""
     if file != "-":
         return load_cases(Path(file))
-    data = sys.stdin.read()
+    data = sys.stdin.buffer.read()
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "stdin.jsonl"
-        p.write_text(data, encoding="utf-8")
-        return load_cases(p)
+        p.write_bytes(data)
+        try:
+            return load_cases(p)
+        except CaseFileError as e:  # the temporary file's name means nothing to the user
+            raise CaseFileError([pr.model_copy(update={"file": "<stdin>"}) for pr in e.problems]) from None
 
 
 def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool) -> None:

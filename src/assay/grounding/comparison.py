@@ -9,15 +9,27 @@ revenue was 2.9% higher than FY2023 revenue", "FY2022 revenue exceeded FY2023 re
 revenue was 2.8% lower than FY2023 revenue" is not backed by (FY2023 − FY2022) / FY2022).
 Conservative by design: nothing fires unless the sentence names exactly two distinct periods
 (:func:`assay.claims.periods.find_periods`) and both operands' periods are known and differ.
+
+Fewer periods still fix the direction when the sentence says where they stand (found by the
+rtry review: "Revenue was 2.9% higher than in FY2022" passed as FY2022 against FY2023):
+
+- one period named: after the comparison word ("than", "above", "below", "exceeded",
+  "trailed") it is the base ("higher than in FY2022", "higher than the FY2023 level"), before
+  it the subject ("In fiscal 2023 revenue was 2.9% higher than a year earlier"); a change whose
+  operands put that period on the other side is vetoed;
+- no period named, and the base is a relative earlier year ("than the year before", "than the
+  prior year", "than a year earlier", "than last year"): the subject is the later figure, so a
+  change of the earlier figure against the later one is vetoed.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import Candidate, period_rank
 
 __all__ = ["compared_periods", "comparison_veto"]
 
@@ -42,7 +54,7 @@ def comparison_veto(q: Quantity, c: Candidate, sentence: str) -> tuple[str, str]
         return None
     order = compared_periods(sentence)
     if order is None:
-        return None
+        return _one_sided_veto(c, sentence)
     a, b = (period_key(o.period) for o in c.operands)
     if a is None or b is None or a == b or (a, b) == order:
         return None
@@ -50,3 +62,35 @@ def comparison_veto(q: Quantity, c: Candidate, sentence: str) -> tuple[str, str]
         "period_mismatch",
         f"the sentence compares {order[0]} with {order[1]}, but {c.ref} compares {a} with {b}",
     )
+
+
+#: The word after which a comparison names its base ("higher than X", "exceeded X by").
+_COMPARE_WORD = re.compile(r"\b(?:than|above|below|exceed(?:ed|s)?|trail(?:ed|s)?)\b", re.I)
+#: A base that is the year before the subject's, without naming it.
+_EARLIER_BASE = re.compile(
+    r"\bthan\s+(?:in\s+|during\s+)?(?:(?:the|a)\s+)?"
+    r"(?:(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|year\s+(?:before|earlier|ago)|last\s+year|year-ago)",
+    re.I,
+)
+
+
+def _one_sided_veto(c: Candidate, sentence: str) -> tuple[str, str] | None:
+    """The veto for a comparison naming one period or none (see the module docstring)."""
+    a, b = (period_key(o.period) for o in c.operands)
+    if a is None or b is None or a == b:
+        return None
+    periods = find_periods(sentence)
+    keys = set(p.key for p in periods)
+    word = _COMPARE_WORD.search(sentence)
+    if len(keys) == 1 and word is not None:
+        (named,) = keys
+        is_base = periods[0].span[0] >= word.end()
+        if (a if is_base else b) == named:
+            role = "base" if is_base else "subject"
+            return ("period_mismatch", f"the sentence names {named} as the {role}, but {c.ref} compares {a} with {b}")
+        return None
+    if not keys and _EARLIER_BASE.search(sentence):
+        ra, rb = (period_rank(o.period) for o in c.operands)
+        if ra is not None and rb is not None and ra < rb:
+            return ("period_mismatch", f"the sentence compares with the year before, but {c.ref} compares {a} with {b}")
+    return None

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Mapping
@@ -114,8 +115,15 @@ def last_assistant_message(path: Path, max_bytes: int) -> str:
 
     Reads the last ``max_bytes`` of the file. A turn is every assistant entry after the last
     user entry that carries the user's own text (tool results belong to the turn); its text
-    blocks are joined with newlines. Lines that are not JSON objects are skipped."""
-    with open(path, "rb") as f:
+    blocks are joined with newlines. Lines that are not JSON objects are skipped. ``OSError``
+    when the file is missing or is not a regular file (never blocks on a FIFO)."""
+    # O_NONBLOCK + a regular-file check: a FIFO (or device) under the roots would block the
+    # worker thread forever on open or read, and with it the SIGTERM drain (found by rtry).
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file")
+    with os.fdopen(fd, "rb") as f:
         f.seek(0, os.SEEK_END)
         size = f.tell()
         f.seek(max(0, size - max_bytes))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from assay.server.config import ServerSettings, served_token
 from assay.server.query import query_embedder_for
 from assay.server.service import MemoryService
 
-__all__ = ["build", "serve", "limit_blas_threads"]
+__all__ = ["build", "serve", "bind_socket", "limit_blas_threads"]
 
 log = logging.getLogger("assay.server")
 
@@ -54,7 +55,13 @@ def serve(
     import uvicorn
 
     limit_blas_threads(settings.blas_threads)
-    app, _ = build(settings, make_store)
+    settings.check_bind()
+    sock = bind_socket(settings.host, settings.port)  # before the models load: a taken port fails at once
+    try:
+        app, _ = build(settings, make_store)
+    except BaseException:
+        sock.close()
+        raise
     if on_ready is not None:
         on_ready()
     config = uvicorn.Config(
@@ -70,9 +77,29 @@ def serve(
     # clean drain. This no-op handler makes a drained shutdown exit 0.
     previous = signal.signal(signal.SIGTERM, _drained)
     try:
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``(host, port)`` (``SO_REUSEADDR``, as uvicorn sets it), handed to
+    uvicorn. ``ValueError`` naming the address when it cannot be bound (port taken, address not
+    local): uvicorn's own failure is a log line and exit status 3, which the exit-code contract
+    reserves for "done, measurement incomplete"."""
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as e:
+        raise ValueError(f"--host {host} --port {port}: cannot bind ({e.strerror or e})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        raise ValueError(f"--host {host} --port {port}: cannot bind ({e.strerror or e})") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def limit_blas_threads(n: int | None) -> None:

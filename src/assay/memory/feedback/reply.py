@@ -22,7 +22,8 @@ and the agent ends its reply with one block (parsed by :func:`parse_reply_block`
 (:func:`assay.memory.feedback.grades.parse_grades`: 0–3, ``!`` = hard negative, only with 0 or
 1); each ``m:`` line is one new memory. The block is the *last* ``[cm]`` … ``[/cm]`` pair of the
 message; every other non-blank line inside it, a second ``rg:`` line, an empty ``m:`` and any
-earlier block are malformed: ignored and counted, never guessed at.
+earlier block are malformed: ignored and counted, never guessed at. A ``[cm]`` left open after
+the last complete block makes that open one the last block: nothing is applied.
 """
 
 from __future__ import annotations
@@ -56,10 +57,15 @@ class ReplyBlock:
 def parse_reply_block(message: str) -> ReplyBlock:
     """Parse the last ``[cm]`` … ``[/cm]`` block of ``message`` (see the module docstring). Never raises."""
     blocks = list(_BLOCK.finditer(message))
-    out = ReplyBlock(found=bool(blocks))
+    # A [cm] opened after the last complete block is the reply's last block, unclosed (a reply
+    # cut short): applying an earlier block instead would be a guess, so nothing is applied.
+    unclosed = BLOCK_OPEN in message[blocks[-1].end() :] if blocks else BLOCK_OPEN in message
+    out = ReplyBlock(found=bool(blocks) and not unclosed)
+    if unclosed:
+        out.malformed.append(f"{BLOCK_OPEN}: block not closed with {BLOCK_CLOSE}")
+        out.malformed += [f"{b.group(0)[:40]!r}: only the last block counts" for b in blocks]
+        return out
     if not blocks:
-        if BLOCK_OPEN in message:
-            out.malformed.append(f"{BLOCK_OPEN}: block not closed with {BLOCK_CLOSE}")
         return out
     for earlier in blocks[:-1]:
         out.malformed.append(f"{earlier.group(0)[:40]!r}: only the last block counts")
