@@ -253,6 +253,9 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
     elif u == "pp":
         if c.dim in ("pp",):
             out.append((c.value / s, False))
+    elif u == "ratio":  # a fraction in words or digits ("a quarter of revenue", "1/4 of it")
+        if c.dim in ("ratio", "none"):
+            out.append((c.value / s, False))
     elif u == "x":
         if c.dim in ("multiple", "ratio", "none"):
             out.append((c.value / s, False))
