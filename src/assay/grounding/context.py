@@ -61,7 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.candidates import Candidate
 from assay.grounding.direction import (
     COMPARED,
     change_ratio_direction,
@@ -79,6 +79,9 @@ from assay.grounding.labels import (
     related_to,
     told_direction,
 )
+from assay.grounding.labels import (
+    period_year as _year,
+)
 from assay.grounding.lexicon import (
     CROSS,
     CROSS_PERIOD_WORDS,
@@ -87,10 +90,13 @@ from assay.grounding.lexicon import (
     LOSS,
     LOSS_WORDS,
     POLARITY,
-    QSIGN,
     SUM,
     SUM_WORDS,
     licences,
+    may_cross,
+    may_polar,
+    may_sum,
+    question_carries_sign,
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
@@ -118,11 +124,6 @@ _BASE_BEFORE = re.compile(
     re.I,
 )
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-
-
-def question_carries_sign(question: str | None) -> bool:
-    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
-    return bool(question) and QSIGN.search(question or "") is not None
 
 
 @dataclass(frozen=True)
@@ -156,15 +157,17 @@ class SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
         q_sum, q_cross = licences(q)
-        summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
-        cross = q_cross or CROSS.search(text) is not None or total_over_years(text)
+        cross_words = may_cross(text) and CROSS.search(text) is not None  # pre-checks: skip a regex
+        summed = q_sum or (may_sum(text) and SUM.search(text) is not None) or cross_words  # with no word of it
+        cross = q_cross or cross_words or total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
         n_years = 0
         if numbers:
-            respectively = _RESPECTIVELY.search(text) is not None
+            respectively = not text.isascii() or "espective" in text.lower()  # pre-check, as ``may_name``
+            respectively = respectively and _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
             named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
             inside = [m.end() for m in _CLAUSE.finditer(text) if any(a < m.start() < b for a, b, _ in named)]
@@ -192,7 +195,7 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in POLARITY.finditer(text):
+            for m in POLARITY.finditer(text) if may_polar(text) else ():
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
@@ -208,7 +211,7 @@ class SentenceContext:
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        contra, qloss = from_to_contradictions(text, offset, numbers), LOSS.search(q) is not None
+        contra, qloss = from_to_contradictions(text, offset, numbers), may_polar(q) and LOSS.search(q) is not None
         return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years)
 
     def before(self, q: Quantity, width: int = 60) -> str:
@@ -224,6 +227,8 @@ class SentenceContext:
         prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
         before = self.text[max(cut, prev, s - 60) : s]
         after = self.text[e : e + 16]
+        if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
+            return None
         loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
         gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
         if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
@@ -369,11 +374,6 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def _year(period: str | None) -> int | None:
-    r = period_rank(period)
-    return r[0] if r else None
 
 
 def _match_year(m: re.Match[str]) -> int:

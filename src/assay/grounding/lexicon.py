@@ -22,7 +22,12 @@ __all__ = [
     "CROSS",
     "QSIGN",
     "licences",
+    "question_carries_sign",
     "total_over_years",
+    "may_name",
+    "may_sum",
+    "may_cross",
+    "may_polar",
 ]
 
 LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
@@ -114,6 +119,46 @@ QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
+_TOTAL = re.compile(r"\btotal\b", re.I)
+
+
+def may_name(words: tuple[str, ...], text: str) -> bool:
+    """False only when :func:`words_regex` of ``words`` (lower-case entries) cannot match ``text``:
+    an ASCII text whose lower case holds none of the ASCII entries (a match needs its entry as a
+    substring; under ``re.I`` an ASCII text matches no non-ASCII entry). Any other text: True."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(w in low for w in words if w.isascii())
+
+
+_SUM_A = tuple(w for w in SUM_WORDS if w.isascii())
+_CROSS_A = tuple(w for w in CROSS_PERIOD_WORDS if w.isascii())
+_POLAR_A = tuple(w for w in LOSS_WORDS + GAIN_WORDS if w.isascii())
+
+
+def may_sum(text: str) -> bool:
+    """:func:`may_name` for :data:`SUM_WORDS` (a pre-check of :data:`SUM`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _SUM_A))
+
+
+def may_cross(text: str) -> bool:
+    """:func:`may_name` for :data:`CROSS_PERIOD_WORDS` (a pre-check of :data:`CROSS`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _CROSS_A))
+
+
+def may_polar(text: str) -> bool:
+    """:func:`may_name` for the loss and profit words (a pre-check of :data:`POLARITY`, :data:`LOSS`, :data:`GAIN`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _POLAR_A))
 
 
 @lru_cache(maxsize=1024)
@@ -125,8 +170,14 @@ def licences(question: str) -> tuple[bool, bool]:
     return cross or SUM.search(question) is not None, cross
 
 
+def question_carries_sign(question: str | None) -> bool:
+    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
+    return bool(question) and QSIGN.search(question or "") is not None
+
+
 def total_over_years(text: str) -> bool:
     """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+    summed = may_sum(text) and SUM.search(text) is not None
+    if not text or not (summed or (may_name(("total",), text) and _TOTAL.search(text) is not None)):
         return False
     return _TWO_YEARS.search(text) is not None
