@@ -107,3 +107,29 @@ def test_cached_line_item_helpers_equal_their_bodies(label: str) -> None:
         and len(label) <= 160
         and len(label.split(" | ")[0].strip().lower().split()) <= 16
     )
+
+
+def test_read_context_memo_equals_a_fresh_read_and_keys_on_vocabulary_content() -> None:
+    from assay.claims import extract_claims
+    from assay.facts import Fact, Snapshot
+    from assay.grounding.context import SentenceContext
+    from assay.grounding.index import SnapshotIndex
+    from assay.grounding.sentence_rules import read_context
+
+    facts = [Fact(id="F1", label="Net sales", value=5.0, unit="USD millions", period="FY2019")]
+    facts.append(Fact(id="F2", label="Net loss", value=2.0, unit="USD millions", period="FY2018"))
+    answer = "In fiscal 2019 net sales were $5.0 million [F1], and the net loss in 2018 was $2.0 million [F2]."
+    claim = extract_claims(answer)[0]
+    a, b = SnapshotIndex.build(Snapshot(facts=facts)), SnapshotIndex.build(Snapshot(facts=facts))
+    assert a.vocabulary is not b.vocabulary and a.vocabulary == b.vocabulary
+    read_context.cache_clear()
+    first = read_context(claim.text, claim.span[0], a.vocabulary, "What were net sales?", claim.numbers)
+    again = read_context(claim.text, claim.span[0], b.vocabulary, "What were net sales?", claim.numbers)
+    assert again is first and read_context.cache_info().hits == 1
+    fresh = SentenceContext.read(claim.text, claim.span[0], a.vocabulary, "What were net sales?", claim.numbers)
+    assert first == fresh and first.by_number  # it names years and items, attributed to its numbers
+    other = SnapshotIndex.build(Snapshot(facts=facts[:1])).vocabulary
+    assert other != a.vocabulary
+    assert read_context(claim.text, claim.span[0], other, "What were net sales?", claim.numbers) == (
+        SentenceContext.read(claim.text, claim.span[0], other, "What were net sales?", claim.numbers)
+    )

@@ -150,6 +150,15 @@ class SnapshotVocabulary:
         pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
         self.years, self.items, self._re = _vocabulary(pairs)
 
+    def __eq__(self, other: object) -> bool:  # by content: a key of the sentence-context memo
+        return isinstance(other, SnapshotVocabulary) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
+        return self.years, self.items, self._re
+
     @property
     def has_items(self) -> bool:
         """Whether any line item can be named."""
