@@ -83,9 +83,9 @@ from assay.grounding.labels import (
     period_year as _year,
 )
 from assay.grounding.lexicon import (
+    CLAUSE,
     CROSS,
     CROSS_PERIOD_WORDS,
-    GAIN,
     GAIN_WORDS,
     LOSS,
     LOSS_WORDS,
@@ -97,6 +97,7 @@ from assay.grounding.lexicon import (
     may_polar,
     may_sum,
     question_carries_sign,
+    stated_sign_at,
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
@@ -115,7 +116,7 @@ __all__ = [
 ]
 
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
-_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+_CLAUSE = CLAUSE
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE_BEFORE = re.compile(
@@ -222,23 +223,7 @@ class SentenceContext:
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
-        s, e = q.span[0] - self.offset, q.span[1] - self.offset
-        cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
-        prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
-        before = self.text[max(cut, prev, s - 60) : s]
-        after = self.text[e : e + 16]
-        if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
-            return None
-        loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
-        gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
-        if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
-            last_loss = max(m.end() for m in LOSS.finditer(before))
-            last_gain = max(m.end() for m in GAIN.finditer(before))
-            if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
-                return -1 if last_loss > last_gain else 1
-        if loss == gain:
-            return None
-        return -1 if loss else 1
+        return stated_sign_at(self.text, q.span[0] - self.offset, q.span[1] - self.offset, self.number_ends)
 
 
 def twin_veto(

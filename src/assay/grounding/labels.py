@@ -233,6 +233,11 @@ def period_year(period: str | None) -> int | None:
 def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int, str]] = ()) -> bool:
     """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK"),
     not as a part of a longer named item ("Additions … - acquisitions" does not name "Additions …")."""
+    return _names_own(text, tuple(labels), tuple(named))
+
+
+@lru_cache(maxsize=8192)
+def _names_own(text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, str], ...]) -> bool:
     low = text.lower()
     for lab in labels:
         item = line_item(lab)

@@ -22,6 +22,8 @@ __all__ = [
     "CROSS",
     "QSIGN",
     "licences",
+    "CLAUSE",
+    "stated_sign_at",
     "question_carries_sign",
     "total_over_years",
     "may_name",
@@ -118,6 +120,8 @@ CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
+#: Clause cuts of a sentence: ". ", ";", a line break, ", but/while/and/versus/compared".
+CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 _TOTAL = re.compile(r"\btotal\b", re.I)
 
@@ -181,3 +185,27 @@ def total_over_years(text: str) -> bool:
     if not text or not (summed or (may_name(("total",), text) and _TOTAL.search(text) is not None)):
         return False
     return _TWO_YEARS.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> int | None:
+    """−1 / +1 when a loss / profit word sits in the clause of the number at ``text[s:e]`` (60
+    characters before it and no other number, of those ending at ``number_ends``, in between; or
+    right after it), else None; both kinds far apart: the nearer (see :mod:`assay.grounding.context`).
+    Memoised: pure in its arguments."""
+    cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    prev = max((x for x in number_ends if x <= s), default=0)  # no other number in between
+    before = text[max(cut, prev, s - 60) : s]
+    after = text[e : e + 16]
+    if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
+        return None
+    loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
+    gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
+    if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
+        last_loss = max(m.end() for m in LOSS.finditer(before))
+        last_gain = max(m.end() for m in GAIN.finditer(before))
+        if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
+            return -1 if last_loss > last_gain else 1
+    if loss == gain:
+        return None
+    return -1 if loss else 1
