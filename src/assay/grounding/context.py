@@ -61,7 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.candidates import Candidate
 from assay.grounding.direction import (
     COMPARED,
     change_ratio_direction,
@@ -79,18 +79,25 @@ from assay.grounding.labels import (
     related_to,
     told_direction,
 )
+from assay.grounding.labels import (
+    period_year as _year,
+)
 from assay.grounding.lexicon import (
+    CLAUSE,
     CROSS,
     CROSS_PERIOD_WORDS,
-    GAIN,
     GAIN_WORDS,
     LOSS,
     LOSS_WORDS,
     POLARITY,
-    QSIGN,
     SUM,
     SUM_WORDS,
     licences,
+    may_cross,
+    may_polar,
+    may_sum,
+    question_carries_sign,
+    stated_sign_at,
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
@@ -109,7 +116,7 @@ __all__ = [
 ]
 
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
-_CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+_CLAUSE = CLAUSE
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE_BEFORE = re.compile(
@@ -118,11 +125,6 @@ _BASE_BEFORE = re.compile(
     re.I,
 )
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
-
-
-def question_carries_sign(question: str | None) -> bool:
-    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
-    return bool(question) and QSIGN.search(question or "") is not None
 
 
 @dataclass(frozen=True)
@@ -156,15 +158,17 @@ class SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
         q_sum, q_cross = licences(q)
-        summed = q_sum or SUM.search(text) is not None or CROSS.search(text) is not None
-        cross = q_cross or CROSS.search(text) is not None or total_over_years(text)
+        cross_words = may_cross(text) and CROSS.search(text) is not None  # pre-checks: skip a regex
+        summed = q_sum or (may_sum(text) and SUM.search(text) is not None) or cross_words  # with no word of it
+        cross = q_cross or cross_words or total_over_years(text)
         summed = summed or cross
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
         n_years = 0
         if numbers:
-            respectively = _RESPECTIVELY.search(text) is not None
+            respectively = not text.isascii() or "espective" in text.lower()  # pre-check, as ``may_name``
+            respectively = respectively and _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
             named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
             inside = [m.end() for m in _CLAUSE.finditer(text) if any(a < m.start() < b for a, b, _ in named)]
@@ -192,7 +196,7 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in POLARITY.finditer(text):
+            for m in POLARITY.finditer(text) if may_polar(text) else ():
                 k = _nearest(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
@@ -208,7 +212,7 @@ class SentenceContext:
         polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        contra, qloss = from_to_contradictions(text, offset, numbers), LOSS.search(q) is not None
+        contra, qloss = from_to_contradictions(text, offset, numbers), may_polar(q) and LOSS.search(q) is not None
         return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years)
 
     def before(self, q: Quantity, width: int = 60) -> str:
@@ -219,21 +223,7 @@ class SentenceContext:
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
-        s, e = q.span[0] - self.offset, q.span[1] - self.offset
-        cut = max((m.end() for m in _CLAUSE.finditer(self.text, 0, s)), default=0)
-        prev = max((x for x in self.number_ends if x <= s), default=0)  # no other number in between
-        before = self.text[max(cut, prev, s - 60) : s]
-        after = self.text[e : e + 16]
-        loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
-        gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
-        if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
-            last_loss = max(m.end() for m in LOSS.finditer(before))
-            last_gain = max(m.end() for m in GAIN.finditer(before))
-            if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
-                return -1 if last_loss > last_gain else 1
-        if loss == gain:
-            return None
-        return -1 if loss else 1
+        return stated_sign_at(self.text, q.span[0] - self.offset, q.span[1] - self.offset, self.number_ends)
 
 
 def twin_veto(
@@ -369,11 +359,6 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def _year(period: str | None) -> int | None:
-    r = period_rank(period)
-    return r[0] if r else None
 
 
 def _match_year(m: re.Match[str]) -> int:

@@ -25,6 +25,7 @@ __all__ = [
     "label_polarity",
     "fact_sign",
     "own_clause",
+    "period_year",
 ]
 
 #: Material labels for financial statements: each entry is one concept with its synonyms.
@@ -116,11 +117,13 @@ GENERIC_ITEMS = {
 }
 
 
+@lru_cache(maxsize=16384)
 def line_item(label: str) -> str:
     """The row part of a ``"row | column"`` label, lower-case and stripped."""
     return label.split(" | ")[0].strip().lower()
 
 
+@lru_cache(maxsize=16384)
 def is_line_item(label: str) -> bool:
     """A table or statement line item; not the text around a number of a paragraph ("…was $5…",
     "AMER. Operating income increased $19.2 million in fiscal 2019 as compared to fiscal…"): at
@@ -147,6 +150,15 @@ class SnapshotVocabulary:
         pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
         self.years, self.items, self._re = _vocabulary(pairs)
 
+    def __eq__(self, other: object) -> bool:  # by content: a key of the sentence-context memo
+        return isinstance(other, SnapshotVocabulary) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
+        return self.years, self.items, self._re
+
     @property
     def has_items(self) -> bool:
         """Whether any line item can be named."""
@@ -165,20 +177,43 @@ def _vocabulary(
 ) -> tuple[frozenset[int], frozenset[str], re.Pattern[str] | None]:
     """Years, line items and the item matcher of ``(label, period)`` pairs; memoised (the memo
     cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
-    years = frozenset(y for label, period in pairs if (y := _year(_fact_period(label, period))) is not None)
+    years = frozenset(y for label, period in pairs if (y := period_year(_fact_period(label, period))) is not None)
     items = {line_item(label) for label, _ in pairs if is_line_item(label)}
     items = {i for i in items if len(i) >= 4 and i not in GENERIC_ITEMS}
     concepts = {concept_of(i) for i in items} - {None}
     names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
-    matcher = (
-        re.compile(
-            r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])",
-            re.I,
-        )
-        if names
-        else None
-    )
+    matcher = re.compile(r"(?<![\w])(?:" + _alternation(names) + r")(?![\w])", re.I) if names else None
     return years, frozenset(items), matcher
+
+
+def _alternation(names: set[str]) -> str:
+    """A regex alternation of ``names`` that, at each position, matches the longest name (as the
+    longest-first alternation ``a|b|…`` does): a trie (shared prefixes read once: one name per
+    character tried, not every name) when every name is lower-case ASCII or caseless (then two
+    branches never match one character under ``re.I``), else the longest-first alternation."""
+    if not all(ch.isascii() or ch.lower() == ch.upper() for n in names for ch in n) or any(
+        n != n.lower() for n in names
+    ):
+        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for n in names:
+        node = trie
+        for ch in n:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return _trie_regex(trie)
+
+
+def _trie_regex(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    """The regex of one trie node: its branches, longer first (greedy), the name ending here last."""
+    ends = "" in node
+    branches = [re.escape(ch) + _trie_regex(child) for ch, child in sorted(node.items()) if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:
+        return "(?:" + body + ")?" if len(branches) > 1 or len(body) > 1 else body + "?"
+    return body
 
 
 def _fact_period(label: str, period: str | None) -> str | None:
@@ -189,7 +224,8 @@ def _fact_period(label: str, period: str | None) -> str | None:
     return column if period_rank(column) is not None else None
 
 
-def _year(period: str | None) -> int | None:
+def period_year(period: str | None) -> int | None:
+    """The year of a period (``"FY2019"`` → 2019, :func:`~assay.grounding.candidates.period_rank`), or None."""
     r = period_rank(period)
     return r[0] if r else None
 
@@ -197,13 +233,25 @@ def _year(period: str | None) -> int | None:
 def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int, str]] = ()) -> bool:
     """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK"),
     not as a part of a longer named item ("Additions … - acquisitions" does not name "Additions …")."""
+    return _names_own(text, tuple(labels), tuple(named))
+
+
+@lru_cache(maxsize=8192)
+def _names_own(text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, str], ...]) -> bool:
     low = text.lower()
     for lab in labels:
         item = line_item(lab)
-        for m in re.finditer(r"(?<![\w])" + re.escape(item) + r"(?![\w])", low):
+        if item not in low:  # a match is a substring of the lower-cased text
+            continue
+        for m in _item_re(item).finditer(low):
             if not any(s <= m.start() and m.end() <= e and name != item for s, e, name in named):
                 return True
     return False
+
+
+@lru_cache(maxsize=8192)
+def _item_re(item: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])" + re.escape(item) + r"(?![\w])")
 
 
 def related_to(named: str, label: str, exact: bool) -> bool:

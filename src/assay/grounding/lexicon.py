@@ -22,7 +22,14 @@ __all__ = [
     "CROSS",
     "QSIGN",
     "licences",
+    "CLAUSE",
+    "stated_sign_at",
+    "question_carries_sign",
     "total_over_years",
+    "may_name",
+    "may_sum",
+    "may_cross",
+    "may_polar",
 ]
 
 LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
@@ -113,7 +120,49 @@ CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
+#: Clause cuts of a sentence: ". ", ";", a line break, ", but/while/and/versus/compared".
+CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
+_TOTAL = re.compile(r"\btotal\b", re.I)
+
+
+def may_name(words: tuple[str, ...], text: str) -> bool:
+    """False only when :func:`words_regex` of ``words`` (lower-case entries) cannot match ``text``:
+    an ASCII text whose lower case holds none of the ASCII entries (a match needs its entry as a
+    substring; under ``re.I`` an ASCII text matches no non-ASCII entry). Any other text: True."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(w in low for w in words if w.isascii())
+
+
+_SUM_A = tuple(w for w in SUM_WORDS if w.isascii())
+_CROSS_A = tuple(w for w in CROSS_PERIOD_WORDS if w.isascii())
+_POLAR_A = tuple(w for w in LOSS_WORDS + GAIN_WORDS if w.isascii())
+
+
+def may_sum(text: str) -> bool:
+    """:func:`may_name` for :data:`SUM_WORDS` (a pre-check of :data:`SUM`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _SUM_A))
+
+
+def may_cross(text: str) -> bool:
+    """:func:`may_name` for :data:`CROSS_PERIOD_WORDS` (a pre-check of :data:`CROSS`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _CROSS_A))
+
+
+def may_polar(text: str) -> bool:
+    """:func:`may_name` for the loss and profit words (a pre-check of :data:`POLARITY`, :data:`LOSS`, :data:`GAIN`)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(map(low.__contains__, _POLAR_A))
 
 
 @lru_cache(maxsize=1024)
@@ -125,8 +174,38 @@ def licences(question: str) -> tuple[bool, bool]:
     return cross or SUM.search(question) is not None, cross
 
 
+def question_carries_sign(question: str | None) -> bool:
+    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
+    return bool(question) and QSIGN.search(question or "") is not None
+
+
 def total_over_years(text: str) -> bool:
     """A total or sum over named years ("the sum of … in 2019 and 2018", "total … 2019 and 2018")."""
-    if not text or (SUM.search(text) is None and re.search(r"\btotal\b", text, re.I) is None):
+    summed = may_sum(text) and SUM.search(text) is not None
+    if not text or not (summed or (may_name(("total",), text) and _TOTAL.search(text) is not None)):
         return False
     return _TWO_YEARS.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> int | None:
+    """−1 / +1 when a loss / profit word sits in the clause of the number at ``text[s:e]`` (60
+    characters before it and no other number, of those ending at ``number_ends``, in between; or
+    right after it), else None; both kinds far apart: the nearer (see :mod:`assay.grounding.context`).
+    Memoised: pure in its arguments."""
+    cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    prev = max((x for x in number_ends if x <= s), default=0)  # no other number in between
+    before = text[max(cut, prev, s - 60) : s]
+    after = text[e : e + 16]
+    if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
+        return None
+    loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
+    gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
+    if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
+        last_loss = max(m.end() for m in LOSS.finditer(before))
+        last_gain = max(m.end() for m in GAIN.finditer(before))
+        if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
+            return -1 if last_loss > last_gain else 1
+    if loss == gain:
+        return None
+    return -1 if loss else 1

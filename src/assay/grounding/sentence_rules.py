@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
+from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.match import CandidateSet
 
-__all__ = ["Twins", "Veto", "sentence_reader"]
+__all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
 #: The facts a paragraph number may repeat (the cited ones, or every fact in uncited mode).
 Twins = Iterable[Candidate] | CandidateSet
@@ -38,7 +40,7 @@ def sentence_reader(
     ``twins``: called only when a direct fact match needs the twin check; ``cited``: the gate's
     mode (a cited sentence's twins are its cited facts).
     """
-    ctx = SentenceContext.read(claim.text, claim.span[0], idx.vocabulary, question, claim.numbers)
+    ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
     signed = question_carries_sign(question)
     text = claim.text
 
@@ -50,3 +52,13 @@ def sentence_reader(
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 
     return accept, license_sign
+
+
+@lru_cache(maxsize=4096)
+def read_context(
+    text: str, offset: int, vocab: SnapshotVocabulary, question: str | None, numbers: tuple[Quantity, ...]
+) -> SentenceContext:
+    """:meth:`SentenceContext.read`, memoised (bounded: 4096 sentences): it is pure in its arguments
+    (the vocabulary compares by content, quantities by value) and the context is never mutated, so
+    an answer gated again (a retry, a memo re-checked before shipping) reads each sentence once."""
+    return SentenceContext.read(text, offset, vocab, question, numbers)

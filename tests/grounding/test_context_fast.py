@@ -1,0 +1,135 @@
+"""The sentence reader's fast paths give what the slow paths give (issue 15 latency follow-up).
+
+Each fast path is checked against the plain computation it skips or replaces: the ASCII word
+pre-checks never skip a regex that would match, the trie matcher of named line items finds the
+spans the longest-first alternation finds, and the cached helpers equal their uncached bodies.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.grounding.labels import CONCEPTS, _alternation, is_line_item, line_item, names_own_item
+from assay.grounding.lexicon import (
+    CROSS,
+    CROSS_PERIOD_WORDS,
+    GAIN_WORDS,
+    LOSS_WORDS,
+    POLARITY,
+    SUM,
+    SUM_WORDS,
+    may_cross,
+    may_name,
+    may_polar,
+    may_sum,
+    total_over_years,
+)
+
+WORDS = [*SUM_WORDS, *CROSS_PERIOD_WORDS, *LOSS_WORDS, *GAIN_WORDS, "total", "respectively", "2019", "FY19"]
+# pieces that stress case folding and boundaries: the re.I extras (ſ, ı, İ, K), digits, punctuation
+PIECES = st.one_of(
+    st.sampled_from(WORDS),
+    st.sampled_from(["ſum", "loſs", "ıncome", "İn total", "Kelvin", "-", ",", ". ", " ", "$5", "(loss)", "x"]),
+    st.text(alphabet="abcdefghilnorstuLOSTNG _-.,()0123456789ſıİK합계손실", max_size=6),
+)
+TEXTS = st.lists(PIECES, max_size=12).map(lambda parts: "".join(p if i % 2 else p.upper() for i, p in enumerate(parts)))
+
+
+def _slow_alternation(names: set[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+
+def _spans(alternation: str, text: str) -> list[tuple[int, int, str]]:
+    rx = re.compile(r"(?<![\w])(?:" + alternation + r")(?![\w])", re.I)
+    return [(m.start(), m.end(), m.group(0).lower()) for m in rx.finditer(text)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS)
+def test_word_prechecks_never_skip_a_match(text: str) -> None:
+    assert may_sum(text) or SUM.search(text) is None
+    assert may_cross(text) or CROSS.search(text) is None
+    assert may_polar(text) or POLARITY.search(text) is None
+    assert may_name(("total",), text) or re.search(r"\btotal\b", text, re.I) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS)
+def test_total_over_years_equals_its_plain_form(text: str) -> None:
+    plain = bool(text) and (SUM.search(text) is not None or re.search(r"\btotal\b", text, re.I) is not None)
+    plain = plain and re.search(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}", text) is not None
+    assert total_over_years(text) == plain
+
+
+NAME = st.text(alphabet="abcdeinorst -&'", min_size=1, max_size=8).map(str.strip).filter(bool)
+NAMES = st.sets(st.one_of(NAME, st.sampled_from(sorted(CONCEPTS))), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(NAMES, st.data())
+def test_trie_matcher_finds_the_alternations_spans(names: set[str], data: st.DataObject) -> None:
+    pieces = st.one_of(st.sampled_from(sorted(names)), PIECES, st.sampled_from([" ", ", ", "s", "-"]))
+    parts = data.draw(st.lists(pieces, max_size=10))
+    text = "".join(p.upper() if i % 3 == 1 else p for i, p in enumerate(parts))
+    assert _spans(_alternation(names), text) == _spans(_slow_alternation(names), text)
+
+
+def test_trie_matcher_prefers_the_longest_name_that_ends_on_a_boundary() -> None:
+    names = {"cash", "cash and cash equivalents", "cash and", "net sales", "sales"}
+    text = "Cash and cash equivalents, cash andx and net sales rose; sales-cash."
+    assert _spans(_alternation(names), text) == _spans(_slow_alternation(names), text)
+    assert _spans(_alternation(names), text)[0] == (0, 25, "cash and cash equivalents")
+
+
+def test_upper_case_or_cased_non_ascii_names_use_the_plain_alternation() -> None:
+    assert _alternation({"Revenue", "net sales"}) == _slow_alternation({"Revenue", "net sales"})
+    assert _alternation({"ſales", "sales"}) == _slow_alternation({"ſales", "sales"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, st.lists(st.sampled_from(["net sales", "cash", "loss", "total", "sum", "ſum"]), min_size=1, max_size=3))
+def test_names_own_item_equals_a_plain_scan(text: str, labels: list[str]) -> None:
+    low = text.lower()
+    plain = any(re.search(r"(?<![\w])" + re.escape(line_item(lab)) + r"(?![\w])", low) is not None for lab in labels)
+    assert names_own_item(text, labels) == plain
+
+
+@given(st.text(max_size=40))
+def test_cached_line_item_helpers_equal_their_bodies(label: str) -> None:
+    assert line_item(label) == label.split(" | ")[0].strip().lower()
+    assert is_line_item(label) == (
+        bool(label)
+        and not label.startswith(("…", "..."))
+        and not label.endswith(("…", "..."))
+        and len(label) <= 160
+        and len(label.split(" | ")[0].strip().lower().split()) <= 16
+    )
+
+
+def test_read_context_memo_equals_a_fresh_read_and_keys_on_vocabulary_content() -> None:
+    from assay.claims import extract_claims
+    from assay.facts import Fact, Snapshot
+    from assay.grounding.context import SentenceContext
+    from assay.grounding.index import SnapshotIndex
+    from assay.grounding.sentence_rules import read_context
+
+    facts = [Fact(id="F1", label="Net sales", value=5.0, unit="USD millions", period="FY2019")]
+    facts.append(Fact(id="F2", label="Net loss", value=2.0, unit="USD millions", period="FY2018"))
+    answer = "In fiscal 2019 net sales were $5.0 million [F1], and the net loss in 2018 was $2.0 million [F2]."
+    claim = extract_claims(answer)[0]
+    a, b = SnapshotIndex.build(Snapshot(facts=facts)), SnapshotIndex.build(Snapshot(facts=facts))
+    assert a.vocabulary is not b.vocabulary and a.vocabulary == b.vocabulary
+    read_context.cache_clear()
+    first = read_context(claim.text, claim.span[0], a.vocabulary, "What were net sales?", claim.numbers)
+    again = read_context(claim.text, claim.span[0], b.vocabulary, "What were net sales?", claim.numbers)
+    assert again is first and read_context.cache_info().hits == 1
+    fresh = SentenceContext.read(claim.text, claim.span[0], a.vocabulary, "What were net sales?", claim.numbers)
+    assert first == fresh and first.by_number  # it names years and items, attributed to its numbers
+    other = SnapshotIndex.build(Snapshot(facts=facts[:1])).vocabulary
+    assert other != a.vocabulary
+    assert read_context(claim.text, claim.span[0], other, "What were net sales?", claim.numbers) == (
+        SentenceContext.read(claim.text, claim.span[0], other, "What were net sales?", claim.numbers)
+    )
