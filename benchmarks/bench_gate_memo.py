@@ -4,6 +4,12 @@ This is the call a service makes inline before shipping a memo, so the timing in
 building the snapshot index (no reuse across calls). Baseline measured in the same run:
 claim extraction alone (the part every checker must do), so the ratio shows what matching adds.
 
+The gate memoises pure per-string reads (``functools.lru_cache`` in ``assay.claims`` and
+``assay.grounding``: sentence contexts, line-item names, …), and this loop gates one memo again
+and again, so a warm run measures cache hits. The reported figure is therefore the **cold**
+call: every such cache of the package is cleared before each timed call (a memo the gate has
+never seen); the warm p50/p99 are printed beside it.
+
     python benchmarks/bench_gate_memo.py
 """
 
@@ -12,6 +18,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -70,27 +77,53 @@ def build(seed: int = 0) -> tuple[Snapshot, str]:
     return Snapshot(facts=facts), " ".join(sentences)
 
 
+def package_caches() -> list[Callable[[], None]]:
+    """``cache_clear`` of every ``functools.lru_cache`` function in the loaded ``assay`` modules."""
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if name == "assay" or name.startswith("assay."):
+            for obj in vars(mod).values():
+                clear = getattr(obj, "cache_clear", None)
+                if callable(clear) and getattr(obj, "__module__", None) == name:
+                    out.append(clear)
+    return out
+
+
 def main() -> int:
     one_core()
     snap, memo = build()
     words = len(memo.split())
     result = check_answer(memo, snap)
     assert result.status == "pass" and result.n_checkable == 30, (result.status, result.n_checkable)
-    times, base = [], []
+    clears = package_caches()
+    times, warm, base = [], [], []
     for _ in range(200):  # warm-up
         check_answer(memo, snap)
+    for _ in range(2000):  # warm: the same memo again, its reads cached
+        t = time.perf_counter()
+        check_answer(memo, snap)
+        warm.append(time.perf_counter() - t)
     for _ in range(2000):
+        for clear in clears:
+            clear()
         t = time.perf_counter()
         check_answer(memo, snap)
         times.append(time.perf_counter() - t)
+        for clear in clears:
+            clear()
         t = time.perf_counter()
         extract_claims(memo)
         base.append(time.perf_counter() - t)
     p99 = float(np.percentile(times, 99)) * 1000
     p50 = float(np.percentile(times, 50)) * 1000
-    print(f"memo: {words} words, {result.n_checkable} quantities, {len(snap.facts)} facts; p50 {p50:.3f} ms")
+    w50, w99 = (float(np.percentile(warm, q)) * 1000 for q in (50, 99))
+    print(
+        f"memo: {words} words, {result.n_checkable} quantities, {len(snap.facts)} facts; "
+        f"cold p50 {p50:.3f} ms ({len(clears)} package caches cleared before each call); "
+        f"warm (same memo again) p50 {w50:.3f} ms, p99 {w99:.3f} ms"
+    )
     ok = report(
-        "gate p99 latency",
+        "gate p99 latency (cold)",
         p99,
         "ms",
         2.0,
