@@ -107,9 +107,18 @@ NOT_BEFORE = {"negative": r"(?!\s+(?:growth|change|changes|return|returns)\b)"}
 
 def words_regex(words: tuple[str, ...]) -> re.Pattern[str]:
     """One regex matching any of ``words`` (longest first) on word boundaries, ignoring case
-    (an entry of :data:`NOT_BEFORE` only when its guard holds)."""
-    alts = "|".join(re.escape(w) + NOT_BEFORE.get(w, "") for w in sorted(words, key=len, reverse=True))
-    return re.compile(r"(?<![\w])(?:" + alts + r")(?![A-Za-z])", re.I)
+    (an entry of :data:`NOT_BEFORE` only when its guard holds). A Korean word needs no left
+    boundary: it ends compound nouns ("영업손실", "순손실", "매출 합계"), as the reader reads it
+    (:mod:`assay.claims.wording`)."""
+
+    def alt(ws: list[str]) -> str:
+        return "|".join(re.escape(w) + NOT_BEFORE.get(w, "") for w in sorted(ws, key=len, reverse=True))
+
+    latin = [w for w in words if w.isascii()]
+    other = [w for w in words if not w.isascii()]
+    parts = [r"(?<![\w])(?:" + alt(latin) + r")(?![A-Za-z])"] if latin else []
+    parts += [r"(?:" + alt(other) + r")"] if other else []
+    return re.compile("|".join(parts), re.I)
 
 
 LOSS = words_regex(LOSS_WORDS)
@@ -187,6 +196,13 @@ def total_over_years(text: str) -> bool:
     return _TWO_YEARS.search(text) is not None
 
 
+#: What stands between a loss and a profit word that name one line item of both signs: "income
+#: (loss)", "gain/(loss)", "profit or loss", "gains and losses" (no sign is stated).
+#: Korean after a figure: "…억원의 영업손실" — the particle 의 and a compound's head (영업, 당기순) before the word.
+_KR_OF = re.compile(r"^(?:의\s*)?(?:[가-힣]{1,3}?(?=손실|적자|흑자))?")
+_PAIRED = re.compile(r"\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")
+
+
 @lru_cache(maxsize=8192)
 def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> int | None:
     """−1 / +1 when a loss / profit word sits in the clause of the number at ``text[s:e]`` (60
@@ -196,16 +212,20 @@ def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> i
     cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
     prev = max((x for x in number_ends if x <= s), default=0)  # no other number in between
     before = text[max(cut, prev, s - 60) : s]
-    after = text[e : e + 16]
+    after = _KR_OF.sub("", text[e : e + 16].lstrip(), count=1)  # "…억원의 영업손실": the word after "의"
     if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
         return None
-    loss = LOSS.search(before) is not None or LOSS.match(after.lstrip()) is not None
-    gain = GAIN.search(before) is not None or GAIN.match(after.lstrip()) is not None
-    if loss and gain and not LOSS.match(after.lstrip()) and not GAIN.match(after.lstrip()):
-        last_loss = max(m.end() for m in LOSS.finditer(before))
-        last_gain = max(m.end() for m in GAIN.finditer(before))
-        if abs(last_loss - last_gain) > 16:  # far apart, not "income (loss)": the nearer word is the number's
-            return -1 if last_loss > last_gain else 1
+    loss = LOSS.search(before) is not None or LOSS.match(after) is not None
+    gain = GAIN.search(before) is not None or GAIN.match(after) is not None
+    if loss and gain and not LOSS.match(after) and not GAIN.match(after):
+        ml = max(LOSS.finditer(before), key=lambda m: m.end())
+        mg = max(GAIN.finditer(before), key=lambda m: m.end())
+        first, second = (ml, mg) if ml.start() < mg.start() else (mg, ml)
+        gap = before[first.end() : second.start()]
+        if _PAIRED.fullmatch(gap) is None:  # not "income (loss)", "gain or loss": the words are not a pair
+            if first is ml and not gap.strip():
+                return -1  # a loss word on the profit item: "negative net income", "negative operating income"
+            return -1 if ml.end() > mg.end() else 1  # the nearer word is the number's
     if loss == gain:
         return None
     return -1 if loss else 1

@@ -297,7 +297,7 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
         if (
             t < 0 < stated
             and not q.explicit_sign
-            and (q.sign_wording or q.direction == -1)
+            and (q.sign_wording or q.direction == -1 or q.negative_wording is not None)
             and _close(-t, stated, q.decimals, q.tolerance)
         ):
             return True, True, shown
