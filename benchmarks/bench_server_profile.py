@@ -41,25 +41,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
-PROMPTS = [
-    "What did Caroline research for her career?",
-    "When did Melanie paint a sunrise?",
-    "What is Caroline's relationship status?",
-    "Where did Melanie go camping?",
-    "What books has Melanie read?",
-]
-
-
-def texts(n: int) -> list[str]:
-    data = REPO.parent / "shared" / "data" / "locomo"
-    base: list[str] = []
-    if data.is_dir():
-        from assay.importers.locomo import import_locomo
-
-        base = [m["text"] if isinstance(m, dict) else m.text for m in import_locomo(data).memories]
-    if not base:
-        base = [f"note about topic {i % 97} and person {i % 31}" for i in range(1000)]
-    return [base[i % len(base)] + ("" if i < len(base) else f" (#{i // len(base)})") for i in range(n)]
+from bench_server_hook import PROMPTS, texts  # noqa: E402  (the same workload as the hook benchmark)
 
 
 def clustered(n: int, dim: int = 384, centres: int = 50, seed: int = 0) -> np.ndarray:

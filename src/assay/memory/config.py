@@ -172,11 +172,12 @@ class MemorySettings:
       moderate while recall@10 at the search beam ``max(depth, pgvector_candidates)`` = 200
       measured ≥ 0.99; ``benchmarks/bench_ann_scale.py``). ``ann_threads``: build threads, 1
       (a shared host; the build is paid once).
-    - ``ann_ef_search``: HNSW search beam, at least the pool asked for (``max(depth,
-      pgvector_candidates)``). 200 (= the pool) gave recall@10 1.0 at 100,000 clustered vectors but
-      0.9545 at 1,000,000 (``bench_ann_scale.py --million``, this round's closing note); the beam
-      is hnswlib's recall/latency knob (its README: ef ≥ k, higher = more accurate), so the default
-      is twice the pool; ``--ef-search`` in the benchmark prints the trade-off.
+    - ``ann_ef_search``: HNSW search beam (hnswlib's ``ef``: ≥ k, higher = more accurate and
+      slower), used as ``max(ann_ef_search, pool asked for)``. 200 (= the pool): at 100,000
+      clustered vectors recall@10 1.0 with p50 1.06 / 1.60 / 1.91 ms (plain / scoped / keyword),
+      where 400 cost +0.6 ms at the same recall; at 1,000,000 recall@10 was 0.971 at 200 and
+      0.985 at 800 (plain) — there the graph (``ann_m``, ``ann_ef_construction``) limits it, not
+      the beam (``bench_ann_scale.py --ef-search``, this round's closing note).
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
