@@ -20,6 +20,7 @@ whenever a rule changes (the memo cache re-gates on a version change).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -245,7 +246,7 @@ def _cited(
     violations: list[Violation] = []
     for claim in claims:
         cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
-        accept, license_sign = sentence_reader(claim, idx, question, lambda c=cited: c, True)  # type: ignore[misc]
+        accept, license_sign = sentence_reader(claim, idx, question, partial(tuple, cited), True)
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(
