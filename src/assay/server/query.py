@@ -85,3 +85,6 @@ class QueryView:
 
     def get_many(self, ids: Sequence[str]) -> Any:
         return self._store.get_many(ids)
+
+    def indexed_memories(self, ids: Sequence[str]) -> Any:
+        return self._store.indexed_memories(ids)

@@ -18,7 +18,8 @@ With one configured, the final order is the reranker's (ties by composite rank),
 default), ``reranker_model`` is null.
 
 Search reads a store through :class:`SearchSource` (settings, embedder, engine, reranker, vector
-path, index, memories by id): it never imports the store module, which calls it.
+path, index, memories by id): it never imports the store module, which calls it. The hits'
+memories come from ``indexed_memories`` (the store serves recently delivered ones from memory).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class SearchSource(StoreView, Protocol):
     """What search reads of a store (a :class:`~assay.memory.retrieval.store.MemoryStore` is one):
     :class:`~assay.memory.models.StoreView`'s engine, settings and embedder, plus the served
     ``reranker`` (or ``None``), the ``vector_path``, the in-process ``index()`` brought up to date
-    and ``get_many(ids) -> {id: Memory}``."""
+    and ``get_many(ids) -> {id: Memory}`` (read now), ``indexed_memories(ids)`` (the same, as of the
+    index's revision or later: a store may serve them from a cache its index keeps valid)."""
 
     @property
     def reranker(self) -> Reranker | None: ...
@@ -60,6 +62,8 @@ class SearchSource(StoreView, Protocol):
     def index(self) -> MemoryIndex: ...
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def indexed_memories(self, ids: Sequence[str]) -> dict[str, Memory]: ...
 
 
 @dataclass(frozen=True)
@@ -228,7 +232,7 @@ def rank_hits(
         dense_pool=dense_pool,
         pool_size=s.pgvector_candidates,
     )
-    mems = store.get_many([index.ids[r.row] for r in ranked])
+    mems = store.indexed_memories([index.ids[r.row] for r in ranked])
     return [
         SearchHit(memory=mems[index.ids[r.row]], rank=i, score=r.score, components=r.components)
         for i, r in enumerate(ranked, start=1)

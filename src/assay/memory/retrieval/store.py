@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
-from sqlalchemy import Engine, Text, func, select, type_coerce, update
+from sqlalchemy import Engine, func, select, update
 
 from assay.cases import InputProblem
 from assay.embedding import Embedder
@@ -43,6 +43,7 @@ from assay.memory.retrieval.embeddings import ProgressEmbedder, canonical_identi
 from assay.memory.retrieval.identity import EmbedderMismatchError
 from assay.memory.retrieval.index import IndexRow, MemoryIndex
 from assay.memory.retrieval.reembed import ReembedReport, reembed_store
+from assay.memory.retrieval.rows import CHUNK, INDEX_COLS, HitCache, read_memories
 from assay.memory.retrieval.search import SearchResult, rank_hits, search
 from assay.memory.retrieval.vectors import VectorPath, open_vector_path, sync_vectors
 from assay.memory.retrieval.writes import AddResult, add_memories, adjust_memory, supersede_memory
@@ -50,9 +51,6 @@ from assay.memory.tables import memories, memory_state
 from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
 __all__ = ["MemoryStore"]
-
-#: Rows per ``IN (...)`` list: below SQLite's 999-parameter floor.
-_CHUNK = 500
 
 
 class MemoryStore:
@@ -82,6 +80,7 @@ class MemoryStore:
         self._reranker = reranker
         self._index: MemoryIndex | None = None
         self._revision: int | None = None
+        self._hits = HitCache()  # delivered memories by id, see indexed_memories
         self._ensure_state()
         self.vector_path: VectorPath = open_vector_path(self.engine, self.settings, lambda: self.embedder)
 
@@ -173,6 +172,7 @@ class MemoryStore:
         The in-process index is rebuilt on the next read."""
         rep = reembed_store(self, self.vector_path, on_progress=on_progress, force=force)
         self._index, self._revision = None, None
+        self._hits.clear()
         return rep
 
     # -- reading ------------------------------------------------------------------------------
@@ -183,13 +183,20 @@ class MemoryStore:
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
         """``{id: Memory}`` for the stored ones among ``ids``."""
-        out: dict[str, Memory] = {}
-        ids = list(dict.fromkeys(ids))
-        with self.engine.connect() as conn:
-            for i in range(0, len(ids), _CHUNK):
-                for r in conn.execute(select(*_MEMORY_COLS).where(memories.c.id.in_(ids[i : i + _CHUNK]))):
-                    out[r.id] = _to_memory(r)
-        return out
+        return read_memories(self.engine, ids)
+
+    def indexed_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """``{id: Memory}`` for the stored ones among ``ids`` (memories the index just ranked), as
+        of the index's revision or later: what :meth:`get_many` returns, the recently delivered
+        ones from a cache (:class:`~assay.memory.retrieval.rows.HitCache`).
+
+        The cache holds rows read at or after the index's revision; :meth:`index` drops every
+        memory whose row it reloads (every write — corroboration, contradiction, supersession,
+        keyword union, re-embedding — stamps the rows it touches with a new revision,
+        :mod:`assay.memory.retrieval.writes`), so a cached memory is never older than the index
+        that ranked it. Use :meth:`get_many` for a read that must see writes made since.
+        """
+        return self._hits.get(ids, self.get_many)
 
     def count(self) -> int:
         """How many memories are stored (superseded ones included)."""
@@ -207,8 +214,9 @@ class MemoryStore:
             if self._index is not None and rev == self._revision:
                 return self._index
             since = -1 if self._revision is None else self._revision
-            rows = conn.execute(select(*_INDEX_COLS).where(memories.c.revision > since).order_by(memories.c.seq)).all()
+            rows = conn.execute(select(*INDEX_COLS).where(memories.c.revision > since).order_by(memories.c.seq)).all()
         index = self._index if self._index is not None else MemoryIndex()
+        self._hits.drop([r.id for r in rows])  # written since the cached copies were read
         if rows:
             keywords = decode_json_texts([r.keywords_json for r in rows])
             vectors = self._vectors(rows)
@@ -324,31 +332,14 @@ class MemoryStore:
                         .where(memories.c.seq == rows[i].seq, memories.c.embedding.is_(None))
                         .values(embedding=v, embedding_model=self.embedder.model)
                     )
-                for j in range(0, len(stale), _CHUNK):
+                for j in range(0, len(stale), CHUNK):
                     sync_vectors(
-                        self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j : j + _CHUNK]])
+                        self.vector_path, conn, memories.c.seq.in_([rows[i].seq for i in stale[j : j + CHUNK]])
                     )
         return out
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-_MEMORY_COLS = [
-    c for c in memories.c if c.name not in ("embedding", "dedupe_key", "revision", "added_at", "embedding_model")
-]
-_INDEX_COLS = [
-    memories.c.seq,
-    memories.c.id,
-    memories.c.text,
-    type_coerce(memories.c.keywords, Text).label("keywords_json"),
-    memories.c.scope,
-    memories.c.confidence,
-    memories.c.created_at,
-    memories.c.superseded_by,
-    memories.c.is_correction,
-    memories.c.embedding,
-    memories.c.embedding_model,
-]
 
 
 def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[InputProblem]]:
@@ -356,26 +347,6 @@ def _validate(m: Mapping[str, Any], i: int) -> tuple[MemoryIn | None, list[Input
         return MemoryIn.model_validate(dict(m)), []
     except ValidationError as e:
         return None, validation_problems(e, file="<memories>", line=i, what="<memory>")
-
-
-def _to_memory(r: Any) -> Memory:
-    return Memory(
-        id=r.id,
-        text=r.text,
-        keywords=tuple(r.keywords or ()),
-        keywords_source=r.keywords_source,
-        scope=r.scope or None,
-        layer=r.layer,
-        confidence=r.confidence,
-        confidence_prior=r.confidence_prior,
-        n_corroborations=r.n_corroborations,
-        n_contradictions=r.n_contradictions,
-        created_at=_utc(r.created_at),
-        source_ref=r.source_ref,
-        superseded_by=r.superseded_by,
-        is_correction=bool(r.is_correction),
-        meta=r.meta or {},
-    )
 
 
 _utc = as_utc  # SQLite keeps no offset; rows are stored in UTC
