@@ -15,9 +15,9 @@ from sqlalchemy import Engine, Text, select, type_coerce
 
 from assay.jsonl import as_utc
 from assay.memory.models import Memory
-from assay.memory.tables import memories
+from assay.memory.tables import memories, memory_state
 
-__all__ = ["MEMORY_COLS", "INDEX_COLS", "HIT_CACHE", "HitCache", "read_memories", "to_memory"]
+__all__ = ["MEMORY_COLS", "INDEX_COLS", "HIT_CACHE", "REVISION_SQL", "HitCache", "read_memories", "to_memory"]
 
 #: Rows per ``IN (...)`` list: below SQLite's 999-parameter floor.
 CHUNK = 500
@@ -40,6 +40,10 @@ INDEX_COLS = [
     memories.c.embedding,
     memories.c.embedding_model,
 ]
+
+#: The store revision (``memory_state``, :mod:`assay.memory.retrieval.writes`) as one constant
+#: statement, portable SQL without parameters (qmark on SQLite, pyformat on psycopg alike).
+REVISION_SQL = f"SELECT revision FROM {memory_state.name} WHERE name = 'memories'"
 
 #: Delivered memories kept between searches (:class:`HitCache`): an agent's hot memories come
 #: back turn after turn, and each costs its share of a row fetch otherwise. 4,096 entries of a
