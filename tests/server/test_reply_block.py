@@ -49,3 +49,21 @@ def test_an_unclosed_block_after_a_complete_one_applies_nothing():
     b = parse_reply_block("Format: [cm]\nrg: m1:3\n[/cm] and mine:\n[cm]\nrg: m2:0!\nm: new")
     assert not b.found and b.grades is None and b.memories == []
     assert len(b.malformed) == 2
+
+
+def test_strip_removes_an_unclosed_block_to_the_end():
+    # failing input (issue 19 leftover): the cut-short block stayed in the response engagement is measured on
+    msg = "Rex is fine.\n[cm]\nrg: m1:3\nm: half a memo"
+    assert strip_reply_block(msg) == "Rex is fine."
+    b = parse_reply_block(msg)
+    assert not b.found and b.grades is None and b.memories == [] and len(b.malformed) == 1
+    both = "Quoted: [cm]\nrg: m1:0\n[/cm] my answer.\n[cm]\nrg: m2:3"
+    assert strip_reply_block(both) == "Quoted:  my answer."
+    assert strip_reply_block("[cm] nothing else") == ""
+
+
+@given(st.lists(st.sampled_from(["[cm]", "[/cm]", "a", " ", "\n", "rg: m1:3"]), max_size=40).map("".join))
+def test_a_stripped_response_holds_no_block_opening(text):
+    out = strip_reply_block(text)
+    assert "[cm]" not in out
+    assert out == out.strip()

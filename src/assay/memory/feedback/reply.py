@@ -94,8 +94,13 @@ def parse_reply_block(message: str) -> ReplyBlock:
 
 
 def strip_reply_block(message: str) -> str:
-    """``message`` without its reply blocks: the response engagement is measured on."""
-    return _BLOCK.sub("", message).strip()
+    """``message`` without its reply blocks: the response engagement is measured on. A ``[cm]``
+    left open (after the last complete block, or with none) is stripped to the end of the
+    message too: the rest is a cut-short block, not the response (:func:`parse_reply_block`
+    counts it malformed and applies nothing)."""
+    rest = _BLOCK.sub("", message)
+    cut = rest.find(BLOCK_OPEN)  # every [cm] left is unclosed: complete blocks are gone
+    return (rest if cut < 0 else rest[:cut]).strip()
 
 
 def context_block(hits: list[tuple[str, str]], *, instruction: str | None, max_chars: int) -> str:
