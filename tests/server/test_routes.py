@@ -65,8 +65,11 @@ def test_ab_routes_assign_and_stamp_through_the_experiments_room(client, store):
     with store.engine.connect() as conn:
         row = conn.execute(select(memories.c.source_ref, memories.c.ab_arm).where(memories.c.id == "ab1")).one()
     assert tuple(row) == ("gen-7+b1", "B")
-    unknown = client.post("/v1/ab/assign", json={"experiment": "nope", "units": ["u"]}).json()["assignments"]
-    assert unknown[0]["arm"] == "A"  # no running experiment: control
+    unknown = client.post("/v1/ab/assign", json={"experiment": "nope", "units": ["u"]})
+    assert unknown.status_code == 404 and "known: writer" in unknown.json()["detail"]  # a typo is no control arm
+    ab.stop("writer")
+    stopped = client.post("/v1/ab/assign", json={"experiment": "writer", "units": ["u"]}).json()["assignments"]
+    assert stopped[0]["arm"] == "A"  # a known experiment that no longer runs: control
 
 
 def test_a_retried_search_with_its_key_logs_its_deliveries_once(client, store):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from assay.cli.app import app
-from assay.cli.common import db_url, err, open_memory_store, user_errors
+from assay.cli.common import UsageError, db_errors, db_url, err, open_memory_store, user_errors
 
 if TYPE_CHECKING:
     from assay.memory import MemoryStore
@@ -55,10 +55,12 @@ def serve_cmd(
             changes["hook_experiment"] = experiment
         settings = server_settings(token_file=token_file, **changes)
         settings.check_bind()
+        if settings.hook_experiment:  # a typo would serve every unit the control arm, silently
+            _check_experiment(ctx, settings.hook_experiment)
 
         def ready() -> None:
             err.print(
-                f"assay memory server on http://{settings.host}:{settings.port} (token: {settings.token_file}"
+                f"assay memory server on {settings.url} (token: {settings.token_file}"
                 f"{'' if settings.token_source != 'env' else ', from ASSAY_SERVER_TOKEN'})",
                 markup=False,
             )
@@ -71,6 +73,35 @@ def serve_cmd(
             return MemoryStore(engine, settings=default_settings(**({"embedder": embedder} if embedder else {})))
 
         serve(settings, make_store, on_ready=ready)
+
+
+def _check_experiment(ctx: typer.Context, name: str) -> None:
+    """Exit 2 naming the known experiments when the database has none called ``name`` (a SQLite
+    file that does not exist yet has none, and is not created)."""
+    from sqlalchemy.engine import make_url
+
+    from assay.memory.experiments import ExperimentStore
+    from assay.server.service import unknown_experiment
+    from assay.storage import make_engine
+
+    url = db_url(ctx)
+    parsed = make_url(url)
+    missing = (
+        parsed.get_backend_name() == "sqlite"
+        and parsed.database not in (None, "", ":memory:")
+        and not Path(parsed.database).expanduser().exists()
+    )
+    if missing:
+        problem = unknown_experiment(None, name)
+    else:
+        with db_errors(url):
+            engine = make_engine(url)
+            try:
+                problem = unknown_experiment(ExperimentStore(engine), name)
+            finally:
+                engine.dispose()
+    if problem is not None:
+        raise UsageError(f"--experiment (or ASSAY_SERVER_EXPERIMENT): {problem}")
 
 
 @app.command("mcp")

@@ -41,7 +41,7 @@ from starlette.concurrency import run_in_threadpool
 from assay.memory.models import MemoryFileError
 from assay.server.config import ServerSettings
 from assay.server.hooks import SessionMap, TranscriptPathError, handle_hook
-from assay.server.service import IdempotencyConflict, MemoryService, UnknownSearchError
+from assay.server.service import IdempotencyConflict, MemoryService, UnknownExperimentError, UnknownSearchError
 
 __all__ = ["create_app", "Guard", "API_VERSION"]
 
@@ -184,6 +184,10 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
 
     @api.exception_handler(UnknownSearchError)
     async def _unknown(_r: Request, e: UnknownSearchError) -> JSONResponse:
+        return JSONResponse({"detail": str(e)}, status_code=404)
+
+    @api.exception_handler(UnknownExperimentError)
+    async def _no_experiment(_r: Request, e: UnknownExperimentError) -> JSONResponse:
         return JSONResponse({"detail": str(e)}, status_code=404)
 
     @api.exception_handler(IdempotencyConflict)

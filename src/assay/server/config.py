@@ -143,6 +143,13 @@ class ServerSettings:
         """A copy with ``changes`` applied (validated again)."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
+    @property
+    def url(self) -> str:
+        """The address clients reach, ``http://HOST:PORT``; an IPv6 host in brackets
+        (``http://[::1]:8377``, RFC 3986 §3.2.2), as ``ASSAY_SERVER_URL`` and ``--url`` expect."""
+        host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
+        return f"http://{host}:{self.port}"
+
     def check_bind(self) -> None:
         """Refuse a non-loopback ``host`` unless ``allow_remote`` and a user-supplied token.
 

@@ -50,11 +50,29 @@ __all__ = [
     "IdempotencyConflict",
     "derived_search_id",
     "UnknownSearchError",
+    "UnknownExperimentError",
+    "unknown_experiment",
 ]
 
 
 class IdempotencyConflict(ValueError):
     """An idempotency key reused with another route or body (HTTP 422)."""
+
+
+class UnknownExperimentError(ValueError, LookupError):
+    """No experiment of that name (HTTP 404; ``assay serve --experiment``: exit 2). A typo used to
+    give every unit the control arm, silently."""
+
+
+def unknown_experiment(ab: Any | None, name: str) -> UnknownExperimentError | None:
+    """The error naming the known experiments when ``ab`` (an
+    :class:`~assay.memory.experiments.ExperimentStore`; ``None``: a database without any) has
+    none called ``name``, else ``None``. A cached "unknown" is read again (an experiment started
+    a moment ago counts)."""
+    if ab is not None and (ab.config(name) is not None or ab.config(name, fresh=True) is not None):
+        return None
+    known = (", ".join(ab.names()) if ab is not None else "") or "none yet: start one with 'assay memory ab start'"
+    return UnknownExperimentError(f"unknown experiment {name!r} (known: {known})")
 
 
 def derived_search_id(key: str) -> str:
@@ -176,8 +194,9 @@ class MemoryService:
 
     def ab_assign(self, experiment: str, units: Sequence[str], exclude: bool = False) -> list[dict[str, Any]]:
         """``[{"unit", "arm", "version", "instruction"}]`` for ``units`` in ``experiment``
-        (control, unstamped, when it is not running): the pinned ``assay memory ab assign`` shape."""
-        ab = self._experiments()
+        (control, unstamped, when it is not running): the pinned ``assay memory ab assign`` shape.
+        :class:`UnknownExperimentError` for a name no experiment has."""
+        ab = self._checked_experiments(experiment)
         return [_arm_json(ab.assign(experiment, u, exclude=exclude)) for u in units]
 
     def ab_stamp(
@@ -190,24 +209,36 @@ class MemoryService:
         source_ref: str | None = None,
     ) -> dict[str, Any]:
         """Write ``memories`` for ``unit`` stamped with its arm, in one transaction: the add result
-        and the arm."""
+        and the arm. :class:`UnknownExperimentError` for a name no experiment has."""
         from assay.memory.experiments import write_memories
 
-        arm = self._experiments().assign(experiment, unit, exclude=exclude)
+        arm = self._checked_experiments(experiment).assign(experiment, unit, exclude=exclude)
         with self.lock:
             result = write_memories(self.store, memories, arm, source_ref=source_ref)
         return {**asdict(result), "arm": _arm_json(arm)}
 
     def hook_arm(self, experiment: str, session: str | None, search_id: str | None) -> Any:
-        """The :class:`~assay.memory.experiments.Arm` of one hook turn in ``experiment``, or
-        ``None`` when the turn has no unit: the experiment's ``unit`` is ``session`` → the hook's
-        ``session`` id, ``prompt`` → the prompt's ``search_id``. Control, unstamped, for an
-        experiment that is unknown, not running or switched off (``ASSAY_AB_ENABLED=0``)."""
+        """The :class:`~assay.memory.experiments.Arm` of one hook turn in ``experiment`` (its
+        ``unit``: ``session`` → the hook's ``session`` id, ``prompt`` → the prompt's
+        ``search_id``); control, unstamped, for one not running or switched off
+        (``ASSAY_AB_ENABLED=0``). ``None`` (the hooks write unstamped, inject no instruction) when
+        the turn has no unit or no experiment has that name (``assay serve`` refuses such a
+        name at start)."""
         ab = self._experiments()
         with self.lock:
             cfg = ab.config(experiment)
-            unit = search_id if cfg is not None and cfg.unit == "prompt" else session
+            if cfg is None:
+                return None
+            unit = search_id if cfg.unit == "prompt" else session
             return None if not unit else ab.assign(experiment, unit)
+
+    def _checked_experiments(self, experiment: str) -> Any:
+        ab = self._experiments()
+        with self.lock:
+            problem = unknown_experiment(ab, experiment)
+        if problem is not None:
+            raise problem
+        return ab
 
     def _experiments(self) -> Any:
         from assay.memory.experiments import ExperimentStore
