@@ -290,7 +290,7 @@ class MemoryService:
         if self._served_reranker is None and (
             self._reranker_at is None or now - self._reranker_at >= self.reranker_recheck_s
         ):
-            self._served_reranker, self._reranker_at = self.store.reranker, now
+            self._served_reranker, self._reranker_at = self.store.ask_reranker(), now
         return self._served_reranker
 
     def _logged(self, search_id: str) -> dict[str, Any] | None:

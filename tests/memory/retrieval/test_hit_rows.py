@@ -152,3 +152,30 @@ def test_hit_cache_is_bounded_and_drops_written_rows():
     cache.drop(["a", "zzz"])
     cache.get(["a", "d"], read)
     assert reads[-1] == ["a"]
+
+
+def test_no_reranker_is_asked_again_at_most_every_recheck_interval(url):
+    from assay.memory.retrieval.store import RERANKER_RECHECK_S
+    from assay.memory.retrieval.store import MemoryStore as RetrievalStore
+
+    class Counting(RetrievalStore):
+        answer: object = None
+        asked = 0
+
+        def resolve_reranker(self):
+            self.asked += 1
+            return self.answer
+
+    store = Counting(url, settings=HASHING)
+    now = [100.0]
+    store._clock = lambda: now[0]
+    store.add(_memories(random.Random(2), 10))
+    for _ in range(5):
+        store.search("w01 w02 w03", 3)
+    assert store.asked == 1  # one registry read, not one per search
+    store.answer = marker = object()  # a model deployed meanwhile
+    now[0] += RERANKER_RECHECK_S - 0.01
+    assert store.reranker is None and store.asked == 1
+    now[0] += 0.02
+    assert store.reranker is marker and store.asked == 2
+    assert store.reranker is marker and store.asked == 2  # named: kept, never asked again
