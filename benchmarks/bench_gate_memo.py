@@ -4,11 +4,15 @@ This is the call a service makes inline before shipping a memo, so the timing in
 building the snapshot index (no reuse across calls). Baseline measured in the same run:
 claim extraction alone (the part every checker must do), so the ratio shows what matching adds.
 
-The gate memoises pure per-string reads (``functools.lru_cache`` in ``assay.claims`` and
-``assay.grounding``: sentence contexts, line-item names, …), and this loop gates one memo again
-and again, so a warm run measures cache hits. The reported figure is therefore the **cold**
-call: every such cache of the package is cleared before each timed call (a memo the gate has
-never seen); the warm p50/p99 are printed beside it.
+The reported figure is **a memo the gate has never seen**: 2,000 distinct memos (seeds: other
+fact values, other filler, other facts stated), each gated once, after a warm-up on 200 other
+memos. The gate memoises pure reads (``functools.lru_cache`` in ``assay.claims`` and
+``assay.grounding``); those keyed by a sentence's text miss on a new memo, while those keyed by
+what a snapshot's schema holds (its line items and periods: the label matcher, line-item names)
+stay warm in a real service that gates many memos of one filer's data — as they do here, since
+every memo's snapshot has the same 20 line items × 10 fiscal years. Printed beside it: the
+**cold** call (every package cache cleared before it: a service's first memo, an upper bound)
+and the **warm** call (the same memo again: every read a cache hit, a lower bound).
 
     python benchmarks/bench_gate_memo.py
 """
@@ -96,40 +100,49 @@ def main() -> int:
     result = check_answer(memo, snap)
     assert result.status == "pass" and result.n_checkable == 30, (result.status, result.n_checkable)
     clears = package_caches()
-    times, warm, base = [], [], []
-    for _ in range(200):  # warm-up
+    for seed in range(10_000, 10_200):  # warm-up: other memos of the same line items and years
+        check_answer(*reversed(build(seed)))
+    fresh, base = [], []
+    for seed in range(1, 2001):  # each memo gated once: its sentences never seen
+        s, m = build(seed)
+        t = time.perf_counter()
+        check_answer(m, s)
+        fresh.append(time.perf_counter() - t)
+    for seed in range(2001, 3001):  # baseline: extraction of other unseen memos
+        m = build(seed)[1]
+        t = time.perf_counter()
+        extract_claims(m)
+        base.append(time.perf_counter() - t)
+    cold, warm = [], []
+    for _ in range(500):  # cold: every package cache cleared (a service's first memo)
+        for clear in clears:
+            clear()
+        t = time.perf_counter()
         check_answer(memo, snap)
-    for _ in range(2000):  # warm: the same memo again, its reads cached
+        cold.append(time.perf_counter() - t)
+    for _ in range(1000):  # warm: the same memo again, its reads cached
         t = time.perf_counter()
         check_answer(memo, snap)
         warm.append(time.perf_counter() - t)
-    for _ in range(2000):
-        for clear in clears:
-            clear()
-        t = time.perf_counter()
-        check_answer(memo, snap)
-        times.append(time.perf_counter() - t)
-        for clear in clears:
-            clear()
-        t = time.perf_counter()
-        extract_claims(memo)
-        base.append(time.perf_counter() - t)
-    p99 = float(np.percentile(times, 99)) * 1000
-    p50 = float(np.percentile(times, 50)) * 1000
-    w50, w99 = (float(np.percentile(warm, q)) * 1000 for q in (50, 99))
+    ms = {
+        k: [float(np.percentile(v, q)) * 1000 for q in (50, 99)]
+        for k, v in (("fresh", fresh), ("cold", cold), ("warm", warm))
+    }
     print(
         f"memo: {words} words, {result.n_checkable} quantities, {len(snap.facts)} facts; "
-        f"cold p50 {p50:.3f} ms ({len(clears)} package caches cleared before each call); "
-        f"warm (same memo again) p50 {w50:.3f} ms, p99 {w99:.3f} ms"
+        f"unseen memo p50 {ms['fresh'][0]:.3f} ms; "
+        f"cold ({len(clears)} package caches cleared before each call) "
+        f"p50 {ms['cold'][0]:.3f} ms, p99 {ms['cold'][1]:.3f} ms; "
+        f"warm (same memo again) p50 {ms['warm'][0]:.3f} ms, p99 {ms['warm'][1]:.3f} ms"
     )
     ok = report(
-        "gate p99 latency (cold)",
-        p99,
+        "gate p99 latency (unseen memo)",
+        ms["fresh"][1],
         "ms",
         2.0,
         higher_is_better=False,
         baseline=float(np.percentile(base, 99)) * 1000,
-        baseline_name="claim extraction only, p99",
+        baseline_name="claim extraction only (unseen memo), p99",
     )
     return 0 if ok else 1
 

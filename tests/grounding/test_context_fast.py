@@ -133,3 +133,69 @@ def test_read_context_memo_equals_a_fresh_read_and_keys_on_vocabulary_content() 
     assert read_context(claim.text, claim.span[0], other, "What were net sales?", claim.numbers) == (
         SentenceContext.read(claim.text, claim.span[0], other, "What were net sales?", claim.numbers)
     )
+
+
+#: The year pattern before it was written literal-first (issue 15 speed follow-up).
+_PLAIN_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
+YEAR_TEXTS = st.text(alphabet="0129FYCyfc' ,.$_-xéıſKİ\n", max_size=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(YEAR_TEXTS, TEXTS))
+def test_literal_first_year_pattern_finds_what_the_plain_one_finds(text: str) -> None:
+    from assay.grounding.context import _YEAR
+
+    def found(rx: re.Pattern[str]) -> list[tuple[tuple[int, int], str | None, str | None]]:
+        return [(m.span(), m.group(1), m.group(2)) for m in rx.finditer(text)]
+
+    assert found(_YEAR) == found(_PLAIN_YEAR)
+
+
+def test_literal_first_year_pattern_reads_years_and_fiscal_years() -> None:
+    from assay.grounding.context import _YEAR
+
+    text = "2019 and FY 19, fy'20, CY21, $2019, 1.2019, 20190, xFY22, 1899"
+    assert [(m.group(1), m.group(2)) for m in _YEAR.finditer(text)] == [
+        ("2019", None),
+        (None, "19"),
+        (None, "20"),
+        (None, "21"),
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(NAMES, st.data())
+def test_ascii_fast_path_of_named_spans_equals_the_re_i_scan(names: set[str], data: st.DataObject) -> None:
+    from assay.grounding.labels import SnapshotVocabulary
+
+    vocab = SnapshotVocabulary(tuple((n, "FY2019") for n in names))
+    pieces = st.one_of(st.sampled_from(sorted(names)), PIECES, st.sampled_from([" ", ", ", "s", "-", "Net Sales"]))
+    text = "".join(p.upper() if i % 3 == 1 else p for i, p in enumerate(data.draw(st.lists(pieces, max_size=10))))
+    slow = [] if vocab._re is None else [(m.start(), m.end(), m.group(0).lower()) for m in vocab._re.finditer(text)]
+    assert vocab.named_spans(text) == slow
+
+
+def test_ascii_fast_path_is_refused_for_patterns_that_fold_onto_ascii() -> None:
+    from assay.grounding.labels import _ascii_matcher
+
+    assert _ascii_matcher(re.compile("net sales|매출", re.I)) is not None  # Hangul folds onto nothing
+    assert _ascii_matcher(re.compile("ſales", re.I)) is None  # "ſ" matches "s" under re.I
+    assert _ascii_matcher(re.compile("\u212aelvin", re.I)) is None  # the Kelvin sign matches "k"
+    assert _ascii_matcher(re.compile("Revenue", re.I)) is None  # an upper-case literal
+
+
+def test_stated_sign_shortcut_equals_the_full_read() -> None:
+    from assay.claims import extract_claims
+    from assay.facts import Fact, Snapshot
+    from assay.grounding.context import SentenceContext
+    from assay.grounding.index import SnapshotIndex
+    from assay.grounding.lexicon import stated_sign_at
+
+    vocab = SnapshotIndex.build(Snapshot(facts=[Fact(id="F1", label="Net income", value=5.0)])).vocabulary
+    answers = ("Net income was $5 [F1].", "Apple lost $5 [F1].", "It was $5 [F1] in revenue.", "영업손실 5억원 [F1].")
+    for answer in answers:
+        claim = extract_claims(answer)[0]
+        ctx = SentenceContext.read(claim.text, claim.span[0], vocab, None, claim.numbers)
+        for q in claim.numbers:
+            full = stated_sign_at(ctx.text, q.span[0] - ctx.offset, q.span[1] - ctx.offset, ctx.number_ends)
+            assert ctx.stated_sign(q) == full

@@ -292,7 +292,7 @@ def _uncited(
 
     def all_facts() -> CandidateSet:
         nonlocal facts_only
-        facts_only = facts_only or CandidateSet(idx.facts.values())
+        facts_only = facts_only or idx.uncited_facts()  # one per index (an empty set was rebuilt per call)
         return facts_only
 
     for claim in claims:

@@ -46,6 +46,7 @@ class SnapshotIndex:
         self._rows: tuple[tuple[Candidate, ...], ...] | None = None
         self._passages: PassageNumbers | None = None
         self._direct: CandidateSet | None = None
+        self._facts_only: CandidateSet | None = None
         self._derived: CandidateSet | None = None
         self._vocabulary: SnapshotVocabulary | None = None
 
@@ -115,6 +116,12 @@ class SnapshotIndex:
         if self._passages is None:
             self._passages = parse_passages(self.snapshot.sources)
         return self._passages
+
+    def uncited_facts(self) -> CandidateSet:
+        """Every fact's uncited-mode candidate (no passage numbers), built once per index."""
+        if self._facts_only is None:
+            self._facts_only = CandidateSet(self.facts.values())
+        return self._facts_only
 
     def uncited_direct(self) -> CandidateSet:
         """Every fact and passage number."""

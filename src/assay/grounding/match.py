@@ -131,6 +131,11 @@ class CandidateSet:
                 np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)),
                 np.abs(self._disp - stated),
             )
+        if 0 < k < errs.size:  # = the stable argsort's first k: those up to the k-th error, in (error, index) order
+            kth = np.partition(errs, k - 1)[k - 1]
+            if kth == kth:  # not NaN (NaNs sort last): every one of the k nearest is <= it
+                pick = np.flatnonzero(errs <= kth)
+                return [int(i) for i in pick[np.argsort(errs[pick], kind="stable")][:k]]
         return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
 
 

@@ -40,14 +40,17 @@ def sentence_reader(
     ``twins``: called only when a direct fact match needs the twin check; ``cited``: the gate's
     mode (a cited sentence's twins are its cited facts).
     """
-    ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
     signed = question_carries_sign(question)
     text = claim.text
+    read: list[SentenceContext] = []  # the sentence is read on the first value match (none: never read)
 
     def license_sign(q: Quantity) -> Quantity:
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
     def accept(q: Quantity, c: Candidate) -> Veto:
+        if not read:
+            read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
+        ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 

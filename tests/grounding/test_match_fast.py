@@ -1,0 +1,48 @@
+"""The gate's matching fast paths give what the plain computation gives (issue 15 speed follow-up)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.claims import Quantity
+from assay.facts import Fact, Snapshot
+from assay.grounding.candidates import Candidate
+from assay.grounding.index import SnapshotIndex
+from assay.grounding.match import CandidateSet
+
+VALUES = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 5.0, -5.0, 100.0, 1e6]), st.floats(-1e7, 1e7, allow_nan=False))
+
+
+def _cand(i: int, value: float, displayed: float | None) -> Candidate:
+    return Candidate(ref=f"F{i}", label=f"Item {i}", value=value, dim="none", displayed=displayed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(VALUES, st.one_of(st.none(), VALUES)), max_size=40),
+    VALUES,
+    st.sampled_from([1.0, 1e3, 1e6]),
+    st.integers(0, 45),
+)
+def test_nearest_equals_the_stable_argsort(rows: list[tuple[float, float | None]], value: float, scale: float, k: int):
+    cs = CandidateSet(_cand(i, v, d) for i, (v, d) in enumerate(rows))
+    q = Quantity(text=str(value), span=(0, 1), value=value, scale=scale)
+    got = cs._nearest_indices(q, k)
+    if not cs._vals.size:
+        assert got == []
+        return
+    stated, s = max(abs(q.value), 1e-12), q.scale
+    with np.errstate(invalid="ignore"):
+        errs = np.fmin(
+            np.fmin(np.abs(cs._vals / s - stated), np.abs(cs._vals * 100 / s - stated)), np.abs(cs._disp - stated)
+        )
+    assert got == [int(i) for i in np.argsort(errs, kind="stable")[:k]]
+
+
+def test_uncited_fact_set_is_built_once_per_index_even_when_empty() -> None:
+    idx = SnapshotIndex.build(Snapshot(sources=("Revenue was 5.",)))
+    assert idx.uncited_facts() is idx.uncited_facts() and len(idx.uncited_facts()) == 0
+    full = SnapshotIndex.build(Snapshot(facts=[Fact(id="F1", label="Revenue", value=5.0)]))
+    assert [c.ref for c in full.uncited_facts().items] == ["F1"]
