@@ -14,7 +14,7 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import Literal
 
-from assay.claims.patterns import NUMBER_WORDS
+from assay.claims.patterns import CLAUSE_DOT, NUMBER_WORDS
 
 __all__ = ["ChangeBase", "WordIndex", "change_base_at", "direction_after"]
 
@@ -190,7 +190,7 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
 _LEVEL_BEFORE = re.compile(
     r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
 )
-_CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n")
+_CLAUSE_END = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (

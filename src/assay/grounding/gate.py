@@ -61,7 +61,9 @@ __all__ = [
 #: a stated change ("2.9% higher than", "exceeded … by") matches against either cited base;
 #: sign words on derivations, negligible operands, "respectively", partly dated derivations,
 #: paragraph numbers judged as the line item they repeat, stricter line-item relation (context doc).
-GATE_VERSION = "gate-6"
+#: gate-7: an abbreviation's or an initial's period ("VMware, Inc.", "U.S.", "incl.", "Richard S. Hill")
+#: ends no sentence and no clause, so the wording before it reaches the number.
+GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assay.claims.patterns import CLAUSE_DOT
+
 __all__ = [
     "LOSS_WORDS",
     "GAIN_WORDS",
@@ -129,8 +131,10 @@ CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
-#: Clause cuts of a sentence: ". ", ";", a line break, ", but/while/and/versus/compared".
-CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+#: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break, ", but/while/and/versus/compared".
+CLAUSE = re.compile(
+    r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n"
+)
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 _TOTAL = re.compile(r"\btotal\b", re.I)
 
