@@ -131,7 +131,8 @@ CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
-#: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break, ", but/while/and/versus/compared".
+#: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,
+#: ", but/while/and/versus/compared".
 CLAUSE = re.compile(
     r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n"
 )
