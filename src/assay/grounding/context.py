@@ -22,7 +22,10 @@ Rules, in the order checked:
   cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
   fails on "…increased by $16.9 million…"); a number only compared to ("lower than the 3.6%")
   states none. A stated percent change is never a ratio of two levels (a ratio change ÷ base
-  takes the change's sign), nor against the sentence's own "from A … to B" figures.
+  takes the change's sign), nor against the sentence's own "from A … to B" figures. A
+  direction stated on a change of two figures that nothing orders in time (no period, no date
+  or ordinal column in the label: :func:`~assay.grounding.candidates.time_rank`) is rejected:
+  it cannot be checked (a comparison naming its base is judged by :mod:`.comparison`).
 - **profit/loss line items** (any match): a loss or profit word attributed to the number (the
   nearest number of its clause) must agree with the polarity of the candidate's line item(s):
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
@@ -61,7 +64,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.direction import (
     COMPARED,
     change_ratio_direction,
@@ -275,6 +278,16 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
                 "sign",
                 f"the wording states {'a rise' if q.direction > 0 else 'a fall'}, but {c.ref} is no such change",
             )
+    if (
+        c.op in ("a-b", "(a-b)/b")
+        and c.chrono is None
+        and q.direction is not None
+        and not q.explicit_sign
+        and q.change_base != "against_other"
+        and None in (time_rank(operands[0]), time_rank(operands[-1]))
+        and all(o.origin == "fact" for o in operands)
+    ):
+        return "sign", f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown"
     if q.direction is not None and not q.explicit_sign and q.span[0] in ctx.contradicted:
         return "sign", "the wording's direction contradicts the sentence's own 'from … to …' figures"
     if c.op is None and q.direction is not None and not q.explicit_sign and not COMPARED.search(ctx.before(q)):

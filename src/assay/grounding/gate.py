@@ -63,7 +63,8 @@ __all__ = [
 #: paragraph numbers judged as the line item they repeat, stricter line-item relation (context doc).
 #: gate-7: an abbreviation's or an initial's period ("VMware, Inc.", "U.S.", "incl.", "Richard S. Hill")
 #: ends no sentence and no clause, so the wording before it reaches the number; "2.9% higher in FY2022
-#: than in FY2023" names its base (either marker order).
+#: than in FY2023" names its base (either marker order); a change's figures are ordered by an ordinal
+#: column ("Third") or a date in the label, and a direction on figures nothing orders is rejected.
 GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
