@@ -16,7 +16,9 @@ Rules, in the order checked:
   candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
   and names no gain. Both kinds in one window decide nothing when adjacent (``gain (loss)``);
   far apart, the nearer is the number's. On a derivation, the word fails when every operand
-  has the other sign (a question naming the loss licenses positive loss magnitudes).
+  has the other sign (a question naming the loss licenses positive loss magnitudes); on a
+  change of operands of both signs, when the later period's figure has the other sign ("the
+  net loss decreased by 171.1%" from −762.3 to +542.0: the item is now a profit).
 - **direction** (direct matches of a number the wording gives a direction): a fact that states
   its own direction — the one change word of a paragraph number's context, or the sign of a
   cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
@@ -312,6 +314,16 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
                 "sign",
                 f"the wording states {word}, but every figure of {c.ref} is {'positive' if stated < 0 else 'negative'}",
             )
+        later = _later_operand(c)
+        if (
+            stated is not None
+            and later is not None
+            and len({fact_sign(o) for o in operands}) == 2
+            and fact_sign(later) != stated
+            and not (stated < 0 and ctx.question_loss)
+        ):
+            word = "a loss" if stated < 0 else "a profit"
+            return "sign", f"the wording states {word}, but the later figure of {c.ref}, {later.ref}, is not one"
     if c.op in ("a+b", "a-b") and any(_negligible(q, o) for o in operands):
         return "sum", f"{c.ref} adds or takes a figure below the stated precision: it is one figure, not a derivation"
     net = (  # one line item across periods with opposite signs: a net change, a difference
@@ -390,6 +402,14 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
         if d < best_d:
             best, best_d = i, d
     return best
+
+
+def _later_operand(c: Candidate) -> Candidate | None:
+    """The later-period operand of a change ``a-b`` / ``(a-b)/b`` whose order in time is known
+    (``chrono``), else None: "the change in net loss" names what the item is NOW."""
+    if c.op not in ("a-b", "(a-b)/b") or c.chrono is None or len(c.operands) != 2:
+        return None
+    return c.operands[0] if c.chrono else c.operands[1]
 
 
 def _negligible(q: Quantity, o: Candidate) -> bool:

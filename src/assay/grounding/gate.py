@@ -64,7 +64,9 @@ __all__ = [
 #: gate-7: an abbreviation's or an initial's period ("VMware, Inc.", "U.S.", "incl.", "Richard S. Hill")
 #: ends no sentence and no clause, so the wording before it reaches the number; "2.9% higher in FY2022
 #: than in FY2023" names its base (either marker order); a change's figures are ordered by an ordinal
-#: column ("Third") or a date in the label, and a direction on figures nothing orders is rejected.
+#: column ("Third") or a date in the label, and a direction on figures nothing orders is rejected; a
+#: stated scale on a unitless passage number needs its page to name it; a loss/profit word on a change
+#: of figures of both signs must fit the later one.
 GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%

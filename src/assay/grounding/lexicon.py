@@ -205,7 +205,7 @@ def total_over_years(text: str) -> bool:
 #: (loss)", "gain/(loss)", "profit or loss", "gains and losses" (no sign is stated).
 #: Korean after a figure: "…억원의 영업손실" — the particle 의 and a compound's head (영업, 당기순) before the word.
 _KR_OF = re.compile(r"^(?:의\s*)?(?:[가-힣]{1,3}?(?=손실|적자|흑자))?")
-_PAIRED = re.compile(r"\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")
+_PAIRED = re.compile(r"\s*\)?\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")  # "income (loss)", "(Loss)/profit"
 
 
 @lru_cache(maxsize=8192)
