@@ -66,7 +66,8 @@ __all__ = [
 #: than in FY2023" names its base (either marker order); a change's figures are ordered by an ordinal
 #: column ("Third") or a date in the label, and a direction on figures nothing orders is rejected; a
 #: stated scale on a unitless passage number needs its page to name it; a loss/profit word on a change
-#: of figures of both signs must fit the later one.
+#: of figures of both signs must fit the later one; a paragraph number's own year is the one with no
+#: other number between them.
 GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
