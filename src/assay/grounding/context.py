@@ -127,6 +127,9 @@ _BASE_BEFORE = re.compile(
     r"\s+of\s+(?:the\s+|total\s+)*$",
     re.I,
 )
+#: After an item named by "percentage of": the item is the part, the base follows ("the percentage
+#: of Bell Wireless out of the Total BCE operating revenues", "… of more than 5 years in the total …").
+_PART_OF_TOTAL = re.compile(r"(?:\s*\([^)]{0,12}\))?(?:[^,;.]{0,40}?)\s(?:out of|in|within)\s+(?:the\s+)?total\b", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
 
 
@@ -207,7 +210,7 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if k is not None and _BASE_BEFORE.search(text, 0, s):
+                if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
                     continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
