@@ -68,7 +68,8 @@ __all__ = [
 #: stated scale on a unitless passage number needs its page to name it; a loss/profit word on a change
 #: of figures of both signs must fit the later one; a paragraph number's own year is the one with no
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
-#: a trailing leader dot ("Applications .") ends no line item.
+#: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
+#: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
 GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%

@@ -234,3 +234,22 @@ def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> i
     if loss == gain:
         return None
     return -1 if loss else 1
+
+
+_PROFIT_ITEM = re.compile(r"\b((?:[a-z]+\s+){1,2})(income|profit|gain)(\s+[a-z]+)?", re.I)
+
+
+def renamed_loss_item(sentence: str, question: str | None) -> str | None:
+    """The question's loss item that ``sentence`` names as a profit ("What was the sum of all
+    net operating loss carryforwards?" answered "… net operating income carryforwards was …"):
+    a profit word with the one or two words before it (and the one after) that, the word
+    replaced by "loss", is a phrase of the question; None when there is none. Pure."""
+    if not question or "loss" not in question.lower() or not may_polar(sentence):
+        return None
+    q = question.lower()
+    for m in _PROFIT_ITEM.finditer(sentence.lower()):
+        lead, tail = m.group(1), m.group(3) or ""
+        for cand in (f"{lead}loss{tail}", f"{lead}loss"):
+            if len(cand.split()) >= 3 and re.search(r"\b" + re.escape(cand) + r"\b", q):
+                return cand
+    return None
