@@ -224,15 +224,19 @@ def time_rank(c: Candidate) -> tuple[int, int, int] | None:
     ("Balance at March 31, 2017 | Minimum Pension Liability") or kind 1 from an ordinal column
     ("Net sales | Third" → part 3: quarters of one table). Two ranks of different kinds are not
     comparable (``derive`` leaves their order unknown). None when nothing orders it."""
-    r = period_rank(c.period)
+    return _time_rank(c.period, c.label)
+
+
+@lru_cache(maxsize=8192)
+def _time_rank(period: str | None, label: str) -> tuple[int, int, int] | None:
+    r = period_rank(period)
     if r is not None:
         return (0, *r)
-    if c.period is not None or not c.label:
+    if period is not None or not label:
         return None
-    return _label_rank(c.label)
+    return _label_rank(label)
 
 
-@lru_cache(maxsize=4096)
 def _label_rank(label: str) -> tuple[int, int, int] | None:
     m = _LABEL_DATE.search(label)
     if m is not None:
