@@ -87,6 +87,9 @@ def test_property_word_index_matches_a_word_by_word_scan(parts):
     assert index.neg == neg
 
 
+_OLD_CLAUSE_END = '_CLAUSE_END = re.compile(r"[.;!?](?=\\s)|\\n")'
+
+
 def _before_reader(tmp_path: Path):
     root = Path(__file__).resolve().parents[2]
     pkg = tmp_path / "claims_609bb0e"
@@ -97,7 +100,11 @@ def _before_reader(tmp_path: Path):
         )
         if shown.returncode != 0:
             pytest.skip("commit 609bb0e (the reader before issue 15) is not in this checkout's history")
-        (pkg / f"{name}.py").write_text(re.sub(r"\bassay\.claims\b", "claims_609bb0e", shown.stdout), encoding="utf-8")
+        source = re.sub(r"\bassay\.claims\b", "claims_609bb0e", shown.stdout)
+        if name == "wording":  # a deliberate rule change since: no clause ends at "Inc." or "S." (initials)
+            assert _OLD_CLAUSE_END in source
+            source = source.replace(_OLD_CLAUSE_END, f"_CLAUSE_END = re.compile({w._CLAUSE_END.pattern!r})")
+        (pkg / f"{name}.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     try:
         return importlib.import_module("claims_609bb0e")

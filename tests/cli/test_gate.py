@@ -276,3 +276,13 @@ def test_the_help_row_for_exit_0_allows_no_claims_cases(tmp_path):
     assert gate(write(tmp_path, PASS, REFUSAL)).exit_code == 0
     help_text = " ".join(runner.invoke(app, ["--help"]).stdout.split())
     assert "gate: 0 no case fails or is unchecked (some may be no_claims)" in help_text
+
+
+def test_gate_validity_local_lists_false_accepts_and_needs_the_local_suffix(tmp_path):
+    """f15: per-case false accepts go to a *.local.json (case ids), never to the table."""
+    local = tmp_path / "fa.local.json"
+    r = gate("validity", "--dataset", "example", EXAMPLE, "--local", str(local))
+    assert r.exit_code == 0, r.output
+    assert isinstance(json.loads(local.read_text(encoding="utf-8")), list)
+    bad = gate("validity", "--dataset", "example", EXAMPLE, "--local", str(tmp_path / "fa.json"))
+    assert bad.exit_code == 2 and ".local.json" in bad.output

@@ -35,6 +35,8 @@ TRUE = [
     "Revenue posted negative growth of 2.8% [{m}].",
     "Revenue was 2.9% higher than the FY2023 level [{m}].",
     "Revenue fell 2.8% from fiscal 2022 [{m}].",
+    "Revenue was 2.9% higher in FY2022 than in FY2023 [{m}].",  # the subject's period before "than"
+    "Revenue was 2.8% lower in fiscal 2023 than in fiscal 2022 [{m}].",
 ]
 FALSE = [
     "FY2022 revenue was 2.9% lower than FY2023 revenue [{m}].",  # wrong direction
@@ -49,6 +51,9 @@ FALSE = [
     "Revenue grew 2.9% [{m}].",  # a verb of change runs forward in time: FY2022 → FY2023 fell
     "Revenue rose 3% from fiscal 2022 [{m}].",  # the backward change (+2.88%) backs no verb of change
     "Revenue changed by 2.9% [{m}].",  # no direction: the backward change is never offered
+    "Revenue was 2.9% higher in FY2023 than in FY2022 [{m}].",  # the periods the wrong way round
+    "Revenue was 2.8% lower in FY2022 than in FY2023 [{m}].",  # the periods the wrong way round
+    "Revenue was 2.8% higher in FY2022 than in FY2023 [{m}].",  # wrong base
 ]
 
 

@@ -3,6 +3,7 @@ FinanceBench checks, on small cases and (slow) on the real data with issue 2's t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,21 @@ def test_real_data_validity_meets_issue_2_targets(shared_data: Path):
     fb = financebench_validity(list(import_financebench(shared_data / "financebench")))
     assert fb["moved_correct_false_accept"]["rate"] <= 0.05
     assert fb["fails_vs_incorrect"]["recall"] >= 0.8
+
+
+def test_run_suite_records_every_false_accept_with_its_case_id():
+    """f15: ``SuiteResult.false_accepts`` names the case of each accepted perturbation (for the
+    ``--local`` file); a class that changes nothing is accepted on every accepted gold case."""
+    from assay.grounding.suite import run_suite
+
+    facts = [{"id": "F1", "label": "Revenue", "value": 383285, "unit": "USD millions", "period": "FY2023"}]
+    cases = [
+        Case.model_validate(
+            {"id": f"q{i}", "variant": "a", "answer": "Revenue was $383.3 billion [F1].", "facts": facts}
+        )
+        for i in range(3)
+    ]
+    r = run_suite("t", cases, "cited", {"unchanged": lambda c: c})
+    assert r.classes["unchanged"].k == 3
+    assert [cid for _, cid, _ in r.false_accepts] == ["q0", "q1", "q2"]
+    assert "q0" not in json.dumps(r.to_dict())

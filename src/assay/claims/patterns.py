@@ -127,3 +127,17 @@ MULTIPLE_WORDS = {
 }
 #: Every word that can start or make a number word (the reader's cheap pre-check).
 NUMBER_WORDS = frozenset(CARDINAL_WORDS) | frozenset(FRACTION_WORDS) | frozenset(MULTIPLE_WORDS)
+
+#: Words written with a period that ends neither a sentence nor a clause ("VMware, Inc.", "U.S.",
+#: "incl. dilutive effect", "approx.", "No. 5"), compared lower-case without their final period.
+ABBREVIATIONS = frozenset(
+    "inc corp co ltd llc plc u.s u.k vs e.g i.e approx incl excl no nos mr ms mrs dr jr sr st fig "
+    "jan feb mar apr jun jul aug sep sept oct nov dec est etc avg".split()
+)
+#: A period that ends a clause inside a sentence (the clause rules' ``[.;!?](?=\s)``): not the
+#: period of an :data:`ABBREVIATIONS` word, nor of an initial ("Richard S. Hill"; a sentence
+#: has already been cut by :func:`~assay.claims.split_sentences`, so a capital letter and a
+#: period inside one is a name's initial).
+CLAUSE_DOT = r"\.(?<!\b[A-Z]\.)" + "".join(
+    rf"(?<!(?i:\b{re.escape(a)}\.))" for a in sorted(ABBREVIATIONS, key=len, reverse=True)
+)

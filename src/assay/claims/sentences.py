@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask
+from assay.claims.patterns import ABBREVIATIONS
 from assay.claims.quantities import Quantity, extract_masked
 from assay.claims.unchecked import Unchecked, unchecked_masked
 from assay.claims.wording import WordIndex
@@ -71,6 +72,8 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
         word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
+        if word and _INITIAL.search(masked, max(0, m.start() - 40), m.start() + 1):
+            continue  # "Richard S. Hill": a capitalised name's initial
         cuts.append(m.end())
     cuts.extend(m.end() for m in _NEWLINES.finditer(masked))
     cuts = sorted(set(cuts)) + [len(text)]
@@ -94,38 +97,9 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
 
 # --- helpers -------------------------------------------------------------------------------
 
-_ABBREVIATIONS = {
-    "inc",
-    "corp",
-    "co",
-    "ltd",
-    "u.s",
-    "vs",
-    "e.g",
-    "i.e",
-    "approx",
-    "no",
-    "mr",
-    "ms",
-    "dr",
-    "st",
-    "fig",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "est",
-    "etc",
-}
+_ABBREVIATIONS = ABBREVIATIONS
 _ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
+_INITIAL = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
 _NEWLINES = re.compile(r"\n+")
 _LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
 _SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import Literal
 
-from assay.claims.patterns import NUMBER_WORDS
+from assay.claims.patterns import CLAUSE_DOT, NUMBER_WORDS
 
 __all__ = ["ChangeBase", "WordIndex", "change_base_at", "direction_after"]
 
@@ -142,7 +142,8 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
     """How the change at ``[start, end)`` names its base, and the direction its comparison states.
 
     Base ``"against_other"``: a comparative right after it ("2.9% higher than", "more than",
-    "above", "below") or a verb of comparison before it ending in "by" ("exceeded FY2023
+    "above", "below"; the subject's period may stand before "than": "higher in FY2022 than")
+    or a verb of comparison before it ending in "by" ("exceeded FY2023
     revenue by 2.9%", "trailed … by"). ``"from_base"``: "from", "over", "versus", "vs.",
     "compared with/to", "relative to", "against" right after it, or "대비" before it ("down
     2.8% from fiscal 2022", "전년 대비 12% 감소"). Both mean the base is another figure the
@@ -190,7 +191,7 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
 _LEVEL_BEFORE = re.compile(
     r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
 )
-_CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n")
+_CLAUSE_END = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
@@ -259,8 +260,11 @@ _NEGATIVE_AFTER = re.compile(
     re.I,
 )
 #: A comparison right after a change: "higher than" (against the other figure) or "from" (a base).
+#: The subject's period between a comparative and its "than": "2.9% higher in FY2022 than in FY2023".
+_SUBJECT_PERIOD = r"(?: (?:in|for|during) (?:the )?(?:fiscal (?:year )?|FY ?|CY ?)?(?:19|20)?\d\d)?"
 _BASE_AFTER = re.compile(
-    r" ?(?:(?P<up>(?:higher|greater|more|larger|bigger) than\b|above\b)|(?P<down>(?:lower|less|smaller) than\b|below\b)"
+    r" ?(?:(?P<up>(?:higher|greater|more|larger|bigger)" + _SUBJECT_PERIOD + r" than\b|above\b)"
+    r"|(?P<down>(?:lower|less|smaller)" + _SUBJECT_PERIOD + r" than\b|below\b)"
     r"|(?:from|over|versus|vs\.|vs\b|against|compared (?:with|to)|relative to)\b)",
     re.I,
 )

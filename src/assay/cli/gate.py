@@ -8,7 +8,8 @@ impersonal); otherwise one line per case and a count.
 
 ``assay gate validity --dataset tatqa|financebench|example SRC``: the perturbation suite
 (:mod:`assay.grounding.suite`): per measured set, gold acceptance and each perturbation class's
-false-accept rate with a 95% Wilson interval, as one table (``--json``: the figures).
+false-accept rate with a 95% Wilson interval, as one table (``--json``: the figures);
+``--local PATH.local.json`` lists every false accept with its case id and perturbed answer.
 """
 
 from __future__ import annotations
@@ -37,17 +38,20 @@ def gate_cmd(
     mode: GateMode = typer.Option(GateMode.auto, "--mode", help="auto: cited when the answer has citation markers."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
     dataset: str | None = typer.Option(None, "--dataset", help="gate validity: tatqa, financebench or example."),
+    local: Path | None = typer.Option(
+        None, "--local", help="gate validity: write every false accept (case id, class, answer) to this *.local.json."
+    ),
 ) -> None:
     """Run the sourcing gate on every case; exit 1 when any case fails or is unchecked, 3 when
     every case is no_claims, 2 on bad input."""
     if file == "validity":
-        _validity(ctx, dataset, src, as_json)
+        _validity(ctx, dataset, src, as_json, local)
         return
     from assay.grounding import IndexCache, score_answer
 
     with user_errors(ctx):
-        if src is not None or dataset is not None:
-            raise UsageError("SRC and --dataset belong to 'assay gate validity'")
+        if src is not None or dataset is not None or local is not None:
+            raise UsageError("SRC, --dataset and --local belong to 'assay gate validity'")
         cases = _load(file)
     counts = {"pass": 0, "fail": 0, "no_claims": 0, "unchecked": 0}
     indexes = IndexCache()  # variants of one question share their snapshot's index
@@ -114,7 +118,8 @@ def _load(file: str) -> list[Case]:
             raise CaseFileError([pr.model_copy(update={"file": "<stdin>"}) for pr in e.problems]) from None
 
 
-def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool) -> None:
+def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool, local: Path | None) -> None:
+    from assay.atomic import atomic_write_json, check_writable_dir
     from assay.grounding.suite import dataset_sets, format_table, run_suite
 
     with user_errors(ctx):
@@ -124,8 +129,19 @@ def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json
             raise UsageError("gate validity: SRC (the dataset's folder or file) is missing")
         if not src.exists():
             raise UsageError(f"{src}: no such file or folder")
+        if local is not None:
+            if not local.name.endswith(".local.json"):
+                raise UsageError(f"--local: {local}: per-case output names end in .local.json (they hold case ids)")
+            check_writable_dir(local.parent)
         sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
     results = [run_suite(name, cases, m) for name, m, cases in sets]
+    if local is not None:
+        rows = [
+            {"set": r.name, "mode": r.mode, "class": cls, "case_id": cid, "answer": answer}
+            for r in results
+            for cls, cid, answer in r.false_accepts
+        ]
+        atomic_write_json(local, rows)
     if as_json:
         out.print(json.dumps([r.to_dict() for r in results], ensure_ascii=False), markup=False)
     else:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from assay.facts import Dimension, Fact
 
-__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "period_rank"]
+__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "period_rank", "time_rank"]
 
 Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
@@ -33,6 +33,7 @@ class Candidate:
     ``digits`` is the figure a reader sees for a fact — its ``displayed_value``, else its value in
     its own unit — whatever the match rule may use (``displayed``), so a paragraph number and a
     cell showing the same digits are known as one figure (:func:`~assay.grounding.context.twin_veto`).
+    ``page_scales``: the scale words a passage number's passage names.
     """
 
     value: float
@@ -48,6 +49,9 @@ class Candidate:
     chrono: bool | None = None
     operands: tuple[Candidate, ...] = ()
     digits: float | None = None
+    #: For a passage number: the scales (1e3, 1e6, 1e9) its passage names in words ("in millions",
+    #: "$2.1 billion"); None for facts and derivations (see :func:`assay.grounding.match.match`).
+    page_scales: frozenset[float] | None = None
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
@@ -89,8 +93,8 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
     out: list[Candidate] = []
     for a, b in permutations(items, 2):
         refs = (a.ref, b.ref)
-        ra, rb = period_rank(a.period), period_rank(b.period)
-        chrono = None if ra is None or rb is None or ra == rb else ra > rb  # a is the later period
+        ra, rb = time_rank(a), time_rank(b)
+        chrono = None if ra is None or rb is None or ra == rb or ra[0] != rb[0] else ra > rb  # a is the later
         if _additive(a, b):
             dim: Dim = (
                 a.dim if a.dim not in ("amount", "none") else b.dim if b.dim in ("currency", "per_share") else a.dim
@@ -212,6 +216,43 @@ def period_rank(period: str | None) -> tuple[int, int] | None:
         year = 2000 + int(m.group(1))
     qm = re.search(r"\b(?:Q([1-4])|([1-4])Q)\b", period, re.I)
     return year, int(qm.group(1) or qm.group(2)) if qm else 0
+
+
+def time_rank(c: Candidate) -> tuple[int, int, int] | None:
+    """``(kind, year, part)`` ordering a candidate in time: kind 0 from its period
+    (:func:`period_rank`); for a candidate with no period, kind 0 from a date in its label
+    ("Balance at March 31, 2017 | Minimum Pension Liability") or kind 1 from an ordinal column
+    ("Net sales | Third" → part 3: quarters of one table). Two ranks of different kinds are not
+    comparable (``derive`` leaves their order unknown). None when nothing orders it."""
+    return _time_rank(c.period, c.label)
+
+
+@lru_cache(maxsize=8192)
+def _time_rank(period: str | None, label: str) -> tuple[int, int, int] | None:
+    r = period_rank(period)
+    if r is not None:
+        return (0, *r)
+    if period is not None or not label:
+        return None
+    return _label_rank(label)
+
+
+def _label_rank(label: str) -> tuple[int, int, int] | None:
+    m = _LABEL_DATE.search(label)
+    if m is not None:
+        r = period_rank(m.group(0))
+        return None if r is None else (0, *r)
+    parts = [p.strip().lower() for p in label.split("|")]
+    ords = [_ORDINALS[p.split()[0]] for p in parts if p and p.split()[0] in _ORDINALS and len(p.split()) <= 2]
+    return (1, 0, ords[0]) if len(ords) == 1 else None
+
+
+_LABEL_DATE = re.compile(
+    r"\b(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2}"
+    r"|(?:FY|fiscal(?: year)?)\s?(?:19|20)\d{2})\b",
+    re.I,
+)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
 
 # --- helpers -------------------------------------------------------------------------------

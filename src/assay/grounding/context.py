@@ -16,13 +16,15 @@ Rules, in the order checked:
   candidate's sign is its value's, or negative when its line item is a loss ("Net loss" = 5)
   and names no gain. Both kinds in one window decide nothing when adjacent (``gain (loss)``);
   far apart, the nearer is the number's. On a derivation, the word fails when every operand
-  has the other sign (a question naming the loss licenses positive loss magnitudes).
+  (or, of both signs, the later: :func:`~assay.grounding.operands.later_operand`) has the
+  other sign (a question naming the loss licenses positive loss magnitudes).
 - **direction** (direct matches of a number the wording gives a direction): a fact that states
   its own direction — the one change word of a paragraph number's context, or the sign of a
   cell in a "Change" column — must agree ("the decrease in interest income was $16.9 million"
   fails on "…increased by $16.9 million…"); a number only compared to ("lower than the 3.6%")
   states none. A stated percent change is never a ratio of two levels (a ratio change ÷ base
-  takes the change's sign), nor against the sentence's own "from A … to B" figures.
+  takes the change's sign), nor against the sentence's own "from A … to B" figures; nor a
+  change of two facts nothing orders in time (:func:`~assay.grounding.candidates.time_rank`).
 - **profit/loss line items** (any match): a loss or profit word attributed to the number (the
   nearest number of its clause) must agree with the polarity of the candidate's line item(s):
   "operating income carryforward" on "Operating loss carryforward" fails (``label_mismatch``).
@@ -50,7 +52,7 @@ Rules, in the order checked:
   names the candidate's own item (:func:`~assay.grounding.labels.related_to`). An item after
   "percentage/share of" is a base, not what the number is.
 - **twins** (:func:`twin_veto`): a paragraph number repeating a line item's figure is judged as
-  that line item, unless its own context names the year or item at issue.
+  that line item, unless its own context names the year (:func:`~.operands.own_years`) or item.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ from assay.grounding.lexicon import (
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
+from assay.grounding.operands import later_operand, negligible, own_years, unordered_direction
 
 __all__ = [
     "LOSS_WORDS",
@@ -128,6 +131,9 @@ _BASE_BEFORE = re.compile(
     r"\s+of\s+(?:the\s+|total\s+)*$",
     re.I,
 )
+#: After an item named by "percentage of": the item is the part, the base follows ("the percentage
+#: of Bell Wireless out of the Total BCE operating revenues", "… of more than 5 years in the total …").
+_PART_OF_TOTAL = re.compile(r"(?:\s*\([^)]{0,12}\))?(?:[^,;.]{0,40}?)\s(?:out of|in|within)\s+(?:the\s+)?total\b", re.I)
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
 
 
@@ -209,7 +215,7 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if k is not None and _BASE_BEFORE.search(text, 0, s):
+                if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
                     continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
@@ -266,7 +272,7 @@ def twin_veto(
     kind, _ = vetoes[0]
     years, items = ctx.by_number.get(q.span[0], (frozenset(), ()))
     own = c.label.lower()
-    if kind == "period_mismatch" and any(str(y) in own for y in years):
+    if kind == "period_mismatch" and years & own_years(own, c):
         return None  # its own context names the sentence's year: it is that year's figure
     if kind == "label_mismatch" and any(n in own for n in items):
         return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
@@ -288,6 +294,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
                 "sign",
                 f"the wording states {'a rise' if q.direction > 0 else 'a fall'}, but {c.ref} is no such change",
             )
+    if unordered_direction(q, c):
+        return "sign", f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown"
     if q.direction is not None and not q.explicit_sign and q.span[0] in ctx.contradicted:
         return "sign", "the wording's direction contradicts the sentence's own 'from … to …' figures"
     if c.op is None and q.direction is not None and not q.explicit_sign and not COMPARED.search(ctx.before(q)):
@@ -312,7 +320,17 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
                 "sign",
                 f"the wording states {word}, but every figure of {c.ref} is {'positive' if stated < 0 else 'negative'}",
             )
-    if c.op in ("a+b", "a-b") and any(_negligible(q, o) for o in operands):
+        later = later_operand(c)
+        if (
+            stated is not None
+            and later is not None
+            and len({fact_sign(o) for o in operands}) == 2
+            and fact_sign(later) != stated
+            and not (stated < 0 and ctx.question_loss)
+        ):
+            word = "a loss" if stated < 0 else "a profit"
+            return "sign", f"the wording states {word}, but the later figure of {c.ref}, {later.ref}, is not one"
+    if c.op in ("a+b", "a-b") and any(negligible(q, o) for o in operands):
         return "sum", f"{c.ref} adds or takes a figure below the stated precision: it is one figure, not a derivation"
     net = (  # one line item across periods with opposite signs: a net change, a difference
         c.op == "a+b"
@@ -390,9 +408,3 @@ def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> i
         if d < best_d:
             best, best_d = i, d
     return best
-
-
-def _negligible(q: Quantity, o: Candidate) -> bool:
-    """Whether operand ``o`` is below half a displayed unit of ``q`` (adding it changes nothing)."""
-    half = 0.5 * 10.0 ** (-q.decimals) * (q.scale if q.unit not in ("%", "pp", "x") else 1.0)
-    return abs(o.value) <= half and abs(o.value) < abs(q.value * q.scale)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from assay.claims import Quantity
+from assay.claims.patterns import CLAUSE_DOT
 from assay.grounding.candidates import Candidate, period_rank
 
 __all__ = [
@@ -18,7 +19,7 @@ __all__ = [
     "shifted_level",
 ]
 
-_CLAUSE = re.compile(r"[.;!?](?=\s)|\n")
+_CLAUSE = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
 
 
 def from_to_contradictions(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:

@@ -61,7 +61,16 @@ __all__ = [
 #: a stated change ("2.9% higher than", "exceeded … by") matches against either cited base;
 #: sign words on derivations, negligible operands, "respectively", partly dated derivations,
 #: paragraph numbers judged as the line item they repeat, stricter line-item relation (context doc).
-GATE_VERSION = "gate-6"
+#: gate-7: an abbreviation's or an initial's period ("VMware, Inc.", "U.S.", "incl.", "Richard S. Hill")
+#: ends no sentence and no clause, so the wording before it reaches the number; "2.9% higher in FY2022
+#: than in FY2023" names its base (either marker order); a change's figures are ordered by an ordinal
+#: column ("Third") or a date in the label, and a direction on figures nothing orders is rejected; a
+#: stated scale on a unitless passage number needs its page to name it; a loss/profit word on a change
+#: of figures of both signs must fit the later one; a paragraph number's own year is the one with no
+#: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
+#: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
+#: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
+GATE_VERSION = "gate-7"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

@@ -119,8 +119,10 @@ GENERIC_ITEMS = {
 
 @lru_cache(maxsize=16384)
 def line_item(label: str) -> str:
-    """The row part of a ``"row | column"`` label, lower-case and stripped."""
-    return label.split(" | ")[0].strip().lower()
+    """The row part of a ``"row | column"`` label, lower-case and stripped, a trailing " ." (a
+    table's leader dot: "Applications . | July 28, 2018") cut."""
+    item = label.split(" | ")[0].strip().lower()
+    return item[:-2].rstrip() if item.endswith(" .") else item
 
 
 @lru_cache(maxsize=16384)

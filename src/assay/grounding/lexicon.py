@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assay.claims.patterns import CLAUSE_DOT
+
 __all__ = [
     "LOSS_WORDS",
     "GAIN_WORDS",
@@ -129,8 +131,11 @@ CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 
 
-#: Clause cuts of a sentence: ". ", ";", a line break, ", but/while/and/versus/compared".
-CLAUSE = re.compile(r"[.;!?](?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n")
+#: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,
+#: ", but/while/and/versus/compared".
+CLAUSE = re.compile(
+    r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n"
+)
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 _TOTAL = re.compile(r"\btotal\b", re.I)
 
@@ -200,7 +205,7 @@ def total_over_years(text: str) -> bool:
 #: (loss)", "gain/(loss)", "profit or loss", "gains and losses" (no sign is stated).
 #: Korean after a figure: "…억원의 영업손실" — the particle 의 and a compound's head (영업, 당기순) before the word.
 _KR_OF = re.compile(r"^(?:의\s*)?(?:[가-힣]{1,3}?(?=손실|적자|흑자))?")
-_PAIRED = re.compile(r"\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")
+_PAIRED = re.compile(r"\s*\)?\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")  # "income (loss)", "(Loss)/profit"
 
 
 @lru_cache(maxsize=8192)
@@ -229,3 +234,22 @@ def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> i
     if loss == gain:
         return None
     return -1 if loss else 1
+
+
+_PROFIT_ITEM = re.compile(r"\b((?:[a-z]+\s+){1,2})(income|profit|gain)(\s+[a-z]+)?", re.I)
+
+
+def renamed_loss_item(sentence: str, question: str | None) -> str | None:
+    """The question's loss item that ``sentence`` names as a profit ("What was the sum of all
+    net operating loss carryforwards?" answered "… net operating income carryforwards was …"):
+    a profit word with the one or two words before it (and the one after) that, the word
+    replaced by "loss", is a phrase of the question; None when there is none. Pure."""
+    if not question or "loss" not in question.lower() or not may_polar(sentence):
+        return None
+    q = question.lower()
+    for m in _PROFIT_ITEM.finditer(sentence.lower()):
+        lead, tail = m.group(1), m.group(3) or ""
+        for cand in (f"{lead}loss{tail}", f"{lead}loss"):
+            if len(cand.split()) >= 3 and re.search(r"\b" + re.escape(cand) + r"\b", q):
+                return cand
+    return None

@@ -272,9 +272,16 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
         if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":
             out.append((c.value / s, False))
         if c.displayed is not None and c.currency in (u, None) and c.dim in ("amount", "currency", "none"):
-            if not q.has_scale_word or (from_passage and c.dim == "none"):
+            if not q.has_scale_word or (from_passage and c.dim == "none" and _page_names(c, q.scale)):
                 out.append((c.displayed, True))  # "$5,802" copied from a table "(in millions)"
     return out
+
+
+def _page_names(c: Candidate, scale: float) -> bool:
+    """Whether a unitless passage number may be read at the answer's stated ``scale``: its page
+    names that scale in words ("$2,018 million" on a page in millions; "$2,018 billion" on a page
+    that names no billions is not backed), or the scale is none of thousand/million/billion."""
+    return c.page_scales is None or scale not in (1e3, 1e6, 1e9) or scale in c.page_scales
 
 
 def _close(target: float, stated: float, decimals: int, tolerance: float | None = None) -> bool:

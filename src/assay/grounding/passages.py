@@ -32,6 +32,9 @@ _CITATION = re.compile(DEFAULT_CITATION_PATTERN)
 #: Words one of which each pattern above needs (their pre-check: most lines hold none).
 _HEADER_WORDS = ("thousands", "millions", "billions")
 _PER_SHARE_WORDS = ("per", "eps")
+#: The English scale words a passage names (a number of it copied with one of them: its scale).
+_SCALE_NAMED = re.compile(r"\b(thousand|million|billion)s?\b", re.I)
+_SCALE_NAMES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 
 
@@ -54,6 +57,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     rows: list[tuple[Candidate, ...]] = []
     for pi, passage in enumerate(sources):
         scale = 1.0
+        named = frozenset(_SCALE_NAMES[m.group(1).lower()] for m in _SCALE_NAMED.finditer(passage))
         row: list[Candidate] = []
         row_label = ""
         by_line = _quantities_by_line(passage)
@@ -74,7 +78,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             per_share = _may_hold(label_or_line, _PER_SHARE_WORDS) and _PER_SHARE.search(label_or_line)
             line_scale = 1.0 if per_share else scale
             for q in qs:
-                c = _candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label)
+                c = _candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label, named)
                 direct.append(c)
                 row.append(c)
         if row:
@@ -108,7 +112,7 @@ def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
     return out
 
 
-def _candidate(q: Quantity, header_scale: float, ref: str, label: str) -> Candidate:
+def _candidate(q: Quantity, header_scale: float, ref: str, label: str, named: frozenset[float]) -> Candidate:
     dim: Dim
     currency = None
     if q.unit == "%":
@@ -126,4 +130,4 @@ def _candidate(q: Quantity, header_scale: float, ref: str, label: str) -> Candid
         scale = q.scale if q.has_scale_word else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    return Candidate(value, dim, ref, label, currency, q.value, origin="passage")
+    return Candidate(value, dim, ref, label, currency, q.value, origin="passage", page_scales=named)

@@ -7,7 +7,9 @@ veto of one (quantity, candidate) pair, the first of the sentence rules
 stated comparison's subject and base (:func:`~assay.grounding.comparison.comparison_veto`) and,
 for a fact matched directly, a paragraph number judged as the line item it repeats
 (:func:`~assay.grounding.context.twin_veto`) — and ``license_sign``: the question's sign
-licence ("What was the net loss …") on each number.
+licence ("What was the net loss …") on each number. A sentence that names as a profit the item
+the question names as a loss (:func:`~assay.grounding.lexicon.renamed_loss_item`) is vetoed on
+figures whose labels name neither.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
@@ -47,11 +50,15 @@ def sentence_reader(
     def license_sign(q: Quantity) -> Quantity:
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
+    renamed = renamed_loss_item(text, question)
+
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not read:
             read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
+            return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 
     return accept, license_sign

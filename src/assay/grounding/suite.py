@@ -67,6 +67,9 @@ class SuiteResult:
     gold: Rate
     classes: dict[str, Rate] = field(default_factory=dict)
     examples: dict[str, list[str]] = field(default_factory=dict)
+    #: Every false accept as ``(class, case id, perturbed answer)``: per-case, for a ``*.local.json``
+    #: only (case ids never reach the aggregate, :meth:`to_dict`).
+    false_accepts: list[tuple[str, str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -87,12 +90,14 @@ def run_suite(
 ) -> SuiteResult:
     """Gold acceptance and per-class false-accept rates of ``cases`` gated in ``mode`` (see module doc).
 
-    Keeps up to ``n_examples`` false accepts per class (answer texts: case ids stay out).
+    Keeps up to ``n_examples`` false accepts per class (answer texts: case ids stay out) and
+    every false accept with its case id in ``false_accepts`` (for a ``*.local.json``).
     """
     indexes = IndexCache()
     n = acc = 0
     counts = {c: [0, 0] for c in classes}
     examples: dict[str, list[str]] = {c: [] for c in classes}
+    accepted: list[tuple[str, str, str]] = []
     for case in cases:
         snap = case.snapshot()
         idx = indexes.get(snap)
@@ -107,9 +112,11 @@ def run_suite(
             counts[cname][1] += 1
             if _gate(p, mode, idx, snap) == "pass":
                 counts[cname][0] += 1
+                accepted.append((cname, case.id, p.answer))
                 if len(examples[cname]) < n_examples:
                     examples[cname].append(p.answer)
-    return SuiteResult(name, mode, wilson(acc, n), {c: wilson(k, m) for c, (k, m) in counts.items()}, examples)
+    rates = {c: wilson(k, m) for c, (k, m) in counts.items()}
+    return SuiteResult(name, mode, wilson(acc, n), rates, examples, accepted)
 
 
 def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, list[Case]]]:

@@ -1,0 +1,76 @@
+"""What the operands of a match say about it: a paragraph number's own years, the later figure of
+a change, an operand too small to count. Helpers of :func:`assay.grounding.context.acceptable`
+and :func:`~assay.grounding.context.twin_veto` (pure functions of a candidate and its context).
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.claims import Quantity
+from assay.grounding.candidates import Candidate, time_rank
+
+__all__ = ["own_years", "later_operand", "negligible", "unordered_direction"]
+
+
+def own_years(context: str, c: Candidate) -> frozenset[int]:
+    """The years a paragraph number's ``context`` gives IT: those with no other number between
+    them and it ("…rate for 2019 was 13.0% compared to 18.3% for 2018…": 2019 for 13.0%, not
+    2018); every year of the context when the number is not found in it."""
+    found = [(m.start(), m.end(), m.group(0)) for m in _CTX_NUMBER.finditer(context)]
+    years = [(a, b, int(t)) for a, b, t in found if _YEAR_TEXT.fullmatch(t)]
+    others = [(a, b, t) for a, b, t in found if not _YEAR_TEXT.fullmatch(t)]
+    shown = c.displayed if c.displayed is not None else c.value
+    mine = [(a, b) for a, b, t in others if abs(_num(t) - abs(shown)) < 1e-9]
+    if not mine:
+        return frozenset(y for _, _, y in years)
+    out = set()
+    for ya, yb, y in years:
+        for a, b in mine:
+            lo, hi = (yb, a) if yb <= a else (b, ya)
+            if not any(lo <= oa and ob <= hi for oa, ob, _ in others):
+                out.add(y)
+    return frozenset(out)
+
+
+_CTX_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_YEAR_TEXT = re.compile(r"(?:19|20)\d{2}")
+
+
+def _num(text: str) -> float:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:  # "1,2,3": no one number
+        return float("nan")
+
+
+def later_operand(c: Candidate) -> Candidate | None:
+    """The later-period operand of a change ``a-b`` / ``(a-b)/b`` whose order in time is known
+    (``chrono``), else None: "the change in net loss" names what the item is NOW."""
+    if c.op not in ("a-b", "(a-b)/b") or c.chrono is None or len(c.operands) != 2:
+        return None
+    return c.operands[0] if c.chrono else c.operands[1]
+
+
+def negligible(q: Quantity, o: Candidate) -> bool:
+    """Whether operand ``o`` is below half a displayed unit of ``q`` (adding it changes nothing)."""
+    half = 0.5 * 10.0 ** (-q.decimals) * (q.scale if q.unit not in ("%", "pp", "x") else 1.0)
+    return abs(o.value) <= half and abs(o.value) < abs(q.value * q.scale)
+
+
+def unordered_direction(q: Quantity, c: Candidate) -> bool:
+    """Whether ``q`` states a direction ("increased by") on a change of two FACTS that nothing
+    orders in time (:func:`~assay.grounding.candidates.time_rank`: no period, no date or ordinal
+    column in the label): the direction cannot be checked. A comparison naming its base is
+    judged by :mod:`assay.grounding.comparison`; passage rows keep their reading."""
+    operands = c.operands
+    return (
+        c.op in ("a-b", "(a-b)/b")
+        and c.chrono is None
+        and q.direction is not None
+        and not q.explicit_sign
+        and q.change_base != "against_other"
+        and len(operands) == 2
+        and None in (time_rank(operands[0]), time_rank(operands[1]))
+        and all(o.origin == "fact" for o in operands)
+    )
