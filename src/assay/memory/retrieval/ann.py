@@ -31,7 +31,16 @@ brought up to it before each query — the index itself follows the store revisi
 vector is written once per store (the store's embedder is fixed), so appending the rows added
 since the last sync is enough. Superseded and filtered memories stay in the graph: the pooled
 ranking drops non-candidates, and a search restricted to a small scope is scored in numpy
-(the pool is used only when the candidates are most of the index). Memory: hnswlib keeps its
+(the pool is used only when the candidates are most of the index).
+
+Per-scope graphs: a query's scope earns ``w_scope``, so its top ``depth`` can sit deep in the
+global order, where the global graph's recall is poor; a scope with more rows than
+:data:`~assay.memory.retrieval.pooled.SCOPE_SCAN` therefore gets its own graph over its rows
+(:meth:`AnnIndex.scope_graph`, built on the first query that needs it, synced like the global
+one, started again after a row changed scope in place: ``MemoryIndex.scope_moves``), asked
+through :meth:`GraphPool.scoped`. Before them, at 1,000,000 rows the scoped and keyword queries
+grew the global pool to 800–1,000 and still lost the scope rows the graph missed there (recall@10
+0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``). Memory: hnswlib keeps its
 own copy of the vectors plus ``2·M`` links per element (≈ 1.7 kB per 384-d memory at M = 16).
 Building is paid on the first search above the threshold (then only the new rows are added).
 """
@@ -39,7 +48,6 @@ Building is paid on the first search above the threshold (then only the new rows
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -47,7 +55,7 @@ import numpy as np
 from assay.memory.config import MemorySettings
 from assay.memory.retrieval.index import DensePool, MemoryIndex
 
-__all__ = ["AnnIndex", "ann_source", "ann_available"]
+__all__ = ["AnnIndex", "GraphPool", "ann_source", "ann_available"]
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +76,16 @@ class AnnIndex:
     :class:`~assay.memory.config.MemorySettings`); ``threads``: hnswlib's build threads.
     """
 
-    def __init__(self, dim: int, *, m: int, ef_construction: int, threads: int = 1, ef_search: int = 200):
+    def __init__(
+        self,
+        dim: int,
+        *,
+        m: int,
+        ef_construction: int,
+        threads: int = 1,
+        ef_search: int = 200,
+        scope_code: int | None = None,
+    ):
         import hnswlib
 
         self.dim = dim
@@ -80,6 +97,10 @@ class AnnIndex:
         self._g.set_num_threads(threads)
         self.synced = 0  # row positions [0, synced) have been considered
         self.ef_search = ef_search  # the search beam: max(this, the pool asked for)
+        self.scope_code = scope_code  # a graph of one scope's rows only (None: every row)
+        self.scope_moves = 0  # the index's scope_moves when this scope's graph was started
+        self.scopes: dict[int, AnnIndex] = {}  # the per-scope graphs, beside the global one
+        self._params = {"m": m, "ef_construction": ef_construction, "threads": threads, "ef_search": ef_search}
 
     def __len__(self) -> int:
         return int(self._g.get_current_count())
@@ -91,7 +112,10 @@ class AnnIndex:
         if n <= self.synced or index._vec is None:
             return 0
         pos = np.arange(self.synced, n)
-        pos = pos[index._nonzero.a[self.synced : n]]
+        keep = index._nonzero.a[self.synced : n]
+        if self.scope_code is not None:
+            keep = keep & (index._scope.a[self.synced : n] == self.scope_code)
+        pos = pos[keep]
         self.synced = n
         if pos.size == 0:
             return 0
@@ -117,8 +141,36 @@ class AnnIndex:
         rows = pos[order]
         return DensePool(index._seq.a[rows], sims[order], rows)
 
+    def scope_graph(self, index: MemoryIndex, code: int) -> AnnIndex:
+        """The graph of scope ``code``'s rows (built on first use, started again after a row
+        changed scope in place: ``index.scope_moves``), synced with ``index``."""
+        sub = self.scopes.get(code)
+        if sub is None or sub.scope_moves != index.scope_moves:
+            sub = self.scopes[code] = AnnIndex(self.dim, scope_code=code, **self._params)
+            sub.scope_moves = index.scope_moves
+        sub.sync(index)
+        return sub
 
-def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.ndarray, int], DensePool | None] | None:
+
+class GraphPool:
+    """The ``dense_pool`` of one index's HNSW graph: called as ``(q, N)`` the global graph's
+    top ``N``, and :meth:`scoped` one scope's (:class:`~assay.memory.retrieval.pooled.ScopedPool`)."""
+
+    def __init__(self, index: MemoryIndex, graph: AnnIndex):
+        self.index, self.graph = index, graph
+
+    def __call__(self, q: np.ndarray, n: int) -> DensePool | None:
+        self.graph.sync(self.index)
+        if len(self.graph) < n:  # fewer vectors than asked: the pool would be every vector; numpy is exact
+            return None
+        return self.graph.search(self.index, q, n)
+
+    def scoped(self, q: np.ndarray, n: int, code: int) -> DensePool | None:
+        """The top ``n`` of scope ``code`` (fewer: all of its vectors) from that scope's graph."""
+        return self.graph.scope_graph(self.index, code).search(self.index, q, n)
+
+
+def ann_source(index: MemoryIndex, settings: MemorySettings) -> GraphPool | None:
     """A ``dense_pool`` for :meth:`MemoryIndex.rank` backed by the index's HNSW graph, or ``None``
     (score in numpy) below ``settings.ann_threshold`` memories, with the threshold ``None``, or
     without hnswlib (logged once per index)."""
@@ -140,12 +192,4 @@ def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.nda
         )
     if state is False:
         return None
-    graph: AnnIndex = state
-
-    def pool(q: np.ndarray, n: int) -> DensePool | None:
-        graph.sync(index)
-        if len(graph) < n:  # fewer vectors than asked: the pool would be every vector; numpy is exact
-            return None
-        return graph.search(index, q, n)
-
-    return pool
+    return GraphPool(index, state)

@@ -105,6 +105,7 @@ class MemoryIndex:
         cols = (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero)
         self._columns = (*cols, self._seq)
         self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
+        self.scope_moves = 0  # rows whose scope changed in place (per-scope graphs are rebuilt after one)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -133,6 +134,7 @@ class MemoryIndex:
         self._scope_rows.clear()
         for r in rows:
             i = self._pos.get(r.seq)
+            moved = False
             if i is None:
                 i = len(self.ids)
                 self._pos[r.seq] = i
@@ -149,6 +151,7 @@ class MemoryIndex:
                     self._grow_vec(i + 1)
             else:
                 self._tally(i, -1)
+                moved = self._scope_of[i] != r.scope
             self.texts[i] = r.text
             self._scope_of[i] = r.scope
             code = self._scope_codes.get(r.scope)
@@ -157,6 +160,7 @@ class MemoryIndex:
                 self._live[0].append(0)
                 self._live[1].append(0)
             self._scope.a[i] = code
+            self.scope_moves += moved
             self._conf.a[i] = r.confidence
             self._conf_max = max(self._conf_max, r.confidence)
             self._created.a[i] = r.created_at.timestamp() if r.created_at is not None else math.nan
