@@ -134,7 +134,7 @@ def main() -> int:
         code = index._scope_codes[name]
         path = a.graph.with_name(f"{a.graph.name}.{name}") if a.graph is not None else None
         if path is not None and path.is_file():
-            sub = graph.scopes[code] = type(graph)(index.dim, scope_code=code, **graph._params)
+            sub = graph.scopes[code] = graph.new_scope_graph(code)
             sub._g.load_index(str(path))
             sub.synced, sub._capacity, sub.scope_moves = n, sub._g.get_max_elements(), index.scope_moves
         else:
