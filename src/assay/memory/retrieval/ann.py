@@ -164,6 +164,12 @@ class GraphPool:
     """The ``dense_pool`` of one index's HNSW graph: called as ``(q, N)`` the global graph's
     top ``N``, and :meth:`scoped` one scope's (:class:`~assay.memory.retrieval.pooled.ScopedPool`)."""
 
+    #: The first pool asked of the graph (``MemoryIndex.rank`` takes it over ``pgvector_candidates``):
+    #: the pooled bound asks 4× more when it cannot rule the rest out, keyword hits are scored
+    #: exactly and a large scope has its own graph, so for the reference weights a pool of 64
+    #: settles the top 10; the graph is searched at ``ef = max(64, ann_ef_search)`` all the same.
+    pool_size = SCOPE_POOL
+
     def __init__(self, index: MemoryIndex, graph: AnnIndex):
         self.index, self.graph = index, graph
 

@@ -216,7 +216,8 @@ class MemoryIndex:
         weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
         ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
         ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector, the HNSW graph), asked for
-        ``N = max(depth, pool_size)`` memories (more when its bound cannot rule the rest out)
+        ``N = max(depth, pool_size)`` memories (``dense_pool.pool_size`` instead of ``pool_size``
+        when the source has one: the in-process graph; more when its bound cannot rule the rest out)
         when the candidates are most of the index and the query vector is not zero; see the
         module docstring. Without it (or when it returns ``None``) every candidate is scored here.
         """
@@ -235,7 +236,7 @@ class MemoryIndex:
             if q is None:
                 raise ValueError("a query vector is needed for the similarity component")
             q = np.asarray(q, dtype=np.float32).reshape(-1)
-            n_pool = max(depth, pool_size)
+            n_pool = max(depth, getattr(dense_pool, "pool_size", pool_size))  # a source may ask its own size
             if dense_pool is not None and self._pool_applies(n_cand, q, n_pool):
                 got = pooled_rows(
                     self,

