@@ -3,20 +3,20 @@
 On the numpy path (SQLite; PostgreSQL without pgvector) every search scores every candidate's
 cosine — O(n·dim), ~9 ms at 100,000 × 384. Above ``MemorySettings.ann_threshold`` memories,
 :func:`ann_source` hands :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` a ``dense_pool``
-backed by an HNSW graph instead: the graph proposes the ``N = max(depth, pgvector_candidates)``
-nearest vectors (row positions), their cosines are recomputed exactly here (numpy, the index's
-own float32 vectors), and the index's pooled ranking (:mod:`assay.memory.retrieval.pooled`, the
-same code path as pgvector's) scores the composite over the pooled rows plus the few the pool's
-bound cannot rule out (keyword hits, a small query scope) — O(N + keyword hits) per query, not
+backed by an HNSW graph instead: the graph proposes the ``N = max(depth, 64)`` nearest
+vectors (row positions; :attr:`GraphPool.pool_size`, 4× more when the bound asks), their
+cosines are recomputed exactly here (numpy, the index's own float32 vectors), and the index's
+pooled ranking (:mod:`assay.memory.retrieval.pooled`, the same code path as pgvector's) scores
+the composite over the pooled rows plus the few the pool's bound cannot rule out (keyword hits,
+a small query scope; a large one has its own graph, below) — O(N + keyword hits) per query, not
 O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` is the true top
-``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 100,000 × 384
-clustered, one run on a host loaded ~4× its 2 cores: composite top-10 recall@10 1.0 and p50
-1.28 ms vs 62.7 ms exact for plain queries; 7.8 ms and 6.0 ms for scoped and keyword queries,
-whose scope's 2,000 rows the bound could not rule out). At 1,000,000 × 384 (``--million``,
-one run, same load) the graph took 2,217 s to build on one thread and 1,685 MB; plain p50 2.08 ms
-vs 356 ms exact, but recall@10 only 0.9545 (scoped 0.9710, keyword 0.9715; p50 12.6 / 14.1 ms):
-at that size ``ef = N = 200`` is too shallow for the issue's 0.99 — a deeper search or graph
-(``ann_m``, a search beam above N) is the next step, not measured yet. On PostgreSQL with
+``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 1,000,000 × 384
+clustered, composite top-10 vs the exact path, a host loaded 2–4× its 2 cores: recall@10
+0.9995 / 1.0 / 1.0 for plain, scoped and keyword queries at ``ef`` 200 over 200 queries each
+(0.997 / 1.0 / 1.0 at ef 100 over 100); p50 2.6 / 3.7 / 9.8 ms vs 400–530 ms exact, one run;
+graph 1,812 MB, built in 3,060 s on 2 threads at M 32 / ef_construction 200, whose M 16 / 100
+predecessor plateaued at recall 0.984 with nodes the search could not reach; at 100,000 recall
+1.0 for every kind). On PostgreSQL with
 pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
@@ -42,9 +42,12 @@ through :meth:`GraphPool.scoped` with the beam ``ef`` = the pool asked for (≥ 
 on a 20,000-row scope graph its top 10 was recalled fully at ef 32, 64, 100 and 200, 200 queries,
 1,000,000-row benchmark data). Before them, at 1,000,000 rows the scoped and keyword queries
 grew the global pool to 800–1,000 and still lost the scope rows the graph missed there (recall@10
-0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``). Memory: hnswlib keeps its
-own copy of the vectors plus ``2·M`` links per element (≈ 1.7 kB per 384-d memory at M = 16).
-Building is paid on the first search above the threshold (then only the new rows are added).
+0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``).
+
+Memory: hnswlib keeps its own copy of the vectors plus ``2·M`` links per element (≈ 1.8 kB per
+384-d memory at M = 32), and each per-scope graph the same again for its rows (a 20,000-row
+scope: 36 MB). Building is paid on the first search above the threshold (then only the new
+rows are added), a scope's graph on the first query that needs it.
 """
 
 from __future__ import annotations
