@@ -134,14 +134,13 @@ class MemoryIndex:
         self._scope_rows.clear()
         for r in rows:
             i = self._pos.get(r.seq)
-            moved = False
             if i is None:
                 i = len(self.ids)
                 self._pos[r.seq] = i
                 self.ids.append(r.id)
                 self.texts.append(r.text)
                 self.seqs.append(r.seq)
-                self._scope_of.append(None)
+                self._scope_of.append(r.scope)  # set below: a new row has not moved
                 self._keywords.append()
                 for g in self._columns:
                     g.append_zero()
@@ -151,16 +150,14 @@ class MemoryIndex:
                     self._grow_vec(i + 1)
             else:
                 self._tally(i, -1)
-                moved = self._scope_of[i] != r.scope
             self.texts[i] = r.text
-            self._scope_of[i] = r.scope
+            self.scope_moves, self._scope_of[i] = self.scope_moves + (self._scope_of[i] != r.scope), r.scope
             code = self._scope_codes.get(r.scope)
             if code is None:
                 code = self._scope_codes[r.scope] = len(self._scope_codes)
                 self._live[0].append(0)
                 self._live[1].append(0)
             self._scope.a[i] = code
-            self.scope_moves += moved
             self._conf.a[i] = r.confidence
             self._conf_max = max(self._conf_max, r.confidence)
             self._created.a[i] = r.created_at.timestamp() if r.created_at is not None else math.nan
@@ -216,8 +213,7 @@ class MemoryIndex:
         weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
         ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
         ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector, the HNSW graph), asked for
-        ``N = max(depth, pool_size)`` memories (``dense_pool.pool_size`` instead of ``pool_size``
-        when the source has one: the in-process graph; more when its bound cannot rule the rest out)
+        ``N = max(depth, dense_pool.pool_size or pool_size)`` memories (more when its bound cannot rule the rest out)
         when the candidates are most of the index and the query vector is not zero; see the
         module docstring. Without it (or when it returns ``None``) every candidate is scored here.
         """
