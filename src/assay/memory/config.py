@@ -167,17 +167,19 @@ class MemorySettings:
       from the 8.6 ms below) and a graph is not worth its memory and build time; at 100,000
       exact top-10 took 8.6 ms p50 against 0.17 ms for hnswlib (issue 19).
       ``ASSAY_MEMORY_ANN_THRESHOLD`` (a number, or ``off``) overrides it.
-    - ``ann_m`` / ``ann_ef_construction``: HNSW degree 16 and build beam 100 (hnswlib's
-      recommended range for 384-d embeddings: M 12–48; ef_construction 100 keeps build time
-      moderate while recall@10 at the search beam ``max(depth, pgvector_candidates)`` = 200
-      measured ≥ 0.99; ``benchmarks/bench_ann_scale.py``). ``ann_threads``: build threads, 1
-      (a shared host; the build is paid once).
+    - ``ann_m`` / ``ann_ef_construction``: HNSW degree 32 and build beam 200 (hnswlib's
+      recommended range for 384-d embeddings: M 12–48). At 1,000,000 clustered 384-d vectors
+      (``benchmarks/bench_ann_scale.py --million``) M 16 / 100 left nodes the search cannot
+      reach: plain recall@10 plateaued at 0.984 from ef 400 to ef 5,000; M 32 / 200 gave 0.997
+      at ef 100 and 1.0 at ef 200 (plain, scoped and keyword composite top-10, 100 queries), for
+      1,812 MB instead of 1,685 MB and a build of 3,060 s on 2 threads of a loaded host (M 16:
+      523 s on a quiet one) — paid once, then only new rows are added. ``ann_threads``: build
+      threads, 1 (a shared host; the build is paid once).
     - ``ann_ef_search``: HNSW search beam (hnswlib's ``ef``: ≥ k, higher = more accurate and
       slower), used as ``max(ann_ef_search, pool asked for)``. 200 (= the pool): at 100,000
       clustered vectors recall@10 1.0 with p50 1.06 / 1.60 / 1.91 ms (plain / scoped / keyword),
-      where 400 cost +0.6 ms at the same recall; at 1,000,000 recall@10 was 0.971 at 200 and
-      0.985 at 800 (plain) — there the graph (``ann_m``, ``ann_ef_construction``) limits it, not
-      the beam (``bench_ann_scale.py --ef-search``, this round's closing note).
+      where 400 cost +0.6 ms at the same recall; at 1,000,000 (M 16) recall@10 was 0.971 at 200
+      and 0.985 at 800 (plain) — the graph limited it, not the beam (see ``ann_m``).
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
@@ -201,8 +203,8 @@ class MemorySettings:
     max_k: int = 1000
     untrained_script_similarity: float = 0.0
     ann_threshold: int | None = 20_000
-    ann_m: int = 16
-    ann_ef_construction: int = 100
+    ann_m: int = 32
+    ann_ef_construction: int = 200
     ann_threads: int = 1
     ann_ef_search: int = 200
 

@@ -92,3 +92,54 @@ def test_settings_from_the_environment(monkeypatch):
     monkeypatch.setenv("ASSAY_MEMORY_ANN_THRESHOLD", "lots")
     with pytest.raises(ValueError, match="ASSAY_MEMORY_ANN_THRESHOLD"):
         default_settings()
+
+
+def _index_rows(vecs: np.ndarray, scopes: list[str]):
+    from assay.memory.retrieval.index import IndexRow
+
+    return [
+        IndexRow(i + 1, f"m{i:05d}", f"note {i}", (), scopes[i], 0.5, None, False, False, vecs[i])
+        for i in range(len(vecs))
+    ]
+
+
+def test_a_large_scope_gets_its_own_graph_kept_in_sync(monkeypatch):
+    import assay.memory.retrieval.pooled as pooled_module
+    from assay.memory.config import Weights
+    from assay.memory.retrieval.index import MemoryIndex
+
+    rng = np.random.default_rng(11)
+    centres = rng.standard_normal((20, DIM))
+    vecs = _clustered(4000, rng, centres)
+    scopes = [f"s{i % 20}" for i in range(4000)]  # 200 rows per scope: few in the global pool of 200
+    index = MemoryIndex()
+    index.upsert(_index_rows(vecs, scopes))
+    settings = default_settings(embedder="hashing", ann_threshold=1)
+    pool = ann_source(index, settings)
+    monkeypatch.setattr(pooled_module, "SCOPE_SCAN", 50)  # a 200-row scope is "large" here
+    monkeypatch.setattr(index, "scope_rows", lambda *a, **k: pytest.fail("the large scope was scanned"))
+    w = Weights(scope=0.3)  # the scope's rows are a class of their own
+
+    def ranks(q: np.ndarray, scope: str, dense_pool) -> list[int]:
+        got = index.rank("note", q, 10, weights=w, scope=scope, now=0.0, half_life_days=30.0, dense_pool=dense_pool)
+        return [r.row for r in got]
+
+    same = total = 0
+    for i, q in enumerate(_clustered(30, rng, centres)):
+        e, a = ranks(q, f"s{i % 3}", None), ranks(q, f"s{i % 3}", pool)
+        same, total = same + len(set(e) & set(a)), total + len(e)
+    assert same / total >= 0.99
+    graph = index.ann
+    assert sorted(graph.scopes) == sorted(index._scope_codes[f"s{j}"] for j in range(3))
+    code = index._scope_codes["s1"]
+    assert sorted(graph.scopes[code]._g.get_ids_list()) == [r for r in range(4000) if r % 20 == 1]
+    # a new row of s1 equal to the query: found through the synced scope graph
+    q = _clustered(1, rng, centres)[0]
+    index.upsert(_index_rows(np.vstack([vecs, q]), [*scopes, "s1"])[4000:])
+    assert ranks(q, "s1", pool)[0] == 4000
+    assert pool.scoped(q, 5, code).rows[0] == 4000 and len(graph.scopes[code]) == 201
+    # a row moved into s1 in place: the scope graphs are started again and hold it
+    index.upsert([_index_rows(vecs[:1], ["s1"])[0]._replace(vector=None)])
+    assert index.scope_moves == 1 and ranks(vecs[0], "s1", pool)[0] == 0
+    assert pool.scoped(vecs[0], 5, code).rows[0] == 0
+    assert 0 in graph.scopes[code]._g.get_ids_list() and len(graph.scopes[code]) == 202

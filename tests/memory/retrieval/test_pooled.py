@@ -69,6 +69,27 @@ def _exact_pool(index: MemoryIndex, calls: list[int], with_rows: bool = False):
     return pool
 
 
+class _ExactScopedPool:
+    """An exact dense pool with the ``scoped`` method of the in-process graph (per-scope pools)."""
+
+    def __init__(self, index: MemoryIndex, calls: list[int], with_rows: bool):
+        self.index, self.calls, self.scoped_calls = index, calls, []
+        self.pool = _exact_pool(index, calls, with_rows)
+        self.with_rows = with_rows
+
+    def __call__(self, q: np.ndarray, size: int) -> DensePool:
+        return self.pool(q, size)
+
+    def scoped(self, q: np.ndarray, size: int, code: int) -> DensePool:
+        self.scoped_calls.append(size)
+        index, n = self.index, len(self.index)
+        have = np.flatnonzero(index._nonzero.a[:n] & (index._scope.a[:n] == code))
+        sims = (index._vec[:n] @ q)[have].astype(np.float64)
+        order = np.argsort(-sims, kind="stable")[:size]
+        rows = have[order]
+        return DensePool(np.asarray(index.seqs)[rows], sims[order], rows if self.with_rows else None)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -87,7 +108,10 @@ def test_the_pooled_ranking_is_the_full_scans(seed, n, updates, n_queries):
             [r._replace(seq=int(p) + 1, id=index.ids[p], vector=None) for r, p in zip(again, pick, strict=False)]
         )
     calls: list[int] = []
-    pool = _exact_pool(index, calls, with_rows=bool(seed % 2))
+    if seed % 3 == 0:  # a source with per-scope pools (the in-process graph)
+        pool = _ExactScopedPool(index, calls, with_rows=bool(seed % 2))
+    else:
+        pool = _exact_pool(index, calls, with_rows=bool(seed % 2))
     for _ in range(n_queries):
         q = rng.normal(size=DIM).astype(np.float32)
         q /= np.linalg.norm(q)
@@ -111,6 +135,7 @@ def test_the_pooled_ranking_is_the_full_scans(seed, n, updates, n_queries):
         with (  # a low cap: the scope scan, the fallback
             mock.patch.object(pooled_module, "POOL_MAX", pool_max),
             mock.patch.object(pooled_module, "SCOPE_SCAN", scan),
+            mock.patch.object(pooled_module, "SCOPE_POOL", int(rng.integers(1, 70))),  # 1: the bound asks again
         ):
             pooled = index.rank(q_text, q, k, dense_pool=pool, pool_size=int(rng.integers(1, 40)), **kw)
         assert_same_ranking(pooled, full, max(k, kw["depth"] or k))
@@ -138,6 +163,33 @@ def test_a_pooled_ranking_touches_no_row_outside_the_pool_and_the_hits(monkeypat
     pooled = index.rank("w3", q, 10, weights=Weights(), scope="s1", now=NOW, half_life_days=30.0, dense_pool=pool)
     assert [r.row for r in pooled] == [r.row for r in full]
     assert calls == [200] and sum(scored) <= len(index._keywords._rows["w3"])  # hits re-scored, nothing else
+
+
+def test_a_large_scope_is_ranked_from_its_own_pool_not_a_scan(monkeypatch):
+    rng = np.random.default_rng(5)
+    index = MemoryIndex()
+    rows = _rows(rng, 6000)  # a rare scope (1/12 of the rows): few of its rows in the global pool
+    index.upsert([r._replace(scope="rare") if i % 12 == 0 else r for i, r in enumerate(rows)])
+    calls: list[int] = []
+    pool = _ExactScopedPool(index, calls, with_rows=True)
+    monkeypatch.setattr(pooled_module, "SCOPE_SCAN", 100)  # its 500 rows are a "large" scope
+    monkeypatch.setattr(pooled_module, "SCOPE_POOL", 1)  # the first scope pool (2·depth): often too shallow
+    scanned: list[int] = []
+    scope_rows = index.scope_rows
+    monkeypatch.setattr(index, "scope_rows", lambda *a, **k: scanned.append(1) or scope_rows(*a, **k))
+    weights = [Weights(), Weights(scope=0.3), Weights(confidence=0.3, recency=0.2, scope=0.2)]
+    for j in range(24):
+        q = rng.normal(size=DIM).astype(np.float32)
+        q /= np.linalg.norm(q)
+        kw = dict(weights=weights[j % 3], scope="rare", now=NOW, half_life_days=30.0)
+        full = index.rank("note", q, 40, **kw)
+        calls.clear()
+        pooled = index.rank("note", q, 10, dense_pool=pool, **kw)
+        assert_same_ranking(pooled, full, 10)
+        if j % 3 < 2:  # similarity, keywords and scope only: the global pool is not deepened for the scope
+            assert calls == [200]
+    assert pool.scoped_calls and not scanned  # the scope's pool, never a scan of the scope
+    assert pool.scoped_calls.count(20) < len(pool.scoped_calls)  # and its bound asked again at times
 
 
 @settings(max_examples=50, deadline=None)

@@ -3,20 +3,20 @@
 On the numpy path (SQLite; PostgreSQL without pgvector) every search scores every candidate's
 cosine — O(n·dim), ~9 ms at 100,000 × 384. Above ``MemorySettings.ann_threshold`` memories,
 :func:`ann_source` hands :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` a ``dense_pool``
-backed by an HNSW graph instead: the graph proposes the ``N = max(depth, pgvector_candidates)``
-nearest vectors (row positions), their cosines are recomputed exactly here (numpy, the index's
-own float32 vectors), and the index's pooled ranking (:mod:`assay.memory.retrieval.pooled`, the
-same code path as pgvector's) scores the composite over the pooled rows plus the few the pool's
-bound cannot rule out (keyword hits, a small query scope) — O(N + keyword hits) per query, not
+backed by an HNSW graph instead: the graph proposes the ``N = max(depth, 64)`` nearest
+vectors (row positions; :attr:`GraphPool.pool_size`, 4× more when the bound asks), their
+cosines are recomputed exactly here (numpy, the index's own float32 vectors), and the index's
+pooled ranking (:mod:`assay.memory.retrieval.pooled`, the same code path as pgvector's) scores
+the composite over the pooled rows plus the few the pool's bound cannot rule out (keyword hits,
+a small query scope; a large one has its own graph, below) — O(N + keyword hits) per query, not
 O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` is the true top
-``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 100,000 × 384
-clustered, one run on a host loaded ~4× its 2 cores: composite top-10 recall@10 1.0 and p50
-1.28 ms vs 62.7 ms exact for plain queries; 7.8 ms and 6.0 ms for scoped and keyword queries,
-whose scope's 2,000 rows the bound could not rule out). At 1,000,000 × 384 (``--million``,
-one run, same load) the graph took 2,217 s to build on one thread and 1,685 MB; plain p50 2.08 ms
-vs 356 ms exact, but recall@10 only 0.9545 (scoped 0.9710, keyword 0.9715; p50 12.6 / 14.1 ms):
-at that size ``ef = N = 200`` is too shallow for the issue's 0.99 — a deeper search or graph
-(``ann_m``, a search beam above N) is the next step, not measured yet. On PostgreSQL with
+``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 1,000,000 × 384
+clustered, composite top-10 vs the exact path, a host loaded 2–4× its 2 cores: recall@10
+0.9995 / 1.0 / 1.0 for plain, scoped and keyword queries at ``ef`` 200 over 200 queries each
+(0.997 / 1.0 / 1.0 at ef 100 over 100); p50 2.6 / 3.7 / 9.8 ms vs 400–530 ms exact, one run;
+graph 1,812 MB, built in 3,060 s on 2 threads at M 32 / ef_construction 200, whose M 16 / 100
+predecessor plateaued at recall 0.984 with nodes the search could not reach; at 100,000 recall
+1.0 for every kind). On PostgreSQL with
 pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
@@ -31,23 +31,37 @@ brought up to it before each query — the index itself follows the store revisi
 vector is written once per store (the store's embedder is fixed), so appending the rows added
 since the last sync is enough. Superseded and filtered memories stay in the graph: the pooled
 ranking drops non-candidates, and a search restricted to a small scope is scored in numpy
-(the pool is used only when the candidates are most of the index). Memory: hnswlib keeps its
-own copy of the vectors plus ``2·M`` links per element (≈ 1.7 kB per 384-d memory at M = 16).
-Building is paid on the first search above the threshold (then only the new rows are added).
+(the pool is used only when the candidates are most of the index).
+
+Per-scope graphs: a query's scope earns ``w_scope``, so its top ``depth`` can sit deep in the
+global order, where the global graph's recall is poor; a scope with more rows than
+:data:`~assay.memory.retrieval.pooled.SCOPE_SCAN` therefore gets its own graph over its rows
+(:meth:`AnnIndex.scope_graph`, built on the first query that needs it, synced like the global
+one, started again after a row changed scope in place: ``MemoryIndex.scope_moves``), asked
+through :meth:`GraphPool.scoped` with the beam ``ef`` = the pool asked for (≥ ``SCOPE_POOL`` = 64:
+on a 20,000-row scope graph its top 10 was recalled fully at ef 32, 64, 100 and 200, 200 queries,
+1,000,000-row benchmark data). Before them, at 1,000,000 rows the scoped and keyword queries
+grew the global pool to 800–1,000 and still lost the scope rows the graph missed there (recall@10
+0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``).
+
+Memory: hnswlib keeps its own copy of the vectors plus ``2·M`` links per element (≈ 1.8 kB per
+384-d memory at M = 32), and each per-scope graph the same again for its rows (a 20,000-row
+scope: 36 MB). Building is paid on the first search above the threshold (then only the new
+rows are added), a scope's graph on the first query that needs it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from assay.memory.config import MemorySettings
 from assay.memory.retrieval.index import DensePool, MemoryIndex
+from assay.memory.retrieval.pooled import SCOPE_POOL
 
-__all__ = ["AnnIndex", "ann_source", "ann_available"]
+__all__ = ["AnnIndex", "GraphPool", "ann_source", "ann_available"]
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +82,16 @@ class AnnIndex:
     :class:`~assay.memory.config.MemorySettings`); ``threads``: hnswlib's build threads.
     """
 
-    def __init__(self, dim: int, *, m: int, ef_construction: int, threads: int = 1, ef_search: int = 200):
+    def __init__(
+        self,
+        dim: int,
+        *,
+        m: int,
+        ef_construction: int,
+        threads: int = 1,
+        ef_search: int = 200,
+        scope_code: int | None = None,
+    ):
         import hnswlib
 
         self.dim = dim
@@ -80,6 +103,10 @@ class AnnIndex:
         self._g.set_num_threads(threads)
         self.synced = 0  # row positions [0, synced) have been considered
         self.ef_search = ef_search  # the search beam: max(this, the pool asked for)
+        self.scope_code = scope_code  # a graph of one scope's rows only (None: every row)
+        self.scope_moves = 0  # the index's scope_moves when this scope's graph was started
+        self.scopes: dict[int, AnnIndex] = {}  # the per-scope graphs, beside the global one
+        self._params = {"m": m, "ef_construction": ef_construction, "threads": threads, "ef_search": ef_search}
 
     def __len__(self) -> int:
         return int(self._g.get_current_count())
@@ -91,7 +118,10 @@ class AnnIndex:
         if n <= self.synced or index._vec is None:
             return 0
         pos = np.arange(self.synced, n)
-        pos = pos[index._nonzero.a[self.synced : n]]
+        keep = index._nonzero.a[self.synced : n]
+        if self.scope_code is not None:
+            keep = keep & (index._scope.a[self.synced : n] == self.scope_code)
+        pos = pos[keep]
         self.synced = n
         if pos.size == 0:
             return 0
@@ -117,8 +147,47 @@ class AnnIndex:
         rows = pos[order]
         return DensePool(index._seq.a[rows], sims[order], rows)
 
+    def scope_graph(self, index: MemoryIndex, code: int) -> AnnIndex:
+        """The graph of scope ``code``'s rows (built on first use, started again after a row
+        changed scope in place: ``index.scope_moves``), synced with ``index``."""
+        sub = self.scopes.get(code)
+        if sub is None or sub.scope_moves != index.scope_moves:
+            sub = self.scopes[code] = self.new_scope_graph(code)
+            sub.scope_moves = index.scope_moves
+        sub.sync(index)
+        return sub
 
-def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.ndarray, int], DensePool | None] | None:
+    def new_scope_graph(self, code: int) -> AnnIndex:
+        """An empty graph for scope ``code``'s rows, with this graph's parameters except the
+        beam: a scope's graph is small, its ``ef`` is the pool asked for (≥ ``SCOPE_POOL``)."""
+        return AnnIndex(self.dim, scope_code=code, **(self._params | {"ef_search": SCOPE_POOL}))
+
+
+class GraphPool:
+    """The ``dense_pool`` of one index's HNSW graph: called as ``(q, N)`` the global graph's
+    top ``N``, and :meth:`scoped` one scope's (:class:`~assay.memory.retrieval.pooled.ScopedPool`)."""
+
+    #: The first pool asked of the graph (``MemoryIndex.rank`` takes it over ``pgvector_candidates``):
+    #: the pooled bound asks 4× more when it cannot rule the rest out, keyword hits are scored
+    #: exactly and a large scope has its own graph, so for the reference weights a pool of 64
+    #: settles the top 10; the graph is searched at ``ef = max(64, ann_ef_search)`` all the same.
+    pool_size = SCOPE_POOL
+
+    def __init__(self, index: MemoryIndex, graph: AnnIndex):
+        self.index, self.graph = index, graph
+
+    def __call__(self, q: np.ndarray, n: int) -> DensePool | None:
+        self.graph.sync(self.index)
+        if len(self.graph) < n:  # fewer vectors than asked: the pool would be every vector; numpy is exact
+            return None
+        return self.graph.search(self.index, q, n)
+
+    def scoped(self, q: np.ndarray, n: int, code: int) -> DensePool | None:
+        """The top ``n`` of scope ``code`` (fewer: all of its vectors) from that scope's graph."""
+        return self.graph.scope_graph(self.index, code).search(self.index, q, n)
+
+
+def ann_source(index: MemoryIndex, settings: MemorySettings) -> GraphPool | None:
     """A ``dense_pool`` for :meth:`MemoryIndex.rank` backed by the index's HNSW graph, or ``None``
     (score in numpy) below ``settings.ann_threshold`` memories, with the threshold ``None``, or
     without hnswlib (logged once per index)."""
@@ -140,12 +209,4 @@ def ann_source(index: MemoryIndex, settings: MemorySettings) -> Callable[[np.nda
         )
     if state is False:
         return None
-    graph: AnnIndex = state
-
-    def pool(q: np.ndarray, n: int) -> DensePool | None:
-        graph.sync(index)
-        if len(graph) < n:  # fewer vectors than asked: the pool would be every vector; numpy is exact
-            return None
-        return graph.search(index, q, n)
-
-    return pool
+    return GraphPool(index, state)

@@ -105,6 +105,7 @@ class MemoryIndex:
         cols = (self._scope, self._conf, self._created, self._superseded, self._meta, self._has_vec, self._nonzero)
         self._columns = (*cols, self._seq)
         self.ann: Any = None  # the HNSW graph over these vectors (assay.memory.retrieval.ann), built on demand
+        self.scope_moves = 0  # rows whose scope changed in place (per-scope graphs are rebuilt after one)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -139,7 +140,7 @@ class MemoryIndex:
                 self.ids.append(r.id)
                 self.texts.append(r.text)
                 self.seqs.append(r.seq)
-                self._scope_of.append(None)
+                self._scope_of.append(r.scope)  # set below: a new row has not moved
                 self._keywords.append()
                 for g in self._columns:
                     g.append_zero()
@@ -150,7 +151,7 @@ class MemoryIndex:
             else:
                 self._tally(i, -1)
             self.texts[i] = r.text
-            self._scope_of[i] = r.scope
+            self.scope_moves, self._scope_of[i] = self.scope_moves + (self._scope_of[i] != r.scope), r.scope
             code = self._scope_codes.get(r.scope)
             if code is None:
                 code = self._scope_codes[r.scope] = len(self._scope_codes)
@@ -212,7 +213,7 @@ class MemoryIndex:
         weighted sum) or ``"dense"`` (similarity alone). ``now``: epoch seconds for recency.
         ``depth``: rank this many instead of ``k`` (a reranker's candidate pool), default ``k``.
         ``dense_pool``: ``(query vector, N) -> DensePool`` (pgvector, the HNSW graph), asked for
-        ``N = max(depth, pool_size)`` memories (more when its bound cannot rule the rest out)
+        ``N = max(depth, dense_pool.pool_size or pool_size)`` memories (more when its bound cannot rule the rest out)
         when the candidates are most of the index and the query vector is not zero; see the
         module docstring. Without it (or when it returns ``None``) every candidate is scored here.
         """
@@ -231,7 +232,7 @@ class MemoryIndex:
             if q is None:
                 raise ValueError("a query vector is needed for the similarity component")
             q = np.asarray(q, dtype=np.float32).reshape(-1)
-            n_pool = max(depth, pool_size)
+            n_pool = max(depth, getattr(dense_pool, "pool_size", pool_size))  # a source may ask its own size
             if dense_pool is not None and self._pool_applies(n_cand, q, n_pool):
                 got = pooled_rows(
                     self,
