@@ -62,7 +62,9 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
     """Whether ``q`` states a direction ("increased by") on a change of two FACTS that nothing
     orders in time (:func:`~assay.grounding.candidates.time_rank`: no period, no date or ordinal
     column in the label): the direction cannot be checked. A comparison naming its base is
-    judged by :mod:`assay.grounding.comparison`; passage rows keep their reading."""
+    judged by :mod:`assay.grounding.comparison`. Passage rows too (gate-8): a row with no period
+    header ("Net sales 1,577 1,400") does not say which figure is the later one, so "grew 12.6%"
+    on it is not proven (the gate fails closed)."""
     operands = c.operands
     return (
         c.op in ("a-b", "(a-b)/b")
@@ -72,5 +74,5 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
         and q.change_base != "against_other"
         and len(operands) == 2
         and None in (time_rank(operands[0]), time_rank(operands[1]))
-        and all(o.origin == "fact" for o in operands)
+        and all(o.origin in ("fact", "passage") for o in operands)
     )
