@@ -9,8 +9,9 @@ import re
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.labels import fact_sign
 
-__all__ = ["own_years", "later_operand", "negligible", "unordered_direction"]
+__all__ = ["own_years", "later_operand", "negligible", "unordered_direction", "unordered_sign"]
 
 
 def own_years(context: str, c: Candidate) -> frozenset[int]:
@@ -75,4 +76,20 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
         and len(operands) == 2
         and None in (time_rank(operands[0]), time_rank(operands[1]))
         and all(o.origin in ("fact", "passage") for o in operands)
+    )
+
+
+def unordered_sign(c: Candidate, stated: int | None) -> bool:
+    """Whether a stated profit or loss (``stated``: +1 / −1 from the wording) falls on a change
+    ``a-b`` / ``(a-b)/b`` of one figure of each sign that nothing orders in time (``chrono`` None):
+    which figure is the item NOW, and so whether it is a profit or a loss, is unknown (gate-8;
+    with a known order :func:`later_operand` decides). Failing input (FinanceBench, perturbation
+    ``sign_word``): "CCB …, with a net loss of $3.1 billion" on the passage row "Pre-provision
+    profit/(loss) 1,387 … (1,684)" (1,387 − (−1,684) = 3,071)."""
+    return (
+        stated is not None
+        and c.op in ("a-b", "(a-b)/b")
+        and c.chrono is None
+        and len(c.operands) == 2
+        and len({fact_sign(o) for o in c.operands}) == 2
     )
