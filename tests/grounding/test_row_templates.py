@@ -102,3 +102,13 @@ def test_property_sign_word_on_profit_loss_sentences_fails(v: int, item: str) ->
     flipped = sign_word(t)
     assert flipped is not None
     assert check_answer(flipped.answer, t.snapshot()).status == "fail"
+
+
+def test_templates_drop_the_question() -> None:
+    """Regression (suite, ``sum_periods`` on profit/loss sentences): the case's question "What was
+    the total operating income …" licensed the sum of two years in "Operating income in 2019 was
+    a profit of $26,799 billion [T4C1, T4C2]"; the templated sentence answers no question."""
+    case = _case(NET, "$53,330 thousand [T1C1]").model_copy(update={"question": "What was the total net income?"})
+    for make in (sign_case, direction_case):
+        t = make(case)
+        assert t is not None and t.question is None

@@ -25,7 +25,9 @@ class's documented rule (:mod:`assay.grounding.perturbations`):
 
 Amounts only (units ``USD``, ``USD thousands|millions|billions``, ``thousands``, ``millions``,
 or none): a percent's change would be read in percentage points, which the template does not
-state. ``variant`` is ``"templated_sign"`` / ``"templated_direction"``.
+state. ``variant`` is ``"templated_sign"`` / ``"templated_direction"``; the case's question is
+dropped (``None``): the sentence states the data, it answers no question, so the question's
+wording (a "total" that licenses a sum, a loss that licenses a magnitude) must not judge it.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def sign_case(case: Case) -> Case | None:
             continue  # "income (loss)", or "Net income … a loss": the sentence would name both kinds
         word = "loss" if loss_item else "profit"
         text = f"{item} in {f.period} was a {word} of {_figure(abs(f.value), f, _decimals(f))} [{f.id}]."
-        return case.model_copy(update={"answer": text, "variant": "templated_sign"})
+        return case.model_copy(update={"answer": text, "variant": "templated_sign", "question": None})
     return None
 
 
@@ -105,7 +107,7 @@ def direction_case(case: Case) -> Case | None:
             f"{_item(f)} {verb} by {_figure(abs(change), f, d)} from {earlier.period} to {later.period}"
             f" [{later.id}, {earlier.id}]."
         )
-        return case.model_copy(update={"answer": text, "variant": "templated_direction"})
+        return case.model_copy(update={"answer": text, "variant": "templated_direction", "question": None})
     return None
 
 
