@@ -150,3 +150,20 @@ def test_a_period_change_of_an_empty_period_is_a_real_change():
         changed = perturb_snapshot(snap, "period", random.Random(seed))
         assert changed.facts[0].period not in (None, "")
         assert changed.fingerprint() != snap.fingerprint()
+
+
+def test_a_displayed_value_change_makes_a_stored_memo_stale(tmp_path):
+    """Issue 15: ``displayed_value`` is part of the fingerprint, so a stored memo written before the
+    source's display of a figure changed (set, changed or removed; same value) is never served."""
+    snap = Snapshot(facts=(Fact(id="F1", label="Revenue", value=-1577.3, unit="USD millions", period="FY2023"),))
+    cache = MemoCache(f"sqlite:///{tmp_path / 'dv.db'}", clock=Clock())
+    assert cache.get_or_create("k", snap, cited_synthesizer, ttl_s=3600, synthesis_version="v1").status == "miss"
+    seen = set()
+    for seed in range(40):
+        changed = perturb_snapshot(snap, "displayed_value", random.Random(seed))
+        assert changed.facts[0].value == snap.facts[0].value and changed.fingerprint() != snap.fingerprint()
+        seen.add(changed.facts[0].displayed_value)
+    assert {"(1577.3)", "1.5773", "1,577.30"} <= seen
+    changed = perturb_snapshot(snap, "displayed_value", random.Random(1))
+    r = cache.get_or_create("k", changed, cited_synthesizer, ttl_s=3600, synthesis_version="v1")
+    assert r.status == "stale_fingerprint"

@@ -336,9 +336,24 @@ def test_bare_number_matches_a_passage_number_as_displayed():
 
 
 def test_uncited_derivation_within_one_row():
-    r = gate("Net sales grew 12.6%.", sources=[P_MILLIONS])
+    """A change derived within one passage row is backed when no direction is stated; a stated
+    direction ("grew") is rejected (gate-8): a passage row carries no period, so nothing says which
+    of 1,577 and 1,400 is the later figure, and a direction the data cannot order is not proven
+    (the gate fails closed; FinanceBench ``direction_word`` 6/29 → 4/27 false accepts). The true
+    counterpart on facts whose periods order the row passes, and its flipped direction fails."""
+    r = gate("Net sales changed by 12.6%.", sources=[P_MILLIONS])
     assert r.status == "pass" and r.checks[0].op == "(a-b)/b" and r.checks[0].derived_from is not None
-    assert passes("Net sales grew $177 million.", sources=[P_MILLIONS])
+    assert passes("The difference in net sales was $177 million.", sources=[P_MILLIONS])
+    for grew in ("Net sales grew 12.6%.", "Net sales grew $177 million."):
+        r = gate(grew, sources=[P_MILLIONS])
+        assert r.status == "fail" and "order in time" in r.violations[0].reason
+    ordered = [
+        Fact(id="F1", label="Net sales", value=1577, unit="USD millions", period="FY2019"),
+        Fact(id="F2", label="Net sales", value=1400, unit="USD millions", period="FY2018"),
+    ]
+    assert passes("Net sales grew 12.6%.", facts=ordered, mode="uncited")
+    assert passes("Net sales grew $177 million.", facts=ordered, mode="uncited")
+    assert not passes("Net sales fell 12.6%.", facts=ordered, mode="uncited")
 
 
 def test_uncited_derivation_never_across_rows():
@@ -350,7 +365,7 @@ def test_uncited_derivation_never_across_rows():
 
 def test_uncited_derivation_never_across_rows_flattened_page():
     flat = "Net sales\n1,577\n1,400\nCost of sales\n900\n800\n"
-    assert passes("Net sales grew 177.", sources=[flat])
+    assert passes("Net sales changed by 177.", sources=[flat])  # a direction needs an order (gate-8)
     assert not passes("The difference was 677.", sources=[flat])
     assert not passes("The difference was 500.", sources=[flat])
 

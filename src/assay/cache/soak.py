@@ -8,6 +8,8 @@ kind                change                                       expected status
 ==================  ===========================================  ====================
 value, unit, label  one fact's value / unit / label              ``stale_fingerprint``
 id, period          one fact's id / period                       ``stale_fingerprint``
+displayed_value     one fact's displayed figure set, changed     ``stale_fingerprint``
+                    or removed (same value, issue 15)
 passage             one source passage edited, added or removed  ``stale_fingerprint``
 unchanged           none                                         ``hit``
 reordered           facts shuffled, ``as_of`` and fact sources   ``hit`` (not data)
@@ -54,7 +56,7 @@ __all__ = [
 ]
 
 #: Data changes (each must change the fingerprint).
-DATA_CHANGES: tuple[str, ...] = ("value", "unit", "label", "id", "period", "passage")
+DATA_CHANGES: tuple[str, ...] = ("value", "unit", "label", "id", "period", "displayed_value", "passage")
 EXPECTED: dict[str, str] = {
     **{k: "stale_fingerprint" for k in DATA_CHANGES},
     "unchanged": "hit",
@@ -147,6 +149,8 @@ def perturb_snapshot(snapshot: Snapshot, kind: str, rng: random.Random) -> Snaps
                 rng, lambda: rng.choice((None, "FY2021", "FY2022", "FY2023", "FY2024", "Q1 2025")), *same
             )
         }
+    elif kind == "displayed_value":
+        new = {"displayed_value": _different(rng, lambda: _display(rng, f.value), f.displayed_value)}
     else:
         raise ValueError(f"unknown perturbation kind {kind!r}: use one of {', '.join((*DATA_CHANGES, 'reordered'))}")
     facts[i] = Fact.model_validate({**f.model_dump(), **new})
@@ -257,6 +261,18 @@ _WORDS = (
 
 def _value(rng: random.Random) -> float:
     return round(rng.uniform(-1e7, 1e7) * 10.0 ** -rng.randint(0, 6), rng.randint(0, 2))
+
+
+def _display(rng: random.Random, value: float) -> str | None:
+    """One way a source may show ``value`` (a valid :attr:`Fact.displayed_value` of it): none, as
+    is, with a currency sign, with two decimals, in parentheses when negative, or in thousands."""
+    text = canonical_number(abs(value))
+    shown: list[str | None] = [None, text, f"$ {text}", f"{abs(value):,.2f}"]
+    if value < 0:
+        shown.append(f"({text})")
+    if abs(value) >= 1000:
+        shown.append(canonical_number(abs(value) / 1000))
+    return rng.choice(shown)
 
 
 def _different(rng: random.Random, draw: Any, *old: Any) -> Any:

@@ -9,8 +9,9 @@ import re
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.labels import fact_sign
 
-__all__ = ["own_years", "later_operand", "negligible", "unordered_direction"]
+__all__ = ["own_years", "later_operand", "negligible", "unordered_direction", "unordered_sign"]
 
 
 def own_years(context: str, c: Candidate) -> frozenset[int]:
@@ -62,7 +63,9 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
     """Whether ``q`` states a direction ("increased by") on a change of two FACTS that nothing
     orders in time (:func:`~assay.grounding.candidates.time_rank`: no period, no date or ordinal
     column in the label): the direction cannot be checked. A comparison naming its base is
-    judged by :mod:`assay.grounding.comparison`; passage rows keep their reading."""
+    judged by :mod:`assay.grounding.comparison`. Passage rows too (gate-8): a row with no period
+    header ("Net sales 1,577 1,400") does not say which figure is the later one, so "grew 12.6%"
+    on it is not proven (the gate fails closed)."""
     operands = c.operands
     return (
         c.op in ("a-b", "(a-b)/b")
@@ -72,5 +75,21 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
         and q.change_base != "against_other"
         and len(operands) == 2
         and None in (time_rank(operands[0]), time_rank(operands[1]))
-        and all(o.origin == "fact" for o in operands)
+        and all(o.origin in ("fact", "passage") for o in operands)
+    )
+
+
+def unordered_sign(c: Candidate, stated: int | None) -> bool:
+    """Whether a stated profit or loss (``stated``: +1 / −1 from the wording) falls on a change
+    ``a-b`` / ``(a-b)/b`` of one figure of each sign that nothing orders in time (``chrono`` None):
+    which figure is the item NOW, and so whether it is a profit or a loss, is unknown (gate-8;
+    with a known order :func:`later_operand` decides). Failing input (FinanceBench, perturbation
+    ``sign_word``): "CCB …, with a net loss of $3.1 billion" on the passage row "Pre-provision
+    profit/(loss) 1,387 … (1,684)" (1,387 − (−1,684) = 3,071)."""
+    return (
+        stated is not None
+        and c.op in ("a-b", "(a-b)/b")
+        and c.chrono is None
+        and len(c.operands) == 2
+        and len({fact_sign(o) for o in c.operands}) == 2
     )

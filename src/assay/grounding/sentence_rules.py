@@ -9,7 +9,8 @@ for a fact matched directly, a paragraph number judged as the line item it repea
 (:func:`~assay.grounding.context.twin_veto`) — and ``license_sign``: the question's sign
 licence ("What was the net loss …") on each number. A sentence that names as a profit the item
 the question names as a loss (:func:`~assay.grounding.lexicon.renamed_loss_item`) is vetoed on
-figures whose labels name neither.
+figures whose labels name neither. A profit or loss stated on a change of figures of both signs
+that nothing orders is vetoed (:func:`~assay.grounding.operands.unordered_sign`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
+from assay.grounding.operands import unordered_sign
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
@@ -57,6 +59,11 @@ def sentence_reader(
             read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        if veto is None and c.op is not None and not q.explicit_sign:
+            stated = ctx.stated_sign(q)
+            if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
+                said = "a loss" if stated is not None and stated < 0 else "a profit"
+                return "sign", f"the wording states {said}, but the order in time of {c.ref}'s figures is unknown"
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)

@@ -9,9 +9,10 @@ stripped. Rates carry a 95% Wilson score interval (:func:`wilson`, from
 ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``): unlike the normal
 approximation it stays inside [0, 1] and is informative at k = 0 (n = 300, k = 0 → upper 1.3%).
 
-:func:`dataset_sets` names the measured sets of each dataset (``tatqa``: gold figures and the
-templated sentences, each cited and uncited; ``financebench``: correct real answers, uncited;
-``example``: the bundled memos, auto mode) and :func:`format_table` prints them as one table.
+:func:`dataset_sets` names the measured sets of each dataset (``tatqa``: gold figures, the
+templated sentences and the second template sets (profit/loss, change), each cited and
+uncited; ``financebench``: correct real answers, uncited; ``example``: the bundled memos, auto
+mode) and :func:`format_table` prints them as one table.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from assay.claims import DEFAULT_CITATION_PATTERN
 from assay.grounding.gate import Mode
 from assay.grounding.index import IndexCache
 from assay.grounding.perturbations import CLASSES, CaseChange, templated_case
+from assay.grounding.row_templates import direction_case, sign_case
 from assay.grounding.score import score_answer
 
 __all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "Dataset"]
@@ -122,8 +124,11 @@ def run_suite(
 def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, list[Case]]]:
     """The measured sets of ``dataset`` read from ``src`` as ``(name, mode, cases)``.
 
-    ``tatqa``: in-scope gold cases (``meta.in_scope``) and their templated sentences
-    (:func:`~assay.grounding.perturbations.templated_case`), each cited and uncited;
+    ``tatqa``: in-scope gold cases (``meta.in_scope``), their templated sentences
+    (:func:`~assay.grounding.perturbations.templated_case`) and the second template sets of
+    :mod:`assay.grounding.row_templates` (profit/loss sentences, change sentences; a sentence
+    repeated on the same snapshot by several questions of one table counted once), each cited
+    and uncited;
     ``financebench``: answers labelled "Correct Answer", uncited; ``example``: a cases JSONL (the
     bundled ``examples/apple_fy2023_memos.jsonl``), auto mode. Raises ``FileNotFoundError``.
     """
@@ -132,11 +137,17 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
 
         gold = [c for c in import_tatqa(src) if c.meta.get("in_scope")]
         templ = [t for t in map(templated_case, gold) if t is not None]
+        signed = _distinct(t for t in map(sign_case, gold) if t is not None)
+        changes = _distinct(t for t in map(direction_case, gold) if t is not None)
         return [
             ("tatqa gold figures", "cited", gold),
             ("tatqa gold figures", "uncited", gold),
             ("tatqa templated sentences", "cited", templ),
             ("tatqa templated sentences", "uncited", templ),
+            ("tatqa profit/loss sentences", "cited", signed),
+            ("tatqa profit/loss sentences", "uncited", signed),
+            ("tatqa change sentences", "cited", changes),
+            ("tatqa change sentences", "uncited", changes),
         ]
     if dataset == "financebench":
         from assay.importers.financebench import import_financebench
@@ -165,6 +176,20 @@ def format_table(results: Sequence[SuiteResult]) -> str:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _distinct(cases: Iterable[Case]) -> list[Case]:
+    """``cases`` without repeats of one (answer, snapshot fingerprint): questions of one table
+    template the same sentence, which is one measurement, not several."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for c in cases:
+        key = (c.answer, c.snapshot().fingerprint())
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
 
 _MARKERS = re.compile(r"\s*" + DEFAULT_CITATION_PATTERN)
 

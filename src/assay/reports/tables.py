@@ -100,7 +100,11 @@ def variant_table(aggregate: Aggregate) -> Table:
     primary = primary_dim(aggregate)
     rates = [
         (k, label)
-        for k, label in (("no_claims_rate", "no claims"), ("gate_fail_rate", "gate fail"))
+        for k, label in (
+            ("no_claims_rate", "no claims"),
+            ("gate_fail_rate", "gate fail"),
+            ("unchecked_rate", "unchecked"),
+        )
         if any(_given(v, k) for v in aggregate.variants.values())
     ]
     with_ci = {primary, *CI_DIMS}
