@@ -188,10 +188,16 @@ def _ascii_matcher(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     src = pattern.pattern
     if src != src.lower():
         return None
-    for ch in {c for c in src if not c.isascii()}:
-        if any(re.fullmatch(re.escape(ch), a, re.I) for a in _ASCII_PRINTABLE):
-            return None
+    if any(_folds_to_ascii(ch) for ch in {c for c in src if not c.isascii()}):
+        return None
     return re.compile(src, pattern.flags & ~re.I)
+
+
+@lru_cache(maxsize=4096)
+def _folds_to_ascii(ch: str) -> bool:
+    """Whether ``ch`` matches a printable ASCII character under ``re.I`` (memoised per character:
+    a new snapshot's matcher mostly repeats the characters of the last ones)."""
+    return any(re.fullmatch(re.escape(ch), a, re.I) for a in _ASCII_PRINTABLE)
 
 
 @lru_cache(maxsize=256)
