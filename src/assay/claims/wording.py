@@ -34,9 +34,10 @@ class WordIndex:
     def __init__(self, text: str):
         self.text = text
         self.ascii = text.isascii()
-        ends = [(m.end(), m.group(0) != ";") for m in _CLAUSE_END.finditer(text)]
-        self.clause_ends = [e for e, _ in ends]
-        self.sentence_ends = [e for e, sentence in ends if sentence]
+        # a clause end that is no sentence end is a one-character ";" match (the others end in "\n",
+        # a dot or "!"/"?"): its end follows the ";"
+        self.clause_ends = ends = [m.end() for m in _CLAUSE_END.finditer(text)]
+        self.sentence_ends = [e for e in ends if text[e - 1] != ";"] if ";" in text else ends
         # ASCII-only lowering keeps every offset (str.lower() may change lengths or map the
         # Kelvin sign to "k"); the patterns below then look for plain lowercase literals
         low = text.lower()
@@ -191,7 +192,7 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
 _LEVEL_BEFORE = re.compile(
     r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
 )
-_CLAUSE_END = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
+_CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
