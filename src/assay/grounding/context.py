@@ -216,7 +216,12 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
+                if (
+                    k is not None
+                    and "of" in text[:s].lower()  # pre-check: the pattern needs "of" (no other code point folds to it)
+                    and _BASE_BEFORE.search(text, 0, s)
+                    and not _PART_OF_TOTAL.match(text, e)
+                ):
                     continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
