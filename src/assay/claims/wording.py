@@ -236,7 +236,21 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _LOWER_CHANGES = re.compile("[\u0130\u212a]")
 #: Word pairs with an outflow sign, as adjacent tokens (anything but letters between them).
 _BIGRAM_RES = {
-    head: re.compile(_TOKEN_START + head + _TOKEN_END + r"[^a-z]+(" + "|".join(tails) + r")" + _TOKEN_END)
+    # = _TOKEN_START + head + …, the literal first and its bounds looked behind it (as _token_re: sre
+    # scans for the literal in C instead of trying the look-behinds at every position)
+    head: re.compile(
+        head
+        + r"(?<![a-z]"
+        + head
+        + r")(?<![a-z]-"
+        + head
+        + r")"
+        + _TOKEN_END
+        + r"[^a-z]+("
+        + "|".join(tails)
+        + r")"
+        + _TOKEN_END
+    )
     for head, tails in (
         ("used", ["in"]),
         ("capital", ["expenditures", "expenditure"]),
