@@ -186,8 +186,7 @@ class SentenceContext:
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
             far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
-            if named:
-                spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
+            spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
                 if years_known
@@ -216,12 +215,7 @@ class SentenceContext:
                 k = _nearest(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if (
-                    k is not None
-                    and "of" in text[:s].lower()  # pre-check: the pattern needs "of" (no other code point folds to it)
-                    and _BASE_BEFORE.search(text, 0, s)
-                    and not _PART_OF_TOTAL.match(text, e)
-                ):
+                if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
                     continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
