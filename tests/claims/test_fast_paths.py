@@ -71,6 +71,40 @@ def test_reduced_forms_scan_on_the_documented_forms():
         assert u.unchecked_masked(text, []) == _slow_unchecked(text, []), text
 
 
+def test_digits_quantity_is_the_dataclass_construction():
+    from dataclasses import fields, replace
+
+    from assay.claims.quantity import Quantity, digits_quantity
+
+    args = ("$5.2k", (3, 8), 5.2, 1e3, "USD", 1, True, -1, True)
+    for tol in (None, 500.0):
+        fast, slow = digits_quantity(*args, tol), Quantity(*args, tolerance=tol)
+        assert fast == slow and hash(fast) == hash(slow) and vars(fast) == vars(slow)
+        assert [f.name for f in fields(Quantity)] == list(vars(fast))
+        assert replace(fast, range_id=2) == replace(slow, range_id=2)
+    got = extract_quantities("Revenue rose 12% to $5.2k and (3.1) million [F1].")
+    assert got == [Quantity(**vars(q)) for q in got]
+
+
+def _full_scan(masked: str) -> list[tuple[str, tuple[int, int], str]]:
+    """The reference: the full forms pattern over the whole text, no pre-check."""
+    return [
+        (m.group(0), m.span(), next(k for k, v in m.groupdict().items() if v is not None))
+        for m in u._FORMS.finditer(masked)
+    ]
+
+
+def test_pre_check_folds_case_as_the_full_scan():
+    # found by the property test: "K" (Kelvin sign) lowers to "k", so the text's lowercased token
+    # was "dozens-k" and the pre-check said no, while WordIndex's (ASCII-lowered) tokens held "dozens"
+    for text in ["dozens-\u212a ", "dozens-strong crowd", "a dozen-strong team", "\u017feveral billion"]:
+        expected = _full_scan(text)
+        assert expected, text
+        for tokens in (None, WordIndex(text).tokens):
+            got = u.unchecked_masked(text, [], tokens)
+            assert [(x.text, x.span, x.reason) for x in got] == expected, (text, tokens)
+
+
 _PASSAGE_PARTS = [
     "Revenue", "net loss", "fell", "rose", "spent", "capex", "(in millions)", "$", "€", "(", ")", "%", "-", "–",
     "1,577.3", "(45.6)", "2019", "12", "3.5", "0.25", "million", "billion", "per share", "5–7%", "FY2019", "Q3",

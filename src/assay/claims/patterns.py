@@ -138,6 +138,8 @@ ABBREVIATIONS = frozenset(
 #: period of an :data:`ABBREVIATIONS` word, nor of an initial ("Richard S. Hill"; a sentence
 #: has already been cut by :func:`~assay.claims.split_sentences`, so a capital letter and a
 #: period inside one is a name's initial).
-CLAUSE_DOT = r"\.(?<!\b[A-Z]\.)" + "".join(
+#: The whitespace look-ahead comes first: a decimal point ("$70,495.7") fails it at once, before the
+#: look-behinds (the users add ``(?=\s)`` too; the same matches, ~2× faster).
+CLAUSE_DOT = r"\.(?=\s)(?<!\b[A-Z]\.)" + "".join(
     rf"(?<!(?i:\b{re.escape(a)}\.))" for a in sorted(ABBREVIATIONS, key=len, reverse=True)
 )

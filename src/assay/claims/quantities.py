@@ -61,7 +61,7 @@ from assay.claims.prechecks import (
     may_start_duration,
     scan_start,
 )
-from assay.claims.quantity import Quantity
+from assay.claims.quantity import Quantity, digits_quantity
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
@@ -280,7 +280,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         direction, sign_wording = words.wording(q_start)
         if direction is None:  # "a 2.8% decline", "$11.0 billion lower"
             direction = direction_after(text, q_end)
-    return Quantity(
+    return digits_quantity(
         text[q_start:q_end],
         (q_start, q_end),
         value,
@@ -290,7 +290,7 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         negative,
         direction,
         sign_wording,
-        tolerance=tolerance,
+        tolerance,
     )
 
 

@@ -67,3 +67,43 @@ class Quantity:
     def has_scale_word(self) -> bool:
         """True when a scale word/suffix was written (``million``, ``bn``, ``억``)."""
         return self.scale != 1.0
+
+
+_new = object.__new__
+
+
+def digits_quantity(
+    text: str,
+    span: tuple[int, int],
+    value: float,
+    scale: float,
+    unit: str | None,
+    decimals: int,
+    explicit_sign: bool,
+    direction: int | None,
+    sign_wording: bool,
+    tolerance: float | None,
+) -> Quantity:
+    """``Quantity(text, span, …, sign_wording, tolerance=tolerance)`` (form ``"digits"``, no range,
+    ``negative_wording``/``change_base`` unset), built without the frozen dataclass's
+    ``object.__setattr__`` per field (~2.4× faster; the reader makes one per number read): the
+    same instance dict, so the same fields, equality, hash and ``replace``
+    (``tests/claims/test_fast_paths.py``)."""
+    q = _new(Quantity)
+    q.__dict__.update(
+        text=text,
+        span=span,
+        value=value,
+        scale=scale,
+        unit=unit,
+        decimals=decimals,
+        explicit_sign=explicit_sign,
+        direction=direction,
+        sign_wording=sign_wording,
+        range_id=None,
+        form="digits",
+        tolerance=tolerance,
+        negative_wording=None,
+        change_base=None,
+    )
+    return q

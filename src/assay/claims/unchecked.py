@@ -234,9 +234,18 @@ _FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 def _may_hold_unchecked(masked: str, tokens: set[str] | frozenset[str] | None) -> bool:
-    """Cheap pre-check (set operations): could any form above occur in ``masked``?"""
+    """Cheap pre-check (set operations): could any form above occur in ``masked``?
+
+    A necessary condition of the full scan: every keyword is a whole letter run (a hyphenated
+    token "dozens-strong" is split into its runs), and a text with a character ``re.I`` folds
+    onto an ASCII letter (the Kelvin sign, ``ſ``) always goes on to the scan, as
+    :func:`_forms_for` does (its lowercased words may not be the scan's)."""
+    if not masked.isascii() and _FOLDS_TO_ASCII.search(masked):
+        return True
     if tokens is None:
         tokens = set(_WORD.findall(masked.lower()))
+    if any("-" in t for t in tokens):
+        tokens = {part for t in tokens for part in t.split("-")}
     if tokens & _ALWAYS or "-ish" in masked:
         return True
     if tokens & _SCALE_WORDS and (tokens & _NEEDS_SCALE or _ROMAN.search(masked)):

@@ -34,9 +34,10 @@ class WordIndex:
     def __init__(self, text: str):
         self.text = text
         self.ascii = text.isascii()
-        ends = [(m.end(), m.group(0) != ";") for m in _CLAUSE_END.finditer(text)]
-        self.clause_ends = [e for e, _ in ends]
-        self.sentence_ends = [e for e, sentence in ends if sentence]
+        # a clause end that is no sentence end is a one-character ";" match (the others end in "\n",
+        # a dot or "!"/"?"): its end follows the ";"
+        self.clause_ends = ends = [m.end() for m in _CLAUSE_END.finditer(text)]
+        self.sentence_ends = [e for e in ends if text[e - 1] != ";"] if ";" in text else ends
         # ASCII-only lowering keeps every offset (str.lower() may change lengths or map the
         # Kelvin sign to "k"); the patterns below then look for plain lowercase literals
         low = text.lower()
@@ -191,7 +192,7 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
 _LEVEL_BEFORE = re.compile(
     r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
 )
-_CLAUSE_END = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
+_CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
@@ -235,7 +236,21 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _LOWER_CHANGES = re.compile("[\u0130\u212a]")
 #: Word pairs with an outflow sign, as adjacent tokens (anything but letters between them).
 _BIGRAM_RES = {
-    head: re.compile(_TOKEN_START + head + _TOKEN_END + r"[^a-z]+(" + "|".join(tails) + r")" + _TOKEN_END)
+    # = _TOKEN_START + head + …, the literal first and its bounds looked behind it (as _token_re: sre
+    # scans for the literal in C instead of trying the look-behinds at every position)
+    head: re.compile(
+        head
+        + r"(?<![a-z]"
+        + head
+        + r")(?<![a-z]-"
+        + head
+        + r")"
+        + _TOKEN_END
+        + r"[^a-z]+("
+        + "|".join(tails)
+        + r")"
+        + _TOKEN_END
+    )
     for head, tails in (
         ("used", ["in"]),
         ("capital", ["expenditures", "expenditure"]),

@@ -182,7 +182,7 @@ class SentenceContext:
             years_known = bool(vocab.years)
             named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
             clauses = [m.span() for m in _CLAUSE.finditer(text)]  # one scan for both lists
-            inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)]
+            inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
             far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name

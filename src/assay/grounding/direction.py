@@ -19,7 +19,7 @@ __all__ = [
     "shifted_level",
 ]
 
-_CLAUSE = re.compile(r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|\n")
+_CLAUSE = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
 
 
 def from_to_contradictions(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:

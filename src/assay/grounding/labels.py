@@ -188,10 +188,16 @@ def _ascii_matcher(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     src = pattern.pattern
     if src != src.lower():
         return None
-    for ch in {c for c in src if not c.isascii()}:
-        if any(re.fullmatch(re.escape(ch), a, re.I) for a in _ASCII_PRINTABLE):
-            return None
+    if any(_folds_to_ascii(ch) for ch in {c for c in src if not c.isascii()}):
+        return None
     return re.compile(src, pattern.flags & ~re.I)
+
+
+@lru_cache(maxsize=4096)
+def _folds_to_ascii(ch: str) -> bool:
+    """Whether ``ch`` matches a printable ASCII character under ``re.I`` (memoised per character:
+    a new snapshot's matcher mostly repeats the characters of the last ones)."""
+    return any(re.fullmatch(re.escape(ch), a, re.I) for a in _ASCII_PRINTABLE)
 
 
 @lru_cache(maxsize=256)
@@ -274,7 +280,9 @@ def _names_own(text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, 
 
 @lru_cache(maxsize=8192)
 def _item_re(item: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w])" + re.escape(item) + r"(?![\w])")
+    # = (?<![\w])ITEM(?![\w]), its first character first (sre skips to it in C; ~3x faster)
+    head = re.escape(item[:1])
+    return re.compile(head + r"(?<![\w]" + head + r")" + re.escape(item[1:]) + r"(?![\w])")
 
 
 def related_to(named: str, label: str, exact: bool) -> bool:

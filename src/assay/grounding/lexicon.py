@@ -134,7 +134,9 @@ QSIGN = words_regex(QUESTION_SIGN_WORDS)
 #: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,
 #: ", but/while/and/versus/compared".
 CLAUSE = re.compile(
-    r"(?:[;!?]|" + CLAUSE_DOT + r")(?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n"
+    r";(?=\s)|!(?=\s)|\?(?=\s)|"  # (?:[;!?]|DOT)(?=\s) with a literal first in each branch: sre skips in C
+    + CLAUSE_DOT
+    + r"(?=\s)|,\s(?=while|whereas|but|and(?!\s+(?:FY\s?)?(?:19|20)\d\d)|versus|compared)|\n"
 )
 _TWO_YEARS = re.compile(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}")
 _TOTAL = re.compile(r"\btotal\b", re.I)
@@ -217,7 +219,9 @@ def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> i
     cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
     prev = max((x for x in number_ends if x <= s), default=0)  # no other number in between
     before = text[max(cut, prev, s - 60) : s]
-    after = _KR_OF.sub("", text[e : e + 16].lstrip(), count=1)  # "…억원의 영업손실": the word after "의"
+    after = text[e : e + 16].lstrip()
+    if not after.isascii():  # (on ASCII text _KR_OF matches only the empty string: nothing to cut)
+        after = _KR_OF.sub("", after, count=1)  # "…억원의 영업손실": the word after "의"
     if not may_polar(before) and not may_polar(after):  # no loss or profit word: nothing to search
         return None
     loss = LOSS.search(before) is not None or LOSS.match(after) is not None
