@@ -58,7 +58,6 @@ Rules, in the order checked:
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -104,7 +103,14 @@ from assay.grounding.lexicon import (
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
-from assay.grounding.operands import later_operand, negligible, own_years, unordered_direction
+from assay.grounding.operands import (
+    later_operand,
+    match_year,
+    nearest_in_clause,
+    negligible,
+    own_years,
+    unordered_direction,
+)
 
 __all__ = [
     "LOSS_WORDS",
@@ -188,7 +194,7 @@ class SentenceContext:
             far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
             spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
             years = (
-                [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := _match_year(m)) in vocab.years]
+                [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := match_year(m)) in vocab.years]
                 if years_known
                 else []
             )
@@ -204,15 +210,15 @@ class SentenceContext:
                     mine = {years[i][2]} if paired else named_set
                     by_number.setdefault(n.span[0], (set(), []))[0].update(mine)
             for s, e, y in [] if respectively else years:
-                k = _nearest(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
+                k = nearest_in_clause(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
             for m in POLARITY.finditer(text) if may_polar(text) else ():
-                k = _nearest(spans, m.start(), m.end(), cuts)
+                k = nearest_in_clause(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
             for s, e, name in named:
-                k = _nearest(spans, s, e, cuts)
+                k = nearest_in_clause(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
                 if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
@@ -387,24 +393,3 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         ):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
-
-
-# --- helpers -------------------------------------------------------------------------------
-
-
-def _match_year(m: re.Match[str]) -> int:
-    return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
-
-
-def _nearest(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
-    """Index of the number nearest to the mention ``[s, e)`` within its clause, or None."""
-    k = bisect_right(cuts, s) - 1
-    lo, hi = cuts[k], cuts[k + 1]
-    best, best_d = None, 1 << 30
-    for i, (a, b) in enumerate(spans):
-        if a < lo or a >= hi:
-            continue
-        d = a - e if a >= e else s - b if s >= b else 0
-        if d < best_d:
-            best, best_d = i, d
-    return best

@@ -6,12 +6,21 @@ and :func:`~assay.grounding.context.twin_veto` (pure functions of a candidate an
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import fact_sign
 
-__all__ = ["own_years", "later_operand", "negligible", "unordered_direction", "unordered_sign"]
+__all__ = [
+    "own_years",
+    "later_operand",
+    "negligible",
+    "unordered_direction",
+    "unordered_sign",
+    "match_year",
+    "nearest_in_clause",
+]
 
 
 def own_years(context: str, c: Candidate) -> frozenset[int]:
@@ -93,3 +102,25 @@ def unordered_sign(c: Candidate, stated: int | None) -> bool:
         and len(c.operands) == 2
         and len({fact_sign(o) for o in c.operands}) == 2
     )
+
+
+def match_year(m: re.Match[str]) -> int:
+    """The four-digit year of a match of :data:`assay.grounding.context._YEAR` (``2023``, or
+    ``FY23`` read as 2023)."""
+    return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+
+
+def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
+    """Index into ``spans`` (the sentence's number spans, character offsets) of the number nearest
+    to the mention ``[s, e)`` within its clause (``cuts``: sorted clause boundaries, first 0 and
+    last the text's length), or None when the clause holds no number."""
+    k = bisect_right(cuts, s) - 1
+    lo, hi = cuts[k], cuts[k + 1]
+    best, best_d = None, 1 << 30
+    for i, (a, b) in enumerate(spans):
+        if a < lo or a >= hi:
+            continue
+        d = a - e if a >= e else s - b if s >= b else 0
+        if d < best_d:
+            best, best_d = i, d
+    return best
