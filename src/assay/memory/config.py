@@ -126,6 +126,11 @@ class MemorySettings:
       (process-wide: torch has one pool). ``None`` (default) keeps torch's choice, one per
       core. On a shared, oversubscribed host, 1 is much faster for one-query embeddings
       (measured on 2 cores at load average ≈ 8: p50 28 ms with 1 thread vs 132 ms with 2).
+    - ``overlap_query_embedding``: a search embeds its query on a thread of its own while its
+      own thread brings the index up to date (the revision check) and scores the keywords, and
+      waits for the vector only when the similarity is needed (True: those parts then cost no
+      latency on a host with a core to spare; the runtimes release the GIL while they compute).
+      Measured at 10,000 memories in ``benchmarks/bench_memory_search.py --onnx``.
     - ``vector_path``: ``"auto"`` (default) takes the dense candidates from PostgreSQL when the
       pgvector extension is present (:mod:`assay.memory.retrieval.vectors`), else scores in process;
       ``"numpy"`` always scores in process (the pgvector mirror is still kept in sync, so
@@ -197,6 +202,7 @@ class MemorySettings:
     context_max_chars: int = 2000
     encode_batch_size: int = 64
     embed_threads: int | None = None
+    overlap_query_embedding: bool = True
     vector_path: Literal["auto", "numpy"] = "auto"
     pgvector_candidates: int = 200
     pgvector_exact: bool = False
