@@ -97,16 +97,20 @@ def test_the_onnx_query_embedder_carries_the_minilm_identity(tmp_path):
 
 
 def test_the_reranker_is_asked_again_on_a_timer_not_on_every_search(tmp_path, monkeypatch):
+    """The service serves the store's reranker: one timer (``MemorySettings.reranker_recheck_s``), not two."""
     store = MemoryStore(
-        f"sqlite:///{tmp_path / 'm.db'}", settings=default_settings(embedder="hashing", semantic_engagement=False)
+        f"sqlite:///{tmp_path / 'm.db'}",
+        settings=default_settings(embedder="hashing", semantic_engagement=False, reranker_recheck_s=3600),
     )
     asked = []
     monkeypatch.setattr(type(store), "resolve_reranker", lambda self: asked.append(1))
-    svc = MemoryService(store, reranker_recheck_s=3600)
+    now = [100.0]
+    store._clock = lambda: now[0]
+    svc = MemoryService(store)
     svc.add([{"text": "Project Falcon ships on 12 March."}])
     for _ in range(5):
         svc.search("Falcon", k=1)
     assert len(asked) == 1
-    svc.reranker_recheck_s = 0
+    now[0] += 3600
     svc.search("Falcon", k=1)
     assert len(asked) == 2

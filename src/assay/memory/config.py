@@ -131,6 +131,11 @@ class MemorySettings:
       waits for the vector only when the similarity is needed (True: those parts then cost no
       latency on a host with a core to spare; the runtimes release the GIL while they compute).
       Measured at 10,000 memories in ``benchmarks/bench_memory_search.py --onnx``.
+    - ``reranker_recheck_s``: while no reranker is served, :attr:`MemoryStore.reranker` asks the
+      registry again at most this often (seconds; 0 = on every search): the question is a registry
+      read (0.42 ms of every search, measured at 10,000 memories on a loaded host). 2 s is the
+      registry's own pointer re-read (``RerankerSettings.registry_check_s``): a first deployment
+      is followed as fast as a swap, by a store in process and by the memory server alike.
     - ``vector_path``: ``"auto"`` (default) takes the dense candidates from PostgreSQL when the
       pgvector extension is present (:mod:`assay.memory.retrieval.vectors`), else scores in process;
       ``"numpy"`` always scores in process (the pgvector mirror is still kept in sync, so
@@ -203,6 +208,7 @@ class MemorySettings:
     encode_batch_size: int = 64
     embed_threads: int | None = None
     overlap_query_embedding: bool = True
+    reranker_recheck_s: float = 2.0
     vector_path: Literal["auto", "numpy"] = "auto"
     pgvector_candidates: int = 200
     pgvector_exact: bool = False
@@ -227,6 +233,8 @@ class MemorySettings:
             raise ValueError(f"recency_half_life_days must be > 0, got {self.recency_half_life_days}")
         if not self.confidence_prior_strength > 0:
             raise ValueError(f"confidence_prior_strength must be > 0, got {self.confidence_prior_strength}")
+        if not self.reranker_recheck_s >= 0:
+            raise ValueError(f"reranker_recheck_s must be >= 0, got {self.reranker_recheck_s}")
         if self.embed_threads is not None and self.embed_threads < 1:
             raise ValueError(f"embed_threads must be >= 1 or None, got {self.embed_threads}")
         if self.rerank_depth < 1 or self.context_max_chars < 1 or self.encode_batch_size < 1:

@@ -95,9 +95,6 @@ class ServerSettings:
       memory-bound — measured on the shared 2-core host, 1 thread 4.4–5.5 ms, 2 threads 10–18
       ms (OpenBLAS's spinning threads compete with the other processes). ``None`` leaves
       the library's default.
-    - ``reranker_recheck_s``: 30 s between two checks for a newly deployed reranker while none
-      is served (:class:`~assay.server.service.MemoryService`): the store alone checks on every
-      search, a database read that was ~4 ms of a hook; ``POST /v1/admin/reload`` picks one up at once.
     """
 
     host: str = "127.0.0.1"
@@ -117,7 +114,6 @@ class ServerSettings:
     hook_experiment: str | None = None
     sqlite_synchronous: str | None = "NORMAL"
     blas_threads: int | None = 1
-    reranker_recheck_s: float = 30.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -132,8 +128,6 @@ class ServerSettings:
             raise ValueError("hook_experiment: 1 to 200 characters")
         if self.sqlite_synchronous not in (None, "NORMAL", "FULL"):
             raise ValueError(f"sqlite_synchronous must be None, NORMAL or FULL, got {self.sqlite_synchronous!r}")
-        if self.reranker_recheck_s < 0:
-            raise ValueError("reranker_recheck_s must be >= 0")
         if self.blas_threads is not None and self.blas_threads < 1:
             raise ValueError("blas_threads must be >= 1 or None")
         if not (self.request_timeout_s > 0 and self.session_ttl_s > 0 and self.graceful_shutdown_s >= 0):

@@ -40,7 +40,6 @@ def build(
         store,
         reload=make_store,
         query_embedder=query_embedder_for(store, settings),
-        reranker_recheck_s=settings.reranker_recheck_s,
     )
     if warm:
         info = service.warm_up()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -92,10 +91,9 @@ class MemoryService:
     :meth:`reload` (``POST /v1/admin/reload``) to build a fresh store — how a server picks up a
     newly deployed reranker or model without a restart; default: the same URL and settings.
     ``query_embedder``: embeds the search queries instead of the store's embedder (same
-    weights identity: :func:`query_embedder_for`); ``None``: the store's. ``reranker_recheck_s``:
-    while the store serves no reranker, how often a search asks again whether one was deployed
-    (the store alone asks on every search: a database read, ~4 ms of a hook; default 30 s, so a
-    newly deployed student is served within half a minute, or at once after ``reload``).
+    weights identity: :func:`query_embedder_for`); ``None``: the store's. The reranker is the
+    store's (:attr:`MemoryStore.reranker`: while none is served it asks again every
+    ``MemorySettings.reranker_recheck_s``; ``reload`` picks a newly deployed one up at once).
     """
 
     def __init__(
@@ -104,13 +102,9 @@ class MemoryService:
         *,
         reload: Callable[[], MemoryStore] | None = None,
         query_embedder: Embedder | None = None,
-        reranker_recheck_s: float = 30.0,
     ):
         self.store = store
         self.query_embedder = query_embedder
-        self.reranker_recheck_s = reranker_recheck_s
-        self._reranker_at: float | None = None
-        self._served_reranker: Any = None
         self._reload = reload
         self.lock = threading.RLock()
         self.replies = {"stop_events": 0, "malformed_lines": 0}
@@ -125,8 +119,7 @@ class MemoryService:
             self.store.embedder.embed(["warm-up"])
             query = self.query_embedder or self.store.embedder
             query.embed(["warm-up"])
-            self._reranker_at = None
-            reranker = self._reranker()
+            reranker = self.store.reranker
             n = len(self.store.index())
         return {
             "memories_indexed": n,
@@ -139,7 +132,6 @@ class MemoryService:
     def reload(self) -> dict[str, Any]:
         """Swap in a fresh store (re-resolving the reranker: a newly deployed student) and warm it."""
         with self.lock:
-            self._served_reranker = None
             if self._reload is not None:
                 self.store = self._reload()
             else:
@@ -264,7 +256,7 @@ class MemoryService:
         with self.lock:
             if sid is not None and (logged := self._logged(sid)) is not None:
                 return logged
-            source = QueryView(self.store, self.query_embedder or self.store.embedder, self._reranker())
+            source = QueryView(self.store, self.query_embedder or self.store.embedder, self.store.reranker)
             try:
                 res = search_store(
                     source,
@@ -282,16 +274,6 @@ class MemoryService:
                     raise
                 return logged
         return {"search_id": res.search_id, "query": res.query, "hits": [_hit(h) for h in res.hits]}
-
-    def _reranker(self) -> Any:
-        """The store's reranker, asked again at most every ``reranker_recheck_s`` while it is ``None``
-        (a found one is kept by the store until :meth:`reload`). Call with the lock held."""
-        now = time.monotonic()
-        if self._served_reranker is None and (
-            self._reranker_at is None or now - self._reranker_at >= self.reranker_recheck_s
-        ):
-            self._served_reranker, self._reranker_at = self.store.ask_reranker(), now
-        return self._served_reranker
 
     def _logged(self, search_id: str) -> dict[str, Any] | None:
         rows = deliveries_of(self.store.engine, search_id)

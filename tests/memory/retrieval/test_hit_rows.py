@@ -120,7 +120,6 @@ def test_hit_cache_is_bounded_and_drops_written_rows():
 
 
 def test_no_reranker_is_asked_again_at_most_every_recheck_interval(url):
-    from assay.memory.retrieval.store import RERANKER_RECHECK_S
     from assay.memory.retrieval.store import MemoryStore as RetrievalStore
 
     class Counting(RetrievalStore):
@@ -139,7 +138,7 @@ def test_no_reranker_is_asked_again_at_most_every_recheck_interval(url):
         store.search("w01 w02 w03", 3)
     assert store.asked == 1  # one registry read, not one per search
     store.answer = marker = object()  # a model deployed meanwhile
-    now[0] += RERANKER_RECHECK_S - 0.01
+    now[0] += store.settings.reranker_recheck_s - 0.01
     assert store.reranker is None and store.asked == 1
     now[0] += 0.02
     assert store.reranker is marker and store.asked == 2

@@ -53,12 +53,6 @@ from assay.storage import decode_json_texts, init_db, insert_ignore, make_engine
 
 __all__ = ["MemoryStore"]
 
-#: While no reranker is served, :attr:`MemoryStore.reranker` asks :meth:`MemoryStore.resolve_reranker`
-#: again at most this often (seconds): the question is a registry read (0.42 ms of every search,
-#: measured at 10,000 memories on a loaded host). 2 s is the registry's own pointer re-read
-#: (``RerankerSettings.registry_check_s``): a first deployment is followed as fast as a swap.
-RERANKER_RECHECK_S = 2.0
-
 
 class MemoryStore:
     """A persistent agent memory with composite retrieval and a delivery log.
@@ -114,18 +108,11 @@ class MemoryStore:
     @property
     def reranker(self) -> Reranker | None:
         """The reranker this store serves, or ``None`` (the composite ranks): the one passed in, else
-        :meth:`resolve_reranker`, asked again at most every :data:`RERANKER_RECHECK_S` seconds
-        until it names one."""
+        :meth:`resolve_reranker`, asked again at most every ``settings.reranker_recheck_s`` seconds
+        until it names one (then kept for the store's life)."""
         if self._reranker is None and (
-            self._reranker_asked is None or self._clock() - self._reranker_asked >= RERANKER_RECHECK_S
+            self._reranker_asked is None or self._clock() - self._reranker_asked >= self.settings.reranker_recheck_s
         ):
-            return self.ask_reranker()
-        return self._reranker
-
-    def ask_reranker(self) -> Reranker | None:
-        """:attr:`reranker`, asking :meth:`resolve_reranker` now while none is served (for a caller
-        with its own timer: the memory server's ``reranker_recheck_s``)."""
-        if self._reranker is None:
             self._reranker = self.resolve_reranker()
             self._reranker_asked = self._clock()
         return self._reranker
