@@ -3,6 +3,12 @@
 This is the call a service makes inline before shipping a memo, so the timing includes
 building the snapshot index (no reuse across calls). Baseline measured in the same run:
 claim extraction alone (the part every checker must do), so the ratio shows what matching adds.
+Built per call (``check_answer(memo, snapshot)``, no ``index=``): the :class:`SnapshotIndex`
+(lazy: the cited facts' candidates and the vocabulary's ``(label, period)`` key; the vocabulary
+itself is memoised by content), the memo's claims (masking, word index, numbers, unchecked
+spans, sentences) and each sentence's context (periods, line items, sign and sum words). A
+service gating many memos against one snapshot passes ``index=IndexCache().get(snapshot)``;
+here every memo has its own snapshot (other fact values), so nothing of it is reused.
 
 The reported figure is **a memo the gate has never seen**: 2,000 distinct memos (seeds: other
 fact values, other filler, other facts stated), each gated once, after a warm-up on 200 other

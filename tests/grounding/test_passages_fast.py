@@ -21,3 +21,36 @@ def test_property_header_and_per_share_prechecks_are_necessary(parts):
         assert p._may_hold(line, p._HEADER_WORDS)
     if p._PER_SHARE.search(line):
         assert p._may_hold(line, p._PER_SHARE_WORDS)
+
+
+_SCALE_PARTS = [
+    "million", "Millions", "BILLION", "thousands", "Thousand", "millionaire", "xmillion", "_million", "million2",
+    "thousandths", "billions.", "(in millions)", "$2.1 billion", "|", " ", "-", "\n", "ſ", "\u212a", "mıllion", "9",
+]  # fmt: skip
+
+
+def _scales_reference(passage: str) -> frozenset[float]:
+    """What ``parse_passages`` computed before the ASCII fast path: every match of the ``re.I`` pattern
+    (by the word's first letter: "mıllion", "thouſand" match it too)."""
+    return frozenset({"t": 1e3, "m": 1e6, "b": 1e9}[m.group(1)[0].lower()] for m in p._SCALE_NAMED.finditer(passage))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(_SCALE_PARTS), max_size=8), st.sampled_from(["", " "]))
+def test_property_scales_named_equals_the_case_insensitive_scan(parts, sep):
+    passage = sep.join(parts)
+    assert p._scales_named(passage) == _scales_reference(passage)
+
+
+def test_scales_named_examples():
+    assert p._scales_named("Revenue (in millions) | 2019\n$2.1 Billion total") == frozenset({1e6, 1e9})
+    assert p._scales_named("millionaire thousandths xmillion _million") == frozenset()
+    assert p._scales_named("million2 THOUSANDS") == frozenset({1e3})  # "million2" is one token: no word boundary
+    assert p._scales_named("über 5 millions") == frozenset({1e6})  # non-ASCII: the re.I scan
+
+
+def test_scale_word_with_a_dotless_i_is_read_not_a_crash():
+    # found by the property test above: "mıllion" matches the re.I pattern and was looked up as
+    # "mıllion" (a KeyError out of parse_passages, so out of an uncited gate on such a page)
+    assert p._scales_named("in mıllions") == frozenset({1e6})
+    assert p._scales_named("thouſand") == frozenset({1e3})

@@ -47,4 +47,7 @@ def _blank_unless_fraction(m: re.Match[str]) -> str:
 
 _ID_SEP = re.compile(r"[,;]")
 _DEFAULT = re.compile(DEFAULT_CITATION_PATTERN)
-_DATE_HINT = re.compile(r"\d[/\-.]\d")
+#: What every match of :data:`~assay.claims.patterns.NUMERIC_DATE` holds (its three forms: ``d-d``
+#: or ``d/d``, or ``d.dd`` then a second separator), so a text without it is not scanned for dates;
+#: a decimal ("4,753.6") is no hint (issue 15 speed: the date pass was 3% of reading a memo).
+_DATE_HINT = re.compile(r"\d[/\-]\d|\d\.\d{1,2}[/\-.]\d")

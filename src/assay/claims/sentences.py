@@ -72,10 +72,15 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
         word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
-        if word and _INITIAL.search(masked, max(0, m.start() - 40), m.start() + 1):
-            continue  # "Richard S. Hill": a capitalised name's initial
+        if (
+            word
+            and "A" <= masked[m.start() - 1] <= "Z"
+            and _INITIAL.search(masked, max(0, m.start() - 40), m.start() + 1)
+        ):
+            continue  # "Richard S. Hill": a capitalised name's initial (its "[A-Z]\.$" pre-checked)
         cuts.append(m.end())
-    cuts.extend(m.end() for m in _NEWLINES.finditer(masked))
+    if "\n" in masked:  # (a C-level pre-check of the scan below: most answers are one paragraph)
+        cuts.extend(m.end() for m in _NEWLINES.finditer(masked))
     cuts = sorted(set(cuts)) + [len(text)]
     spans: list[tuple[int, int]] = []
     for a, b in pairwise(cuts):

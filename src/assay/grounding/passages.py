@@ -35,6 +35,9 @@ _PER_SHARE_WORDS = ("per", "eps")
 #: The English scale words a passage names (a number of it copied with one of them: its scale).
 _SCALE_NAMED = re.compile(r"\b(thousand|million|billion)s?\b", re.I)
 _SCALE_NAMES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SCALE_BY_HEAD = {w[0]: v for w, v in _SCALE_NAMES.items()}
+#: Each scale word of :data:`_SCALE_NAMED` on lowered ASCII text: ``\bWs?\b``, the word first (a literal prefix).
+_SCALE_TOKEN = {w: re.compile(w + r"(?<!\w" + w + r")s?\b") for w in _SCALE_NAMES}
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 
 
@@ -57,7 +60,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     rows: list[tuple[Candidate, ...]] = []
     for pi, passage in enumerate(sources):
         scale = 1.0
-        named = frozenset(_SCALE_NAMES[m.group(1).lower()] for m in _SCALE_NAMED.finditer(passage))
+        named = _scales_named(passage)
         row: list[Candidate] = []
         row_label = ""
         by_line = _quantities_by_line(passage)
@@ -84,6 +87,17 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if row:
             rows.append(tuple(row))
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _scales_named(passage: str) -> frozenset[float]:
+    """The scales of the scale words ``passage`` names (:data:`_SCALE_NAMED`). On an ASCII passage,
+    per word: a substring test of the lowered text, then the word's token pattern on it (the word
+    first: sre finds it as a literal prefix in C; ``\\b(…)s?\\b`` under ``re.I`` tried every position, 4% of
+    parsing a TAT-QA context) — the same set, since two matches (whole tokens) never overlap."""
+    if not passage.isascii():  # by the word's first letter: "mıllion" matches under re.I (was a KeyError)
+        return frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))
+    low = passage.lower()
+    return frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)
 
 
 def _may_hold(line: str, words: tuple[str, ...]) -> bool:
