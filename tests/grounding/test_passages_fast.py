@@ -54,3 +54,10 @@ def test_scale_word_with_a_dotless_i_is_read_not_a_crash():
     # "mıllion" (a KeyError out of parse_passages, so out of an uncited gate on such a page)
     assert p._scales_named("in mıllions") == frozenset({1e6})
     assert p._scales_named("thouſand") == frozenset({1e3})
+
+
+def test_a_scale_header_with_a_dotless_i_is_read_not_a_crash():
+    # the same KeyError at the header rule: "(in mıllions)" matches _HEADER under re.I
+    got = p.parse_passages(["Revenue (in m\u0131llions)\nTotal | 5.2"])
+    plain = p.parse_passages(["Revenue (in millions)\nTotal | 5.2"])
+    assert [c.value for c in got.direct] == [c.value for c in plain.direct] and got.direct

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
-from assay.facts import SCALE_WORDS
 from assay.grounding.candidates import Candidate, Dim
 
 __all__ = ["PassageNumbers", "parse_passages"]
@@ -67,7 +66,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         for li, line in enumerate(passage.splitlines(), start=1):
             h = _HEADER.search(line) if len(line) < 160 and _may_hold(line, _HEADER_WORDS) else None
             if h:
-                scale = SCALE_WORDS[h.group(1).lower()]
+                scale = _SCALE_BY_HEAD[h.group(1)[0].lower()]  # by its first letter: "in mıllions" matches re.I
             stripped = line.strip()
             if not stripped:
                 continue
