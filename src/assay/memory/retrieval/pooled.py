@@ -203,12 +203,13 @@ def pooled_rows(
     out = ~_member(hit_rows, np.sort(p_rows)) if hit_rows.size else np.zeros(0, dtype=bool)
     x_rows, x_kw = hit_rows[out], hit_kw[out]
     x_scope = index.scope_component(x_rows, scope)
-    need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
-    x_rows, x_kw, x_scope = x_rows[need], x_kw[need], x_scope[need]
+    x_rest = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
+    need = x_rest >= lim
+    x_rows, x_kw, x_scope, x_rest = x_rows[need], x_kw[need], x_scope[need], x_rest[need]
     x_sim = index._cosines(x_rows, q) if x_rows.size else np.zeros(0)
     got = None
     if trig_scope and scoped is not None and code is not None:  # the scope's own pool, its bound met
-        x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
+        x_score = w_sim * x_sim + x_rest
         taken = np.sort(np.concatenate([p_rows, hit_rows]))
         known = np.concatenate([p_score, x_score])
         got = _scope_pool(index, q, scoped, code, sel, depth, known, taken, w, w_sim, floor, extra, now, half_life_days)
@@ -232,13 +233,10 @@ def pooled_rows(
     sim_all = np.concatenate([p_sim, x_sim])
     if probe_pool is not None:  # the probe's rows outside the scope and the hits must not reach the top depth
         outside = p_score[(p_scope == 0) & (p_kw == 0)]
-        x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
-        scores = np.concatenate([p_score, x_score])
-        thr_all = (
-            float(np.partition(scores, scores.size - depth)[scores.size - depth]) if scores.size >= depth else -np.inf
-        )
-        if outside.size and float(outside.max()) >= thr_all - POOL_SLACK:
-            return pooled_rows(
+        top = float(outside.max()) + POOL_SLACK if outside.size else np.inf
+        x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) if outside.size else x_sim
+        if outside.size and np.count_nonzero(p_score > top) + np.count_nonzero(x_score > top) < depth:
+            return pooled_rows(  # fewer than depth rows above the best probed one: it reaches the top depth
                 index,
                 q,
                 dense_pool,
