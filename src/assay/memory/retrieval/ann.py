@@ -13,14 +13,19 @@ bound cannot rule out (keyword hits, a small query scope; a large one has its ow
 the graph's top ``N`` is the true top ``N``, i.e. up to the graph's recall. Measured
 (``benchmarks/bench_ann_scale.py --million``: 1,000,000 × 384 clustered, composite top-10 vs
 the exact path, 200 queries per kind, M 32 / ef_construction 200, ef 100, probe 16, scope pool
-32, a 2-core host at load ≈ 5, one sweep): recall@10 0.994 / 1.0 / 1.0 for plain, scoped and
-keyword queries, CPU p50 1.3–1.8 / 1.4–2.0 / 2.1–3.5 ms (ef 200, no probe: 2.2 / 3.6 / 5.9). Graph 1,812 MB (the vectors alone
-1,536 MB), built in 3,060 s on 2 threads; its M 16 / 100 predecessor plateaued at recall 0.984
-with nodes the search could not reach. At 100,000 (scopes of 2,000, scanned): recall@10 1.0 for every kind, CPU p50 1.5 / 2.4 / 2.7 ms. Where the time goes (cProfile
-and per-part CPU p50 at 1,000,000, load 4–6): the global graph's search is most of a plain
-query (1.10 ms at ef 100, 1.38 at ef 200); a scoped query adds its scope graph's (0.26 ms at
-32 rows); a keyword query adds the exact cosines of its ~1,000 posting hits (a gather of
-1.5 MB: 0.55–0.65 ms), and the Python around them is 0.4–0.6 ms. On PostgreSQL with
+32, a 2-core host at load 1–2.6, two runs): recall@10 0.994 / 1.0 / 1.0 for plain, scoped and
+keyword queries; p50 1.37 / 1.45 / 2.13 ms and 1.15 / 1.53 / 2.29 ms (CPU within 0.01 ms of it)
+against 224–312 ms exact — plain and scoped within the issue's 2 ms, keyword not (ef 200 without
+the probe: 2.2 / 3.6 / 5.9 ms CPU). Graph 1,812 MB (the vectors alone 1,536 MB), built in
+3,060 s on 2 threads of a loaded host, plus 36 MB per 20,000-row scope graph; its M 16 / 100
+predecessor plateaued at recall 0.984 with nodes the search could not reach. At 100,000 (graph
+181 MB, 407 s on 2 threads at load 5; scopes of 2,000 rows are scanned): recall@10 1.0 for
+every kind, p50 1.16 / 1.77 / 2.09 ms against 22 ms exact. Where the time goes (cProfile and
+per-part CPU p50 at 1,000,000): the global graph's search is most of a plain query (1.10 ms
+at ef 100, 1.38 at ef 200); a scoped query's probe and scope graph take 0.3–0.45 ms each; a
+keyword query adds the exact cosines of its ~1,000 posting hits (a gather of 1.5 MB from
+DRAM: 0.54–0.57 ms; in cache-sized chunks 0.61 ms, from an int8 copy 0.46 ms before the exact
+pass it would still need, from a float16 one 1.8 ms), and the Python around them is ≈ 0.5 ms. On PostgreSQL with
 pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
