@@ -185,11 +185,20 @@ class MemorySettings:
       1,812 MB instead of 1,685 MB and a build of 3,060 s on 2 threads of a loaded host (M 16:
       523 s on a quiet one) — paid once, then only new rows are added. ``ann_threads``: build
       threads, 1 (a shared host; the build is paid once).
-    - ``ann_ef_search``: HNSW search beam (hnswlib's ``ef``: ≥ k, higher = more accurate and
-      slower), used as ``max(ann_ef_search, pool asked for)``. 200 (= the pool): at 100,000
-      clustered vectors recall@10 1.0 with p50 1.06 / 1.60 / 1.91 ms (plain / scoped / keyword),
-      where 400 cost +0.6 ms at the same recall; at 1,000,000 (M 16) recall@10 was 0.971 at 200
-      and 0.985 at 800 (plain) — the graph limited it, not the beam (see ``ann_m``).
+    - ``ann_ef_search``: HNSW search beam of the global graph (hnswlib's ``ef``: ≥ k, higher =
+      more accurate and slower), used as ``max(ann_ef_search, pool asked for)``. 100: at
+      1,000,000 clustered 384-d vectors (M 32 / 200, ``benchmarks/bench_ann_scale.py
+      --million``, 200 queries, plain composite top-10 vs the exact path) recall@10 was 0.9675
+      at ef 64, 0.994 at 100, 0.997 at 128 and 0.9995 at 200; the graph's top 64 cost 0.87 / 1.10
+      / 1.38 ms of CPU p50 at ef 64 / 100 / 200 on a host at load 4 (2 cores): 100 is the
+      narrowest beam above 0.99 and leaves the plain ranking ≈ 1.4 ms CPU where 200 took 2.2.
+    - ``ann_ef_probe``: the narrower beam of the global graph's *probe*, asked first by a query
+      whose large scope has its own graph (:mod:`assay.memory.retrieval.pooled`: there the
+      global pool only has to show that no row outside the scope and the keyword hits reaches
+      the top k; when a probed row does, the query is ranked again at ``ann_ef_search``). 16:
+      same benchmark, scoped and keyword recall@10 1.0 at probe beams 16, 24, 32 and 200, the
+      scoped query's CPU p50 1.44 ms at 16 against 1.92 at 32 and 3.42 at 200 (one run each,
+      load 4–6).
     """
 
     embedder: Literal["minilm", "hashing"] = "minilm"
@@ -218,7 +227,8 @@ class MemorySettings:
     ann_m: int = 32
     ann_ef_construction: int = 200
     ann_threads: int = 1
-    ann_ef_search: int = 200
+    ann_ef_search: int = 100
+    ann_ef_probe: int = 16
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -253,8 +263,10 @@ class MemorySettings:
             raise ValueError(f"max_k must be an integer >= 1, got {self.max_k!r}")
         if self.ann_threshold is not None and self.ann_threshold < 1:
             raise ValueError(f"ann_threshold must be >= 1 or None, got {self.ann_threshold}")
-        if self.ann_m < 2 or self.ann_ef_construction < 1 or self.ann_threads < 1 or self.ann_ef_search < 1:
-            raise ValueError("ann_m must be >= 2, ann_ef_construction, ann_threads and ann_ef_search >= 1")
+        if self.ann_m < 2 or min(self.ann_ef_construction, self.ann_threads, self.ann_ef_search, self.ann_ef_probe) < 1:
+            raise ValueError(
+                "ann_m must be >= 2, ann_ef_construction, ann_threads, ann_ef_search and ann_ef_probe >= 1"
+            )
 
     def with_(self, **changes: object) -> MemorySettings:
         """A copy with ``changes`` applied (validated again)."""

@@ -143,3 +143,38 @@ def test_a_large_scope_gets_its_own_graph_kept_in_sync(monkeypatch):
     assert index.scope_moves == 1 and ranks(vecs[0], "s1", pool)[0] == 0
     assert pool.scoped(vecs[0], 5, code).rows[0] == 0
     assert 0 in graph.scopes[code]._g.get_ids_list() and len(graph.scopes[code]) == 202
+
+
+def test_a_scoped_query_probes_the_global_graph_and_falls_back_to_the_full_beam(monkeypatch):
+    import assay.memory.retrieval.pooled as pooled_module
+    from assay.memory.retrieval.index import MemoryIndex
+
+    rng = np.random.default_rng(13)
+    centres = rng.standard_normal((4, DIM)) * 3
+    which = rng.integers(0, 4, 3000)
+    vecs = centres[which] + 0.35 * rng.standard_normal((3000, DIM))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    index = MemoryIndex()
+    index.upsert(_index_rows(vecs, [f"c{c}" for c in which]))  # a scope per cluster
+    settings = default_settings(embedder="hashing", ann_threshold=1)
+    pool = ann_source(index, settings)
+    monkeypatch.setattr(pooled_module, "SCOPE_SCAN", 50)  # ~750-row scopes: each gets its own graph
+    beams: list[tuple[int | None, int | None]] = []
+    search = AnnIndex.search
+    monkeypatch.setattr(
+        AnnIndex, "search", lambda g, ix, q, n, ef=None: beams.append((g.scope_code, ef)) or search(g, ix, q, n, ef)
+    )
+
+    def ranks(q: np.ndarray, scope: str, dense_pool) -> list[int]:
+        got = index.rank(
+            "note", q, 10, weights=settings.weights, scope=scope, now=0.0, half_life_days=30.0, dense_pool=dense_pool
+        )
+        return [r.row for r in got]
+
+    q = vecs[int(np.flatnonzero(which == 1)[0])]
+    code = index._scope_codes["c1"]
+    assert ranks(q, "c1", pool) == ranks(q, "c1", None)  # the query's own cluster: the probe settles it
+    assert beams == [(None, settings.ann_ef_probe), (code, None)]
+    beams.clear()  # another cluster's scope: its rows lose to the query's cluster, ranked at the full beam
+    assert ranks(q, "c2", pool) == ranks(q, "c2", None)
+    assert beams[0] == (None, settings.ann_ef_probe) and (None, None) in beams[1:]

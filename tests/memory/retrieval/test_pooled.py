@@ -90,6 +90,20 @@ class _ExactScopedPool:
         return DensePool(np.asarray(index.seqs)[rows], sims[order], rows if self.with_rows else None)
 
 
+class _ProbedPool(_ExactScopedPool):
+    """With the graph's ``probe``: the exact pool missing its ``drop`` nearest rows (a narrow
+    beam that lost them; ``drop`` 0: an exact probe)."""
+
+    def __init__(self, index: MemoryIndex, calls: list[int], with_rows: bool, drop: int = 0):
+        super().__init__(index, calls, with_rows)
+        self.drop, self.probe_calls = drop, []
+
+    def probe(self, q: np.ndarray, size: int) -> DensePool:
+        self.probe_calls.append(size)
+        got = _exact_pool(self.index, [], self.with_rows)(q, size + self.drop)
+        return DensePool(*(None if x is None else x[self.drop :] for x in got))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -108,7 +122,9 @@ def test_the_pooled_ranking_is_the_full_scans(seed, n, updates, n_queries):
             [r._replace(seq=int(p) + 1, id=index.ids[p], vector=None) for r, p in zip(again, pick, strict=False)]
         )
     calls: list[int] = []
-    if seed % 3 == 0:  # a source with per-scope pools (the in-process graph)
+    if seed % 6 == 0:  # a source with per-scope pools and an (exact) probe: the in-process graph
+        pool = _ProbedPool(index, calls, with_rows=bool(seed % 4))
+    elif seed % 3 == 0:  # a source with per-scope pools
         pool = _ExactScopedPool(index, calls, with_rows=bool(seed % 2))
     else:
         pool = _exact_pool(index, calls, with_rows=bool(seed % 2))
@@ -190,6 +206,40 @@ def test_a_large_scope_is_ranked_from_its_own_pool_not_a_scan(monkeypatch):
             assert calls == [200]
     assert pool.scoped_calls and not scanned  # the scope's pool, never a scan of the scope
     assert pool.scoped_calls.count(20) < len(pool.scoped_calls)  # and its bound asked again at times
+
+
+def test_the_probe_decides_only_when_the_scope_and_the_hits_do(monkeypatch):
+    rng = np.random.default_rng(9)
+    index = MemoryIndex()
+    rows = _rows(rng, 6000)
+    q = rng.normal(size=DIM).astype(np.float32)
+    q /= np.linalg.norm(q)
+    far = -q  # the scope "near" holds the query's best matches, the scope "far" only its worst
+    index.upsert(
+        [
+            r._replace(scope="near", vector=(q + 0.3 * r.vector) / np.linalg.norm(q + 0.3 * r.vector))
+            if i % 12 == 0 and r.vector is not None
+            else r._replace(scope="far", vector=far)
+            if i % 12 == 1
+            else r
+            for i, r in enumerate(rows)
+        ]
+    )
+    monkeypatch.setattr(pooled_module, "SCOPE_SCAN", 100)  # 500 rows each: large scopes, their own pools
+    kw = dict(weights=Weights(scope=0.3), now=NOW, half_life_days=30.0)
+    # the scope's rows decide the top 10: the probe (missing its 3 nearest rows, of the scope)
+    # is enough, the scope's rows coming from the scope's own pool
+    calls: list[int] = []
+    pool = _ProbedPool(index, calls, with_rows=True, drop=3)
+    pooled = index.rank("note", q, 10, dense_pool=pool, scope="near", **kw)
+    assert_same_ranking(pooled, index.rank("note", q, 40, scope="near", **kw), 10)
+    assert pool.probe_calls == [200] and calls == [] and pool.scoped_calls
+    # rows outside the scope decide it: the lossy probe's rows reach the top 10, ranked again at the full beam
+    calls.clear()
+    pool = _ProbedPool(index, calls, with_rows=True, drop=3)
+    pooled = index.rank("note", q, 10, dense_pool=pool, scope="far", **kw)
+    assert_same_ranking(pooled, index.rank("note", q, 40, scope="far", **kw), 10)
+    assert pool.probe_calls == [200] and calls == [200]
 
 
 @settings(max_examples=50, deadline=None)

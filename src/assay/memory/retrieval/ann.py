@@ -3,20 +3,29 @@
 On the numpy path (SQLite; PostgreSQL without pgvector) every search scores every candidate's
 cosine — O(n·dim), ~9 ms at 100,000 × 384. Above ``MemorySettings.ann_threshold`` memories,
 :func:`ann_source` hands :meth:`~assay.memory.retrieval.index.MemoryIndex.rank` a ``dense_pool``
-backed by an HNSW graph instead: the graph proposes the ``N = max(depth, 64)`` nearest
-vectors (row positions; :attr:`GraphPool.pool_size`, 4× more when the bound asks), their
-cosines are recomputed exactly here (numpy, the index's own float32 vectors), and the index's
-pooled ranking (:mod:`assay.memory.retrieval.pooled`, the same code path as pgvector's) scores
-the composite over the pooled rows plus the few the pool's bound cannot rule out (keyword hits,
-a small query scope; a large one has its own graph, below) — O(N + keyword hits) per query, not
-O(n). Rankings therefore equal the exact path's whenever the graph's top ``N`` is the true top
-``N``, i.e. up to the graph's recall (``benchmarks/bench_ann_scale.py``, 1,000,000 × 384
-clustered, composite top-10 vs the exact path, a host loaded 2–4× its 2 cores: recall@10
-0.9995 / 1.0 / 1.0 for plain, scoped and keyword queries at ``ef`` 200 over 200 queries each
-(0.997 / 1.0 / 1.0 at ef 100 over 100); p50 2.6 / 3.7 / 9.8 ms vs 400–530 ms exact, one run;
-graph 1,812 MB, built in 3,060 s on 2 threads at M 32 / ef_construction 200, whose M 16 / 100
-predecessor plateaued at recall 0.984 with nodes the search could not reach; at 100,000 recall
-1.0 for every kind). On PostgreSQL with
+backed by an HNSW graph instead: the graph proposes the ``N = max(depth, 16)`` nearest
+vectors (row positions; :attr:`GraphPool.pool_size`, 4× more when the bound asks) at the beam
+``MemorySettings.ann_ef_search``, their cosines are recomputed exactly here (numpy, the index's
+own float32 vectors), and the index's pooled ranking (:mod:`assay.memory.retrieval.pooled`, the
+same code path as pgvector's) scores the composite over the pooled rows plus the few the pool's
+bound cannot rule out (keyword hits, a small query scope; a large one has its own graph, below)
+— O(N + keyword hits) per query, not O(n). Rankings therefore equal the exact path's whenever
+the graph's top ``N`` is the true top ``N``, i.e. up to the graph's recall. Measured
+(``benchmarks/bench_ann_scale.py --million``: 1,000,000 × 384 clustered, composite top-10 vs
+the exact path, 200 queries per kind, M 32 / ef_construction 200, ef 100, probe 16, scope pool
+32, a 2-core host at load 1–2.6, two runs): recall@10 0.994 / 1.0 / 1.0 for plain, scoped and
+keyword queries; p50 1.37 / 1.45 / 2.13 ms and 1.15 / 1.53 / 2.29 ms (CPU within 0.01 ms of it)
+against 224–312 ms exact — plain and scoped within the issue's 2 ms, keyword not (ef 200 without
+the probe: 2.2 / 3.6 / 5.9 ms CPU). Graph 1,812 MB (the vectors alone 1,536 MB), built in
+3,060 s on 2 threads of a loaded host, plus 36 MB per 20,000-row scope graph; its M 16 / 100
+predecessor plateaued at recall 0.984 with nodes the search could not reach. At 100,000 (graph
+181 MB, 407 s on 2 threads at load 5; scopes of 2,000 rows are scanned): recall@10 1.0 for
+every kind, p50 1.16 / 1.77 / 2.09 ms against 22 ms exact. Where the time goes (cProfile and
+per-part CPU p50 at 1,000,000): the global graph's search is most of a plain query (1.10 ms
+at ef 100, 1.38 at ef 200); a scoped query's probe and scope graph take 0.3–0.45 ms each; a
+keyword query adds the exact cosines of its ~1,000 posting hits (a gather of 1.5 MB from
+DRAM: 0.54–0.57 ms; in cache-sized chunks 0.61 ms, from an int8 copy 0.46 ms before the exact
+pass it would still need, from a float16 one 1.8 ms), and the Python around them is ≈ 0.5 ms. On PostgreSQL with
 pgvector, pgvector's HNSW stays the index.
 
 Why hnswlib (over usearch or faiss): in the issue's measurement on 100,000 × 384 clustered
@@ -38,11 +47,17 @@ global order, where the global graph's recall is poor; a scope with more rows th
 :data:`~assay.memory.retrieval.pooled.SCOPE_SCAN` therefore gets its own graph over its rows
 (:meth:`AnnIndex.scope_graph`, built on the first query that needs it, synced like the global
 one, started again after a row changed scope in place: ``MemoryIndex.scope_moves``), asked
-through :meth:`GraphPool.scoped` with the beam ``ef`` = the pool asked for (≥ ``SCOPE_POOL`` = 64:
+through :meth:`GraphPool.scoped` with the beam ``ef`` = the pool asked for (≥ ``SCOPE_POOL`` = 32:
 on a 20,000-row scope graph its top 10 was recalled fully at ef 32, 64, 100 and 200, 200 queries,
 1,000,000-row benchmark data). Before them, at 1,000,000 rows the scoped and keyword queries
 grew the global pool to 800–1,000 and still lost the scope rows the graph missed there (recall@10
-0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``).
+0.975 / 0.980 at any ``ef_search``: the pool size, not the beam, set ``ef``). Such a query asks
+the global graph first through :meth:`GraphPool.probe`, at the narrow beam ``ann_ef_probe``:
+its rows only have to show that nothing outside the scope and the hits reaches the top ``depth``
+(:class:`~assay.memory.retrieval.pooled.ProbePool`); when one does, the query is ranked again
+at the full beam. A query whose scope is small enough to be scanned does not probe: at
+100,000 rows (scopes of 2,000, a handful of them near the query) the scope rarely settles the
+top 10 alone, and probe + re-run took 3.4 ms of CPU p50 against 2.4 ms for the full beam.
 
 Memory: hnswlib keeps its own copy of the vectors plus ``2·M`` links per element (≈ 1.8 kB per
 384-d memory at M = 32), and each per-scope graph the same again for its rows (a 20,000-row
@@ -132,14 +147,16 @@ class AnnIndex:
         self._g.add_items(index._vec[pos], pos)
         return int(pos.size)
 
-    def search(self, index: MemoryIndex, q: np.ndarray, n: int) -> DensePool:
+    def search(self, index: MemoryIndex, q: np.ndarray, n: int, ef: int | None = None) -> DensePool:
         """The graph's ``n`` nearest rows to unit vector ``q``, re-scored exactly (numpy cosine of
-        the index's vectors), best first, as store keys and similarities."""
+        the index's vectors), best first, as store keys and similarities; the beam is
+        ``max(n, ef or self.ef_search)``."""
         k = min(n, len(self))
         if k == 0:
             return DensePool(np.zeros(0, dtype=np.int64), np.zeros(0))
-        self._g.set_ef(max(k, self.ef_search))
-        labels, _dist = self._g.knn_query(q.reshape(1, -1), k=k)
+        self._g.set_ef(max(k, ef or self.ef_search))
+        # one query: one thread (hnswlib starts ``num_threads`` std::threads per call otherwise)
+        labels, _dist = self._g.knn_query(q.reshape(1, -1), k=k, num_threads=1)
         pos = labels[0].astype(np.int64)
         assert index._vec is not None
         sims = (index._vec[pos] @ q).astype(np.float64)
@@ -169,18 +186,30 @@ class GraphPool:
 
     #: The first pool asked of the graph (``MemoryIndex.rank`` takes it over ``pgvector_candidates``):
     #: the pooled bound asks 4× more when it cannot rule the rest out, keyword hits are scored
-    #: exactly and a large scope has its own graph, so for the reference weights a pool of 64
-    #: settles the top 10; the graph is searched at ``ef = max(64, ann_ef_search)`` all the same.
-    pool_size = SCOPE_POOL
+    #: exactly and a large scope has its own graph, so for the reference weights a pool a little
+    #: deeper than the top 10 settles it (the 16th similarity below the 10th); the beam, not the
+    #: pool, sets the graph's cost and recall (``ef = max(16, ann_ef_search)``), and 16 rows
+    #: re-scored cost a quarter of 64.
+    pool_size = 16
 
-    def __init__(self, index: MemoryIndex, graph: AnnIndex):
-        self.index, self.graph = index, graph
+    def __init__(self, index: MemoryIndex, graph: AnnIndex, ef_probe: int = 32):
+        self.index, self.graph, self.ef_probe = index, graph, ef_probe
 
     def __call__(self, q: np.ndarray, n: int) -> DensePool | None:
         self.graph.sync(self.index)
         if len(self.graph) < n:  # fewer vectors than asked: the pool would be every vector; numpy is exact
             return None
         return self.graph.search(self.index, q, n)
+
+    def probe(self, q: np.ndarray, n: int) -> DensePool | None:
+        """The global graph's top ``n`` at the narrow beam ``ef_probe``
+        (:class:`~assay.memory.retrieval.pooled.ProbePool`: asked first by a query whose large
+        scope has its own graph; ranked again from :meth:`__call__` when a probed row
+        matters)."""
+        self.graph.sync(self.index)
+        if len(self.graph) < n:
+            return None
+        return self.graph.search(self.index, q, n, ef=self.ef_probe)
 
     def scoped(self, q: np.ndarray, n: int, code: int) -> DensePool | None:
         """The top ``n`` of scope ``code`` (fewer: all of its vectors) from that scope's graph."""
@@ -209,4 +238,4 @@ def ann_source(index: MemoryIndex, settings: MemorySettings) -> GraphPool | None
         )
     if state is False:
         return None
-    return GraphPool(index, state)
+    return GraphPool(index, state, settings.ann_ef_probe)

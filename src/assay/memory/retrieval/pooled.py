@@ -23,6 +23,14 @@ candidates. :func:`pooled_rows` applies that bound without touching every row:
   every scope could still reach ``thr`` (large confidence/recency weights, near-ties at the
   floor) the caller scores every candidate (``None``).
 
+The probe: for a query whose large scope has its own pool, the global pool's only task is to show
+that no row outside the scope and the keyword hits reaches the top ``depth`` (that row must beat
+the scope's best by ``w_scope`` in weighted similarity). A source with a ``probe`` (the graph:
+the same HNSW search with a narrower beam) is asked that first; when a probed row outside the
+scope and the hits does reach the final top ``depth`` (a query whose scope holds no good match
+ranks like an unscoped one), the query is ranked again from the full-beam pool, so the probe's
+lower recall bears only on queries whose top ``depth`` it leaves to the scope and the hits.
+
 A scope's own pool matters for an approximate source: the scope's top ``depth`` lies deep in
 the global order (a scope of 1/50 of the rows: its 10th best is near global rank 500), and a
 graph's recall of a deep pool at ``ef = N`` is poor — at 1,000,000 clustered vectors the scoped
@@ -45,7 +53,7 @@ import numpy as np
 
 from assay.memory.retrieval.columns import recency_of
 
-__all__ = ["DensePool", "Pooled", "ScopedPool", "pooled_rows", "POOL_MAX", "POOL_SLACK", "SCOPE_POOL"]
+__all__ = ["DensePool", "Pooled", "ProbePool", "ScopedPool", "pooled_rows", "POOL_MAX", "POOL_SLACK", "SCOPE_POOL"]
 
 #: At most this many memories are asked of a pool (pgvector's ``hnsw.ef_search`` bound).
 POOL_MAX = 1000
@@ -59,8 +67,11 @@ POOL_SLACK = 1e-5
 SCOPE_SCAN = 4096
 
 #: A large scope's own dense pool is first asked for this many rows (at least ``2·depth``): its
-#: bound needs rows beyond the top ``depth`` to rise above the scope's floor.
-SCOPE_POOL = 64
+#: bound needs rows beyond the top ``depth`` to rise above the scope's floor. 32 (the in-process
+#: scope graph's beam too): at 1,000,000 rows (scopes of 20,000, ``bench_ann_scale.py
+#: --million``, 200 queries) scoped and keyword recall@10 was 1.0 at 32 and 64 and 0.999 at 20;
+#: the scope graph's top 32 cost 0.26 ms of CPU p50 against 0.50 ms for its top 64.
+SCOPE_POOL = 32
 
 #: The index these functions read (a :class:`~assay.memory.retrieval.index.MemoryIndex`; not
 #: imported: the index imports this module).
@@ -87,6 +98,16 @@ class ScopedPool(Protocol):
     def __call__(self, q: np.ndarray, n: int, code: int, /) -> DensePool | None: ...
 
 
+class ProbePool(Protocol):
+    """The optional ``probe`` method of a dense pool: ``(query vector, N) ->`` the source's
+    ``N`` nearest memories found at a lower cost and recall (the in-process graph: a narrower
+    HNSW beam, ``MemorySettings.ann_ef_probe``), asked first by a query whose large scope has
+    its own pool (see the module docstring: such a query's top ``depth`` is decided by
+    its scope's rows and the keyword hits unless a row outside both reaches it)."""
+
+    def __call__(self, q: np.ndarray, n: int, /) -> DensePool | None: ...
+
+
 class Pooled(NamedTuple):
     """The rows that can reach the top ``depth`` (int64 positions) and their components: clipped
     similarity, keywords and scope (``None`` for the dense ranker), float64 each."""
@@ -111,6 +132,7 @@ def pooled_rows(
     prefilter: bool,
     now: float,
     half_life_days: float,
+    probe: bool = True,
 ) -> Pooled | None:
     """The candidates of ``index`` that can reach the top ``depth`` for unit query vector ``q``
     (see the module docstring), or ``None`` when the pool cannot rule enough out (the source is
@@ -118,6 +140,9 @@ def pooled_rows(
 
     ``query_terms``: the query's terms for the composite ranker, ``None`` for the dense one.
     ``weights``: :meth:`~assay.memory.config.Weights.as_dict`. ``now``: epoch seconds.
+    ``probe``: a query whose large scope has its own pool may ask the source's cheaper
+    ``dense_pool.probe`` first (:class:`ProbePool`); ``False``: never (the re-run after a probe
+    row reached the top ``depth``).
     """
     composite = query_terms is not None
     w = weights
@@ -142,8 +167,9 @@ def pooled_rows(
     scope_class = composite and not restrict and code is not None and w["scope"] > 0
     small = scope_class and index.candidate_count(scope=scope, restrict=True, prefilter=prefilter) <= SCOPE_SCAN
     scoped = getattr(dense_pool, "scoped", None) if scope_class and not small else None
+    probe_pool = getattr(dense_pool, "probe", None) if probe and scoped is not None else None
     while True:
-        pool = dense_pool(q, n_pool)
+        pool = (probe_pool or dense_pool)(q, n_pool)
         if pool is None or len(pool.seqs) < n_pool:  # gone, or the pool is every vector (n is small)
             return None
         rows = _positions(index, pool)
@@ -167,18 +193,23 @@ def pooled_rows(
             break
         if not trig_other and (small or scoped is not None):
             break  # scoring the scope's few rows, or asking the scope's own pool, beats a deeper pool
-        n_pool = min(POOL_MAX, 4 * n_pool)
+        n_pool, probe_pool = min(POOL_MAX, 4 * n_pool), None  # a deeper pool: at the source's full beam
     if trig_other:
         return None
+    if probe_pool is not None:  # the probe's floor bounds only the rows outside the scope and the hits
+        floor = 1.0 + POOL_SLACK
+        lim = thr - POOL_SLACK - w_sim * floor
+        trig_scope = extra + w["scope"] >= lim
     out = ~_member(hit_rows, np.sort(p_rows)) if hit_rows.size else np.zeros(0, dtype=bool)
     x_rows, x_kw = hit_rows[out], hit_kw[out]
     x_scope = index.scope_component(x_rows, scope)
-    need = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) >= lim
-    x_rows, x_kw, x_scope = x_rows[need], x_kw[need], x_scope[need]
+    x_rest = _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
+    need = x_rest >= lim
+    x_rows, x_kw, x_scope, x_rest = x_rows[need], x_kw[need], x_scope[need], x_rest[need]
     x_sim = index._cosines(x_rows, q) if x_rows.size else np.zeros(0)
     got = None
     if trig_scope and scoped is not None and code is not None:  # the scope's own pool, its bound met
-        x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days)
+        x_score = w_sim * x_sim + x_rest
         taken = np.sort(np.concatenate([p_rows, hit_rows]))
         known = np.concatenate([p_score, x_score])
         got = _scope_pool(index, q, scoped, code, sel, depth, known, taken, w, w_sim, floor, extra, now, half_life_days)
@@ -200,6 +231,26 @@ def pooled_rows(
         x_kw, x_scope = np.concatenate([x_kw, s_kw[keep]]), np.concatenate([x_scope, s_scope[keep]])
     rows_all = np.concatenate([p_rows, x_rows])
     sim_all = np.concatenate([p_sim, x_sim])
+    if probe_pool is not None:  # the probe's rows outside the scope and the hits must not reach the top depth
+        outside = p_score[(p_scope == 0) & (p_kw == 0)]
+        top = float(outside.max()) + POOL_SLACK if outside.size else np.inf
+        x_score = w_sim * x_sim + _rest(index, x_rows, x_kw, x_scope, w, now, half_life_days) if outside.size else x_sim
+        if outside.size and np.count_nonzero(p_score > top) + np.count_nonzero(x_score > top) < depth:
+            return pooled_rows(  # fewer than depth rows above the best probed one: it reaches the top depth
+                index,
+                q,
+                dense_pool,
+                n_pool=n_pool,
+                depth=depth,
+                weights=w,
+                query_terms=query_terms,
+                scope=scope,
+                restrict=restrict,
+                prefilter=prefilter,
+                now=now,
+                half_life_days=half_life_days,
+                probe=False,
+            )
     if not composite:
         return Pooled(rows_all, sim_all, None, None)
     return Pooled(rows_all, sim_all, np.concatenate([p_kw, x_kw]), np.concatenate([p_scope, x_scope]))

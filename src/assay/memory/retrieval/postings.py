@@ -77,9 +77,9 @@ class KeywordPostings:
         parts = [(r, x) for r, x in parts if r.size]
         if total <= 0.0 or not parts:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        if len(parts) == 1:
+        if len(parts) == 1:  # a term's rows are kept sorted (_term_rows)
             rows, x = parts[0]
-            return np.sort(rows), np.minimum(1.0, np.full(rows.size, 0.0 + x) / total)
+            return rows, np.minimum(1.0, np.full(rows.size, 0.0 + x) / total)
         flat = np.concatenate([r for r, _ in parts])
         weight = np.concatenate([np.full(r.size, x) for r, x in parts])
         rows, inverse = np.unique(flat, return_inverse=True)
@@ -87,8 +87,11 @@ class KeywordPostings:
         return rows, np.minimum(1.0, acc / total)
 
     def _term_rows(self, t: str) -> np.ndarray:
+        """The rows holding term ``t``, sorted (int64; cached until the term's rows change: a
+        read-only array, never written by a caller)."""
         arr = self._arrays.get(t)
         if arr is None:
-            arr = np.fromiter(self._rows.get(t, ()), dtype=np.int64)
+            arr = np.sort(np.fromiter(self._rows.get(t, ()), dtype=np.int64))
+            arr.flags.writeable = False
             self._arrays[t] = arr
         return arr
