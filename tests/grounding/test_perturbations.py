@@ -79,6 +79,18 @@ def test_period_swap_replaces_the_cited_year_by_another_snapshot_year():
     assert period_swap(same) is None  # the 2022 sentence would still be true
 
 
+def test_period_swap_never_names_a_period_the_sentence_already_names():
+    three = tuple(
+        {"id": f"G{y}", "label": "Goodwill impairment", "value": v, "unit": "USD", "period": str(y)}
+        for y, v in ((2019, 50.0), (2018, 27.0), (2017, 10.0))
+    )
+    case = Case(id="q", answer="Goodwill impairment rose by $23 between 2018 and 2019 [G2019, G2018].", facts=three)
+    p = period_swap(case)
+    assert p is not None and p.answer == "Goodwill impairment rose by $23 between 2017 and 2019 [G2019, G2018]."
+    two = Case(id="q", answer=case.answer, facts=three[:2])
+    assert period_swap(two) is None  # the only other year is named: "between 2019 and 2019" is no sentence
+
+
 def test_label_swap_uses_another_line_item_of_the_same_unit():
     p = label_swap(_case("Total net sales were $383.3 billion [F1]."))
     assert p is not None and p.answer == "Net income were $383.3 billion [F1]."

@@ -16,8 +16,10 @@ or the change would not make the answer wrong). Every function copies the case w
   word is a bound ("up to $584 million": no change is stated).
 - :func:`period_swap` — the first year the answer names (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that is the period of a cited fact replaced by another year present in the
-  snapshot's fact periods; None when no other year exists or some fact of the same row label and
-  that year has the same value (then the swapped sentence would still be true).
+  snapshot's fact periods that the answer does not already name (a swap to a named year would
+  make "between 2019 and 2019", a sentence no reader writes, not a false one); None when no such
+  year exists or some fact of the same row label and that year has the same value (then the
+  swapped sentence would still be true).
 - :func:`label_swap` — the cited fact's line item (the row part of its label, found verbatim,
   case-insensitively, on word boundaries, in the answer) replaced by another fact's line item of
   the same unit, for which no fact of the same period has the cited value; the new item must name
@@ -190,11 +192,12 @@ def period_swap(case: Case) -> Case | None:
         return None
     years = {y for f in case.facts if (y := _year(f.period)) is not None}
     cited_years = {y for f in cited if (y := _year(f.period)) is not None}
+    named = {int(m.group(1)) for m in _YEAR.finditer(case.answer)}
     for m in _YEAR.finditer(case.answer):
         y = int(m.group(1))
         if y not in cited_years:
             continue
-        others = sorted(years - {y}, key=lambda o: (abs(o - y), o))
+        others = sorted(years - named, key=lambda o: (abs(o - y), o))  # never "between 2019 and 2019"
         for o in others:
             if not _still_true(case, cited, _in_year(o)):
                 return _with(case, case.answer[: m.start(1)] + str(o) + case.answer[m.end(1) :], "period_swap")
