@@ -64,6 +64,7 @@ from functools import cached_property
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
+from assay.grounding.change_amount import ratio_veto
 from assay.grounding.direction import (
     COMPARED,
     change_ratio_direction,
@@ -293,6 +294,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if ctx is None:
         return None
     operands = c.operands or (c,)
+    if (amount := ratio_veto(q, c)) is not None:
+        return amount
     if c.op in ("a/b", "|a|/|b|") and q.direction is not None and q.unit in ("%", "pp"):
         told = change_ratio_direction(c)
         if told is None or told != q.direction:

@@ -23,6 +23,7 @@ __all__ = [
     "names_own_item",
     "told_direction",
     "label_polarity",
+    "A_CHANGE_LABEL",
     "fact_sign",
     "own_clause",
     "period_year",
@@ -313,6 +314,16 @@ _GAIN_IN_PARENS = re.compile(r"\((?:gains?|income|profits?)\)", re.I)
 _UP_ITEM = re.compile(r"\b(?:increases?|growth)\b", re.I)
 _DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
 _CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
+
+
+#: A label that names a change, so its figure's sign is a direction, not a profit or a loss: a
+#: "… | Change" column, "Net increase in cash", "Increase (decrease) in …", "Growth", "Movement",
+#: "Variance", a "$ change" sub-column ("| $", "| %": a header "Change" over "$" and "%").
+A_CHANGE_LABEL = re.compile(
+    r"\b(?:change[sd]?|increases?|increased|decreases?|decreased|growth|movements?|variance|difference"
+    r"|net\s+(?:additions?|reductions?))\b|\|\s*[$%]\s*$",
+    re.I,
+)
 
 
 def told_direction(c: Candidate) -> int | None:

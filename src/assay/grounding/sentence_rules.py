@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
+from assay.grounding.change_amount import level_veto
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
@@ -59,6 +60,9 @@ def sentence_reader(
             read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        if veto is None and q.direction is not None:  # a change between two years is no one year's level
+            pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
+            veto = level_veto(q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[0], pool)  # type: ignore[arg-type]
         if veto is None and c.op is not None and not q.explicit_sign:
             stated = ctx.stated_sign(q)
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
