@@ -107,6 +107,7 @@ from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import (
     later_operand,
     match_year,
+    names_item_itself,
     nearest_in_clause,
     negligible,
     own_years,
@@ -281,7 +282,7 @@ def twin_veto(
     own = c.label.lower()
     if kind == "period_mismatch" and years & own_years(own, c):
         return None  # its own context names the sentence's year: it is that year's figure
-    if kind == "label_mismatch" and any(n in own for n in items):
+    if kind == "label_mismatch" and any(names_item_itself(own, n) for n in items):
         return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
     return vetoes[0]
 
