@@ -22,6 +22,7 @@ from functools import lru_cache
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
 from assay.grounding.change_amount import level_veto
+from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
@@ -54,6 +55,7 @@ def sentence_reader(
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
     renamed = renamed_loss_item(text, question)
+    years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
 
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not read:
@@ -68,6 +70,10 @@ def sentence_reader(
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
                 said = "a loss" if stated is not None and stated < 0 else "a profit"
                 return "sign", f"the wording states {said}, but the order in time of {c.ref}'s figures is unknown"
+        if veto is None and c.column_year is not None:  # a passage number's column names its year
+            if not years:
+                years.append(named_years(text))
+            veto = column_veto(c, years[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
