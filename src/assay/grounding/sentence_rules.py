@@ -30,6 +30,7 @@ from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
+from assay.grounding.question_period import with_question_years
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
@@ -59,7 +60,8 @@ def sentence_reader(
 
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not read:
-            read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
+            ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
+            read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
