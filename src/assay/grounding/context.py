@@ -354,9 +354,9 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
-    elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
-        a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS and _year(a.period) != _year(b.period):
+    elif c.op == "a+b" and not net and not ctx.cross_period_licensed:  # two known years: a cross-period sum
+        a, b, ya, yb = operands[0], operands[-1], _year(operands[0].period), _year(operands[-1].period)
+        if ya != yb and (None not in (ya, yb) or line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:
