@@ -56,6 +56,13 @@ def test_sign_word_flips_profit_and_loss_wording_both_ways():
     assert sign_word(_case("Revenue was $383.3 billion [F1].")) is None
 
 
+def test_sign_word_flips_only_a_word_of_the_numbers_own_sentence():
+    text = "Operating activities brought in $1,824 million. Investing activities lost the least [F7]."
+    assert sign_word(_case(text)) is None  # "lost" is the next sentence's word, about no figure
+    p = sign_word(_case("Operating activities earned $1,824 million [F7]. Investing was small."))
+    assert p is not None and p.answer.startswith("Operating activities lost $1,824 million")
+
+
 def test_direction_word_flips_the_first_word_of_change():
     p = direction_word(_case("Revenue decreased by 2.8% [F1, F2]."))
     assert p is not None and p.answer == "Revenue increased by 2.8% [F1, F2]."

@@ -7,9 +7,9 @@ or the change would not make the answer wrong). Every function copies the case w
 
 - :func:`moved_unit` — every stated number moved by one displayed unit in its last digit.
 - :func:`sign_word` — the profit/income/gain/earned wording around a correct, unsigned figure
-  (60 characters before it, or right after) flipped to loss/lost (or back): "net income of
-  $97.0 billion" → "net loss of $97.0 billion". None when no such word stands by a figure or
-  the answer has both kinds ("gain (loss)").
+  (60 characters before it, or right after, in its own sentence) flipped to loss/lost (or
+  back): "net income of $97.0 billion" → "net loss of $97.0 billion". None when no such word
+  stands by a figure or the answer has both kinds ("gain (loss)").
 - :func:`direction_word` — the verb or noun of change that gives an unsigned number its
   direction flipped: rose↔fell, increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소;
   None when no number takes its direction from the wording, both directions are written, or the
@@ -106,8 +106,9 @@ def sign_word(case: Case) -> Case | None:
     for q in extract_quantities(text):
         if q.explicit_sign:
             continue
-        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
-        after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
+        s, e = q.span
+        before = [m for m in words if s - 60 <= m.end() <= s and _one_sentence(text, m.end(), s)]
+        after = [m for m in words if e <= m.start() <= e + 24 and _one_sentence(text, e, m.start())]
         m = before[-1] if before else after[0] if after else None
         if m is not None:
             return _with(case, _replace(text, m, _SIGN_FLIPS[m.group(0).lower()]), "sign_word")
@@ -170,6 +171,13 @@ def direction_word(case: Case) -> Case | None:
         if m is not None:
             return _with(case, _replace(text, m, _DIRECTION_FLIPS[m.group(0).lower()]), "direction_word")
     return None
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")  # "… $1,824 million. Investing activities lost …": not its word
+
+
+def _one_sentence(text: str, a: int, b: int) -> bool:
+    return _SENTENCE_END.search(text, a, b) is None
 
 
 def _governs(text: str, m: re.Match[str], start: int) -> bool:
