@@ -56,6 +56,13 @@ def test_sign_word_flips_profit_and_loss_wording_both_ways():
     assert sign_word(_case("Revenue was $383.3 billion [F1].")) is None
 
 
+def test_sign_word_flips_only_a_word_of_the_numbers_own_sentence():
+    text = "Operating activities brought in $1,824 million. Investing activities lost the least [F7]."
+    assert sign_word(_case(text)) is None  # "lost" is the next sentence's word, about no figure
+    p = sign_word(_case("Operating activities earned $1,824 million [F7]. Investing was small."))
+    assert p is not None and p.answer.startswith("Operating activities lost $1,824 million")
+
+
 def test_direction_word_flips_the_first_word_of_change():
     p = direction_word(_case("Revenue decreased by 2.8% [F1, F2]."))
     assert p is not None and p.answer == "Revenue increased by 2.8% [F1, F2]."
@@ -77,6 +84,18 @@ def test_period_swap_replaces_the_cited_year_by_another_snapshot_year():
         ),
     )
     assert period_swap(same) is None  # the 2022 sentence would still be true
+
+
+def test_period_swap_never_names_a_period_the_sentence_already_names():
+    three = tuple(
+        {"id": f"G{y}", "label": "Goodwill impairment", "value": v, "unit": "USD", "period": str(y)}
+        for y, v in ((2019, 50.0), (2018, 27.0), (2017, 10.0))
+    )
+    case = Case(id="q", answer="Goodwill impairment rose by $23 between 2018 and 2019 [G2019, G2018].", facts=three)
+    p = period_swap(case)
+    assert p is not None and p.answer == "Goodwill impairment rose by $23 between 2017 and 2019 [G2019, G2018]."
+    two = Case(id="q", answer=case.answer, facts=three[:2])
+    assert period_swap(two) is None  # the only other year is named: "between 2019 and 2019" is no sentence
 
 
 def test_label_swap_uses_another_line_item_of_the_same_unit():

@@ -52,6 +52,9 @@ class Candidate:
     #: For a passage number: the scales (1e3, 1e6, 1e9) its passage names in words ("in millions",
     #: "$2.1 billion"); None for facts and derivations (see :func:`assay.grounding.match.match`).
     page_scales: frozenset[float] | None = None
+    #: For a passage number: the year of its table column, when the page's column header names one
+    #: year per number of its row (:mod:`assay.grounding.passages`); None otherwise.
+    column_year: int | None = None
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:

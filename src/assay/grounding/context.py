@@ -64,6 +64,7 @@ from functools import cached_property
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
+from assay.grounding.change_amount import ratio_veto
 from assay.grounding.direction import (
     COMPARED,
     change_ratio_direction,
@@ -106,6 +107,7 @@ from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import (
     later_operand,
     match_year,
+    names_item_itself,
     nearest_in_clause,
     negligible,
     own_years,
@@ -280,7 +282,7 @@ def twin_veto(
     own = c.label.lower()
     if kind == "period_mismatch" and years & own_years(own, c):
         return None  # its own context names the sentence's year: it is that year's figure
-    if kind == "label_mismatch" and any(n in own for n in items):
+    if kind == "label_mismatch" and any(names_item_itself(own, n) for n in items):
         return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
     return vetoes[0]
 
@@ -293,6 +295,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if ctx is None:
         return None
     operands = c.operands or (c,)
+    if (amount := ratio_veto(q, c)) is not None:
+        return amount
     if c.op in ("a/b", "|a|/|b|") and q.direction is not None and q.unit in ("%", "pp"):
         told = change_ratio_direction(c)
         if told is None or told != q.direction:
@@ -350,9 +354,9 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
-    elif c.op == "a+b" and not net and not ctx.cross_period_licensed:
-        a, b = operands[0], operands[-1]
-        if line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS and _year(a.period) != _year(b.period):
+    elif c.op == "a+b" and not net and not ctx.cross_period_licensed:  # two known years: a cross-period sum
+        a, b, ya, yb = operands[0], operands[-1], _year(operands[0].period), _year(operands[-1].period)
+        if ya != yb and (None not in (ya, yb) or line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])
     if pol is not None:

@@ -24,8 +24,18 @@ _CLAUSE = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  
 
 def from_to_contradictions(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
     """Starts of the numbers stated with a direction that their clause's "from A … to B" (the next
-    two numbers, same unit) contradicts: "decreased by 3% from 20% in FY2021 to 23% in FY2022"."""
+    two numbers, same unit) contradicts: "decreased by 3% from 20% in FY2021 to 23% in FY2022";
+    and of a level B that the figure before it is said to have moved away from, the wrong way:
+    "$93 million, which was an increase from the $118 million" (B's direction, from the change
+    word before it, says the earlier figure rose to A; A < B says it fell)."""
     out = set()
+    for a, b in zip(numbers, numbers[1:], strict=False):
+        if b.direction is None or b.explicit_sign or a.unit != b.unit:
+            continue
+        va, vb = a.value * a.scale, b.value * b.scale
+        if va != vb and _AWAY_FROM.fullmatch(text, a.span[1] - offset, b.span[0] - offset):
+            if (va > vb) != (b.direction > 0):
+                out.add(b.span[0])
     for i, q in enumerate(numbers[:-2]):
         a, b = numbers[i + 1], numbers[i + 2]
         if q.direction is None or q.explicit_sign or a.unit != b.unit or a.value == b.value:
@@ -53,6 +63,12 @@ def change_ratio_direction(c: Candidate) -> int | None:
     return 1 if (changes[0].value > 0) == (bases[0].value > 0) else -1
 
 
+#: Between a level and the level it moved from: ", which was a decrease from the ", ", an increase from ".
+_AWAY_FROM = re.compile(
+    r",?\s+(?:which\s+(?:was|is|represents|represented|reflects|reflected)\s+)?(?:an?\s+)?(?:\w+\s+)?"
+    r"(?:increase|decrease|rise|decline|drop|reduction)\s+from\s+(?:the\s+)?(?:[A-Za-z]+\s+){0,2}",
+    re.I,
+)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:\S+\s+){0,3}$", re.I)
 _TO = re.compile(r"^(?:\s+\S+){0,5}?\s+to\s+(?:the\s+)?$", re.I)
 

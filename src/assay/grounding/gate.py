@@ -70,7 +70,7 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-GATE_VERSION = "gate-8"  # gate-8: a direction or a profit/loss word on figures nothing orders in time fails
+GATE_VERSION = "gate-9"  # gate-8: unordered figures take no direction; gate-9: change amounts, column/question years
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -78,10 +78,10 @@ GATE_VERSION = "gate-8"  # gate-8: a direction or a profit/loss word on figures 
 #: note of issue 2): it cuts the false-accept rate of moved answers without touching cited mode.
 UNCITED_DERIVATION_MAX_REL_TOL = 0.05
 
-#: In uncited mode a bare integer below 10 (no unit, scale, sign or decimals: "1", "3") is checked
-#: against facts only, never against passage numbers, and is not checkable when the snapshot has
-#: no facts: every page holds a "1", so such a match is no evidence. Measured on FinanceBench
-#: (closing note of issue 2): answers whose "0" was moved to "1" passed by matching any "1".
+#: In uncited mode a bare integer below 10 (no scale, sign, decimals, or unit but a currency: "1", "$3")
+#: is checked against facts only, never against passage numbers, and is not checkable when the snapshot
+#: has no facts: every page holds a "1" (a "$ 1"), so such a match is no evidence. Measured on FinanceBench
+#: (issue 2; the currency in issue 15): answers whose "0" ("$0") was moved to "1" ("$1") matched any "1".
 UNCITED_MIN_BARE_PASSAGE = 10
 
 Mode = Literal["auto", "cited", "uncited"]
@@ -341,9 +341,9 @@ def _uncited(
 
 
 def _too_coarse_for_passages(q: Quantity) -> bool:
-    """A bare integer below :data:`UNCITED_MIN_BARE_PASSAGE` (no unit, scale, sign or decimals)."""
+    """A bare integer below :data:`UNCITED_MIN_BARE_PASSAGE` (no scale, sign, decimals, unit but a currency)."""
     return (
-        q.unit is None
+        (q.unit is None or (len(q.unit) == 3 and q.unit.isupper()))  # None or an ISO currency: "3", "$3"
         and q.scale == 1.0
         and q.decimals == 0
         and not q.explicit_sign

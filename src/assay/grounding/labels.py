@@ -23,6 +23,7 @@ __all__ = [
     "names_own_item",
     "told_direction",
     "label_polarity",
+    "A_CHANGE_LABEL",
     "fact_sign",
     "own_clause",
     "period_year",
@@ -315,6 +316,16 @@ _DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
 _CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
 
 
+#: A label that names a change, so its figure's sign is a direction, not a profit or a loss: a
+#: "… | Change" column, "Net increase in cash", "Increase (decrease) in …", "Growth", "Movement",
+#: "Variance", a "$ change" sub-column ("| $", "| %": a header "Change" over "$" and "%").
+A_CHANGE_LABEL = re.compile(
+    r"\b(?:change[sd]?|increases?|increased|decreases?|decreased|growth|movements?|variance|difference"
+    r"|net\s+(?:additions?|reductions?))\b|\|\s*[$%]\s*$",
+    re.I,
+)
+
+
 def told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
     ("…increased by $16.9 million…") or of a passage number's line, the sign of a cell in a
@@ -367,6 +378,8 @@ def label_polarity(c: Candidate) -> int | None:
         return None
     if gain and c.value < 0 and _GAIN_IN_PARENS.search(item):
         return 1
+    if A_CHANGE_LABEL.search(c.label):  # a change's sign is its direction: gross profit −3,709 is no loss
+        return -1 if loss else 1
     return -1 if loss or c.value < 0 else 1
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "unordered_sign",
     "match_year",
     "nearest_in_clause",
+    "names_item_itself",
 ]
 
 
@@ -124,3 +125,14 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
         if d < best_d:
             best, best_d = i, d
     return best
+
+
+#: Before an item that is the base of a share, not what a figure is: "18.7 percent of net sales".
+_SHARE_OF = re.compile(r"(?:%|\b(?:percent|percentage|per\s+cent|share|proportion))\s+of\s+(?:the\s+|total\s+)*$", re.I)
+
+
+def names_item_itself(context: str, item: str) -> bool:
+    """Whether a paragraph number's ``context`` (lower-case) names line item ``item`` as what
+    something IS, not only as the base of a share ("…increased to $444.8 million, or 18.7
+    percent of net sales…" names net sales as a base: it does not make $444.8 million net sales)."""
+    return any(not _SHARE_OF.search(context, 0, m.start()) for m in re.finditer(re.escape(item), context))

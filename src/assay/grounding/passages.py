@@ -8,12 +8,21 @@ displayed* as well, since answers often copy a table figure without its unit.
 Rows: derivations are allowed only within one row (otherwise almost any number "derives"). A
 row is one text line with numbers, or, for pages flattened one cell per line (FinanceBench),
 a label line plus the number-only lines that follow it.
+
+Columns: a run of two or more header lines that are only dates or years ("February 2, 2019",
+"February 3, 2018"; "2019 2018"; "Fiscal 2023") names the columns of the rows under it, until
+the next such run; a row with exactly one number per named year gets each number its column's
+year (``Candidate.column_year``, in order). A row with fewer or more numbers (an empty cell, a
+change column) gets none: nothing says which column a number sits in. Used by
+:func:`assay.grounding.sentence_rules.sentence_reader`: a sentence naming years, none of them
+the column's, is not backed by that number ("inventories at the end of fiscal 2019 were
+$5,410 million" on the 2018 column's 5,410).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
@@ -38,6 +47,11 @@ _SCALE_BY_HEAD = {w[0]: v for w, v in _SCALE_NAMES.items()}
 #: Each scale word of :data:`_SCALE_NAMED` on lowered ASCII text: ``\bWs?\b``, the word first (a literal prefix).
 _SCALE_TOKEN = {w: re.compile(w + r"(?<!\w" + w + r")s?\b") for w in _SCALE_NAMES}
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
+#: A column header line: one or more dates or years and nothing else ("February 2, 2019", "2019 2018",
+#: "Fiscal 2023", "FY2022", "December 31, 2022 2021").
+_DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
+_HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
+_HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         named = _scales_named(passage)
         row: list[Candidate] = []
         row_label = ""
+        columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
+        run: list[int] = []  # the header run being read
         by_line = _quantities_by_line(passage)
         for li, line in enumerate(passage.splitlines(), start=1):
             h = _HEADER.search(line) if len(line) < 160 and _may_hold(line, _HEADER_WORDS) else None
@@ -70,21 +86,24 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             stripped = line.strip()
             if not stripped:
                 continue
+            header = len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None
+            if header:
+                run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
             qs = by_line.get(li, [])
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if not number_only:
                 if row:
-                    rows.append(tuple(row))
+                    rows.append(_in_columns(row, columns, direct))
                 row, row_label = [], stripped[:80]
+            if run and not header:  # the run ended: its years name the columns of the rows from here
+                columns, run = (run if len(run) >= 2 else columns), []
             label_or_line = row_label if number_only else line
             per_share = _may_hold(label_or_line, _PER_SHARE_WORDS) and _PER_SHARE.search(label_or_line)
             line_scale = 1.0 if per_share else scale
             for q in qs:
-                c = _candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label, named)
-                direct.append(c)
-                row.append(c)
+                row.append(_candidate(q, line_scale, f"S{pi + 1}:L{li}", row_label, named))
         if row:
-            rows.append(tuple(row))
+            rows.append(_in_columns(row, columns, direct))
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
@@ -97,6 +116,15 @@ def _scales_named(passage: str) -> frozenset[float]:
         return frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))
     low = passage.lower()
     return frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)
+
+
+def _in_columns(row: list[Candidate], columns: list[int], direct: list[Candidate]) -> tuple[Candidate, ...]:
+    """``row`` with each number's column year when it has one number per column (module doc),
+    appended to ``direct``."""
+    if columns and len(row) == len(columns):
+        row = [replace(c, column_year=y) for c, y in zip(row, columns, strict=True)]
+    direct.extend(row)
+    return tuple(row)
 
 
 def _may_hold(line: str, words: tuple[str, ...]) -> bool:

@@ -7,17 +7,19 @@ or the change would not make the answer wrong). Every function copies the case w
 
 - :func:`moved_unit` — every stated number moved by one displayed unit in its last digit.
 - :func:`sign_word` — the profit/income/gain/earned wording around a correct, unsigned figure
-  (60 characters before it, or right after) flipped to loss/lost (or back): "net income of
-  $97.0 billion" → "net loss of $97.0 billion". None when no such word stands by a figure or
-  the answer has both kinds ("gain (loss)").
+  (60 characters before it, or right after, in its own sentence) flipped to loss/lost (or
+  back): "net income of $97.0 billion" → "net loss of $97.0 billion". None when no such word
+  stands by a figure or the answer has both kinds ("gain (loss)").
 - :func:`direction_word` — the verb or noun of change that gives an unsigned number its
   direction flipped: rose↔fell, increase↔decrease, higher↔lower, grew↔shrank, up↔down, 증가↔감소;
   None when no number takes its direction from the wording, both directions are written, or the
   word is a bound ("up to $584 million": no change is stated).
 - :func:`period_swap` — the first year the answer names (``2019``, ``FY2023``, ``fiscal 2022``,
   ``2023년``) that is the period of a cited fact replaced by another year present in the
-  snapshot's fact periods; None when no other year exists or some fact of the same row label and
-  that year has the same value (then the swapped sentence would still be true).
+  snapshot's fact periods that the answer does not already name (a swap to a named year would
+  make "between 2019 and 2019", a sentence no reader writes, not a false one); None when no such
+  year exists or some fact of the same row label and that year has the same value (then the
+  swapped sentence would still be true).
 - :func:`label_swap` — the cited fact's line item (the row part of its label, found verbatim,
   case-insensitively, on word boundaries, in the answer) replaced by another fact's line item of
   the same unit, for which no fact of the same period has the cited value; the new item must name
@@ -104,8 +106,9 @@ def sign_word(case: Case) -> Case | None:
     for q in extract_quantities(text):
         if q.explicit_sign:
             continue
-        before = [m for m in words if q.span[0] - 60 <= m.end() <= q.span[0]]
-        after = [m for m in words if q.span[1] <= m.start() <= q.span[1] + 24]
+        s, e = q.span
+        before = [m for m in words if s - 60 <= m.end() <= s and _one_sentence(text, m.end(), s)]
+        after = [m for m in words if e <= m.start() <= e + 24 and _one_sentence(text, e, m.start())]
         m = before[-1] if before else after[0] if after else None
         if m is not None:
             return _with(case, _replace(text, m, _SIGN_FLIPS[m.group(0).lower()]), "sign_word")
@@ -170,6 +173,13 @@ def direction_word(case: Case) -> Case | None:
     return None
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")  # "… $1,824 million. Investing activities lost …": not its word
+
+
+def _one_sentence(text: str, a: int, b: int) -> bool:
+    return _SENTENCE_END.search(text, a, b) is None
+
+
 def _governs(text: str, m: re.Match[str], start: int) -> bool:
     """Whether direction word ``m`` before a number can give it its direction: "up"/"down" only
     right before it ("up 5%", "down by $3 million"; not "adding those up results in $16,525")."""
@@ -190,11 +200,12 @@ def period_swap(case: Case) -> Case | None:
         return None
     years = {y for f in case.facts if (y := _year(f.period)) is not None}
     cited_years = {y for f in cited if (y := _year(f.period)) is not None}
+    named = {int(m.group(1)) for m in _YEAR.finditer(case.answer)}
     for m in _YEAR.finditer(case.answer):
         y = int(m.group(1))
         if y not in cited_years:
             continue
-        others = sorted(years - {y}, key=lambda o: (abs(o - y), o))
+        others = sorted(years - named, key=lambda o: (abs(o - y), o))  # never "between 2019 and 2019"
         for o in others:
             if not _still_true(case, cited, _in_year(o)):
                 return _with(case, case.answer[: m.start(1)] + str(o) + case.answer[m.end(1) :], "period_swap")

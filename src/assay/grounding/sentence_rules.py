@@ -21,6 +21,8 @@ from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
+from assay.grounding.change_amount import level_veto
+from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
@@ -28,6 +30,7 @@ from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
+from assay.grounding.question_period import with_question_years
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
@@ -53,17 +56,26 @@ def sentence_reader(
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
 
     renamed = renamed_loss_item(text, question)
+    years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
 
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not read:
-            read.append(read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers)))
+            ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
+            read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        if veto is None and q.direction is not None:  # a change between two years is no one year's level
+            pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
+            veto = level_veto(q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[0], pool)  # type: ignore[arg-type]
         if veto is None and c.op is not None and not q.explicit_sign:
             stated = ctx.stated_sign(q)
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
                 said = "a loss" if stated is not None and stated < 0 else "a profit"
                 return "sign", f"the wording states {said}, but the order in time of {c.ref}'s figures is unknown"
+        if veto is None and c.column_year is not None:  # a passage number's column names its year
+            if not years:
+                years.append(named_years(text))
+            veto = column_veto(c, years[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)

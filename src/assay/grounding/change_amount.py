@@ -1,0 +1,73 @@
+"""What a stated change amount can be (issue 15): :func:`ratio_veto` (in
+:func:`assay.grounding.context.acceptable`) and :func:`level_veto` (in
+:func:`assay.grounding.sentence_rules.sentence_reader`, which holds the snapshot's facts).
+
+A number the wording states as a change ("increased by 0.7", "decreased by $3 million from 2018
+to 2019": ``Quantity.direction`` set, no written sign) without a percent, percentage-point or
+multiple unit is an amount in the unit of the figures that changed. Two candidates match such a
+number in value and are not what it is:
+
+- **a ratio** (``a/b``, ``|a|/|b|``, ``(a-b)/b``): 2.4 / 3.1 = 0.77 is no "increase by 0.8",
+  and (0.4 − 0.5) / 0.5 = −0.2 is a relative change, stated as "20%", never as "by 0.2". A
+  percent change keeps its own rule (a ratio change ÷ base, in ``acceptable``).
+- **one period's level, when the sentence states the change between two named years** ("Tamil
+  films increased by 3 from 2018 to 2019" on the 2019 level 3): a change between two years is a
+  difference of their levels, or a figure that is itself a change (its label names one: a
+  "Change" column, "Net increase in cash"), not either year's level — unless the same line item
+  is 0 in the other named year (then the difference IS the level: "decreased by 27,603 from
+  FY18 to FY19", FY18 = 0).
+
+Measured on the TAT-QA change-sentence set (cited ``moved_unit``: these are the five of its
+false accepts); the labels a change is recognised by are
+:data:`~assay.grounding.labels.A_CHANGE_LABEL`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from assay.claims import Quantity
+from assay.grounding.candidates import Candidate
+from assay.grounding.labels import A_CHANGE_LABEL, line_item, period_year
+
+__all__ = ["ratio_veto", "level_veto", "RATIO_OPS"]
+
+#: Derivations that are ratios of two figures (dimension ``ratio``; :mod:`assay.grounding.candidates`).
+RATIO_OPS = frozenset({"a/b", "|a|/|b|", "(a-b)/b"})
+
+
+def ratio_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
+    """``("sign", reason)`` when ``c`` is a ratio and ``q`` a change amount (module doc), else None."""
+    if _amount(q) and c.op in RATIO_OPS:
+        return "sign", f"the wording states a change by an amount, but {c.ref} is a ratio of two figures"
+    return None
+
+
+def level_veto(
+    q: Quantity, c: Candidate, named_years: frozenset[int], facts: Iterable[Candidate]
+) -> tuple[str, str] | None:
+    """``("period_mismatch", reason)`` when ``c`` is one named year's level and ``q`` the change
+    amount between two named years (module doc), else None.
+
+    ``named_years``: the years the sentence gives ``q`` (:class:`~assay.grounding.context.SentenceContext`);
+    ``facts``: the facts the sentence draws on (cited mode: its cited facts; uncited: the
+    snapshot's), read only when the veto would fire: a level whose line item is 0 in another named
+    year IS the change ("decreased by 27,603 from FY18 to FY19", 0 in FY18; a zero of another
+    table's row of the same name, not cited, is no base of this one).
+    """
+    if not _amount(q) or c.op is not None or c.origin != "fact" or len(named_years) < 2:
+        return None
+    y = period_year(c.period)
+    if y is None or y not in named_years or A_CHANGE_LABEL.search(c.label):
+        return None
+    item = line_item(c.label)
+    others = named_years - {y}
+    if any(f.value == 0 and period_year(f.period) in others and line_item(f.label) == item for f in facts):
+        return None
+    between = " and ".join(str(n) for n in sorted(named_years))
+    return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s level"
+
+
+def _amount(q: Quantity) -> bool:
+    """Whether ``q`` is a change amount: a direction from the wording, no written sign, no %, pp or x."""
+    return q.direction is not None and not q.explicit_sign and q.unit not in ("%", "pp", "x")
