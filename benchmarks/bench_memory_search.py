@@ -123,9 +123,8 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
     memory's pseudo-words such as ``w00322`` plus a counter: 29 word pieces, since each
     pseudo-word splits into four; printed beside it). Beside them: ``rank`` (the same without
     the delivery write), ``search`` on an engine with ``sqlite_synchronous="NORMAL"`` (the memory
-    server's default: no fsync per commit, :class:`assay.server.config.ServerSettings`), the
-    search with ``overlap_query_embedding`` off (the embedding then runs after the keyword
-    scoring instead of beside it), and where the time goes, each part timed alone, interleaved
+    server's default: no fsync per commit, :class:`assay.server.config.ServerSettings`), and where
+    the time goes, each part timed alone, interleaved
     with the others: the embedding, the revision check, the ranking with a precomputed vector,
     the hit rows read cold (``get_many``) and from the store's hit cache. Every search of one
     round uses another query (``6 × --queries`` of each set; the LoCoMo ones wrap past 220).
@@ -137,7 +136,6 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
 
     onnx = OnnxMiniLMEmbedder(threads=1).load()
     store = MemoryStore(url, settings=settings, embedder=onnx)
-    serial = MemoryStore(url, settings=settings.with_(overlap_query_embedding=False), embedder=onnx)
     normal = MemoryStore(make_engine(url, sqlite_synchronous="NORMAL"), settings=settings, embedder=onnx)
     texts = store.index().texts
     rng = np.random.default_rng(13)
@@ -148,11 +146,11 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
         print("LoCoMo questions: ../shared/data/locomo not found; the generated queries are the figure")
         if os.environ.get("CI") == "true":
             return False
-    for st in (store, serial, normal):
+    for st in (store, normal):
         st.index()
         for q in generated[:5]:
             st.rank(q, 10)
-    keys = ("search", "rank", "normal", "serial", "embed", "sync", "ranking", "rows_cold", "rows_cached")
+    keys = ("search", "rank", "normal", "embed", "sync", "ranking", "rows_cold", "rows_cached")
     t = {(qs, k): [] for qs in ("locomo", "generated") for k in keys}
 
     def timed(key, fn, *args, **kw):
@@ -168,7 +166,6 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
             timed((name, "search"), store.search, q[0], 10)
             timed((name, "rank"), store.rank, q[1], 10)
             timed((name, "normal"), normal.search, q[2], 10)
-            timed((name, "serial"), serial.search, q[3], 10)
             v = timed((name, "embed"), onnx.embed, [q[4]])[0]
             timed((name, "sync"), store.index)
             hits = timed((name, "ranking"), rank_hits, store, q[4], 10, query_vector=v)
@@ -182,7 +179,7 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
         print(
             f"{label} ({INT8_FILE}): search p50 {p['search']:.2f} ms (fsync'd delivery write); rank, no delivery "
             f"write {p['rank']:.2f} ms; search with sqlite_synchronous=NORMAL (the server's default) "
-            f"{p['normal']:.2f} ms; search, overlap_query_embedding off {p['serial']:.2f} ms"
+            f"{p['normal']:.2f} ms"
         )
         print(
             f"  where it goes (p50 of each part alone): query embedding {p['embed']:.2f} ms; revision check "

@@ -126,11 +126,6 @@ class MemorySettings:
       (process-wide: torch has one pool). ``None`` (default) keeps torch's choice, one per
       core. On a shared, oversubscribed host, 1 is much faster for one-query embeddings
       (measured on 2 cores at load average ≈ 8: p50 28 ms with 1 thread vs 132 ms with 2).
-    - ``overlap_query_embedding``: a search embeds its query on a thread of its own while its
-      own thread brings the index up to date (the revision check) and scores the keywords, and
-      waits for the vector only when the similarity is needed (True: those parts then cost no
-      latency on a host with a core to spare; the runtimes release the GIL while they compute).
-      Measured at 10,000 memories in ``benchmarks/bench_memory_search.py --onnx``.
     - ``reranker_recheck_s``: while no reranker is served, :attr:`MemoryStore.reranker` asks the
       registry again at most this often (seconds; 0 = on every search): the question is a registry
       read (0.42 ms of every search, measured at 10,000 memories on a loaded host). 2 s is the
@@ -216,7 +211,6 @@ class MemorySettings:
     context_max_chars: int = 2000
     encode_batch_size: int = 64
     embed_threads: int | None = None
-    overlap_query_embedding: bool = True
     reranker_recheck_s: float = 2.0
     vector_path: Literal["auto", "numpy"] = "auto"
     pgvector_candidates: int = 200

@@ -249,7 +249,7 @@ class MemoryIndex:
                     return self._ranked(got.rows, got.sim, got.kw, got.scope_c, depth, w, now, half_life_days)
         cand = self.candidates(scope=scope, restrict=restrict, prefilter=prefilter)
         kw = scope_c = None
-        if composite:  # before the query vector: an embedding started in the background runs meanwhile
+        if composite:
             kw = self._keywords.scores(cand, terms(query_text))
             scope_c = self.scope_component(cand, scope)
         q = query_vector_of(query_vector) if need_sim and q is None else q

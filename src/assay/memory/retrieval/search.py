@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -213,13 +212,9 @@ def rank_hits(
     untrained = ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query)
     if untrained:
         weights = replace(weights, similarity=weights.similarity * s.untrained_script_similarity)
-    qv: np.ndarray | Callable[[], np.ndarray]
-    if query_vector is not None:
-        qv = query_vector
-    elif s.overlap_query_embedding and (ranker == "dense" or weights.similarity > 0):
-        qv = _in_background(lambda: store.embedder.embed([query])[0])  # runs while the index catches up
-    else:
-        qv = lambda: store.embedder.embed([query])[0]  # noqa: E731 - embedded only when a similarity is needed
+    qv: np.ndarray | Callable[[], np.ndarray] = (
+        query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
+    )  # embedded only when a similarity is needed
     index = store.index()
     dense_pool = None  # the similarity no longer dominates (untrained): score every candidate in process
     if not untrained:
@@ -246,38 +241,6 @@ def rank_hits(
         for i, r in enumerate(ranked, start=1)
         if index.ids[r.row] in mems
     ]
-
-
-def _in_background(fn: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
-    """Start ``fn()`` on a thread of its own now; the returned callable waits for its result (or
-    raises its error). The query embedding runs so while the caller's thread brings the index up
-    to date and scores the keywords: ONNX Runtime and torch release the GIL while they compute,
-    the revision check waits on the database (``MemorySettings.overlap_query_embedding``). A
-    result nobody asks for (no candidate) is dropped with the thread."""
-    box: list[np.ndarray] = []
-    error: list[BaseException] = []
-    running = threading.Event()
-
-    def run() -> None:
-        running.set()
-        try:
-            box.append(fn())
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread by wait()
-            error.append(e)
-
-    thread = threading.Thread(target=run, name="assay-query-embedding", daemon=True)
-    thread.start()
-    # Wait until the thread runs: else it may wait for the GIL up to the interpreter's switch
-    # interval (5 ms) while this thread scores keywords, and the embedding would start late.
-    running.wait()
-
-    def wait() -> np.ndarray:
-        thread.join()
-        if error:
-            raise error[0]
-        return box[0]
-
-    return wait
 
 
 def _reranked(
