@@ -1,13 +1,12 @@
-"""Column helpers of the in-process index: a growable numpy column, the vectorised recency, the query vector."""
+"""Column helpers of the in-process index: a growable numpy column and the vectorised recency."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Grow", "recency_of", "query_vector_of"]
+__all__ = ["Grow", "recency_of"]
 
 
 class Grow:
@@ -32,13 +31,3 @@ def recency_of(created: np.ndarray, now: float, half_life_days: float) -> np.nda
     age_days = np.maximum(0.0, (now - created) / 86400.0)
     out = np.power(0.5, age_days / half_life_days)
     return np.where(np.isnan(out), 0.0, out)
-
-
-def query_vector_of(query_vector: Callable[[], np.ndarray | None] | np.ndarray | None) -> np.ndarray:
-    """The query's vector as flat float32, shape ``(dim,)``, calling ``query_vector`` when it is a
-    callable (a lazy or background embedding: :meth:`MemoryIndex.rank` asks for it only when a
-    similarity is needed). ``ValueError`` when there is none."""
-    q = query_vector() if callable(query_vector) else query_vector
-    if q is None:
-        raise ValueError("a query vector is needed for the similarity component")
-    return np.asarray(q, dtype=np.float32).reshape(-1)

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from assay.memory.config import Weights
-from assay.memory.retrieval.columns import Grow, query_vector_of, recency_of
+from assay.memory.retrieval.columns import Grow, recency_of
 from assay.memory.retrieval.pooled import POOL_MAX, DensePool, pooled_rows
 from assay.memory.retrieval.postings import KeywordPostings
 from assay.memory.retrieval.prefilter import is_meta_memory
@@ -227,10 +227,13 @@ class MemoryIndex:
         composite = ranker == "composite"
         need_sim = not composite or w["similarity"] > 0
         q: np.ndarray | None = None
-        n_pool = max(depth, getattr(dense_pool, "pool_size", pool_size))  # a source may ask its own size
-        if need_sim and dense_pool is not None and self._pool_applies(n_cand, None, n_pool):
-            q = query_vector_of(query_vector)
-            if self._pool_applies(n_cand, q, n_pool):
+        if need_sim:
+            q = query_vector() if callable(query_vector) else query_vector
+            if q is None:
+                raise ValueError("a query vector is needed for the similarity component")
+            q = np.asarray(q, dtype=np.float32).reshape(-1)
+            n_pool = max(depth, getattr(dense_pool, "pool_size", pool_size))  # a source may ask its own size
+            if dense_pool is not None and self._pool_applies(n_cand, q, n_pool):
                 got = pooled_rows(
                     self,
                     q,
@@ -252,7 +255,6 @@ class MemoryIndex:
         if composite:
             kw = self._keywords.scores(cand, terms(query_text))
             scope_c = self.scope_component(cand, scope)
-        q = query_vector_of(query_vector) if need_sim and q is None else q
         sim = self._cosines(cand, q) if q is not None else np.zeros(cand.size)
         return self._ranked(cand, sim, kw, scope_c, depth, w, now, half_life_days)
 
@@ -341,12 +343,10 @@ class MemoryIndex:
             cos = self._vec[cand] @ q
         return np.clip(cos.astype(np.float64), 0.0, 1.0)
 
-    def _pool_applies(self, n_cand: int, q: np.ndarray | None, n_pool: int) -> bool:
-        """Whether a dense pool can stand in for scoring every candidate (``q`` None: for some vector)."""
+    def _pool_applies(self, n_cand: int, q: np.ndarray, n_pool: int) -> bool:
+        """Whether a dense pool can stand in for scoring every candidate (see the module docstring)."""
         if self._vec is None or n_pool > POOL_MAX or n_cand < _POOL_SHARE * len(self):
             return False
-        if q is None:
-            return True
         if q.shape[0] != self._vec.shape[1]:
             raise ValueError(f"query vector of dimension {q.shape[0]}, the index holds {self._vec.shape[1]}")
         return bool(np.isfinite(q).all() and np.any(q))

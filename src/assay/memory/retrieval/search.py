@@ -208,18 +208,15 @@ def rank_hits(
     s = store.settings
     if ranker == "reranker":
         return _reranked(store, query, k, scope=scope, restrict_to_scope=restrict_to_scope, now=now)
-    weights = s.weights
-    untrained = ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query)
-    if untrained:
+    index = store.index()
+    weights, dense_pool = s.weights, store.vector_path.dense_source(store.engine, s) or ann_source(index, s)
+    if ranker == "composite" and s.untrained_script_similarity < 1.0 and not trained_on(store.embedder, query):
         weights = replace(weights, similarity=weights.similarity * s.untrained_script_similarity)
+        dense_pool = None  # the similarity no longer dominates: score every candidate in process
+    ts = (now or now_utc()).timestamp()
     qv: np.ndarray | Callable[[], np.ndarray] = (
         query_vector if query_vector is not None else (lambda: store.embedder.embed([query])[0])
-    )  # embedded only when a similarity is needed
-    index = store.index()
-    dense_pool = None  # the similarity no longer dominates (untrained): score every candidate in process
-    if not untrained:
-        dense_pool = store.vector_path.dense_source(store.engine, s) or ann_source(index, s)
-    ts = (now or now_utc()).timestamp()
+    )
     ranked = index.rank(
         query,
         qv,
