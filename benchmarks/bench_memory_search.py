@@ -127,7 +127,7 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
     the time goes, each part timed alone, interleaved
     with the others: the embedding, the revision check, the ranking with a precomputed vector,
     the hit rows read cold (``get_many``) and from the store's hit cache. Every search of one
-    round uses another query (``6 × --queries`` of each set; the LoCoMo ones wrap past 220).
+    round uses another query (``4 × --queries`` of each set; the LoCoMo ones wrap past 330).
     """
     from assay.memory import MemoryStore
     from assay.memory.retrieval.onnx_embedder import INT8_FILE, OnnxMiniLMEmbedder
@@ -139,7 +139,7 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
     normal = MemoryStore(make_engine(url, sqlite_synchronous="NORMAL"), settings=settings, embedder=onnx)
     texts = store.index().texts
     rng = np.random.default_rng(13)
-    picks = rng.integers(0, len(texts), size=6 * n)
+    picks = rng.integers(0, len(texts), size=4 * n)
     generated = [" ".join(texts[j].split()[2:8]) + f" q{k}" for k, j in enumerate(picks)]
     locomo = _locomo_questions()
     if not locomo:
@@ -159,16 +159,16 @@ def _onnx_search(url: str, settings, n: int, torch_p50: float) -> bool:
         t[key].append((time.perf_counter() - t0) * 1000)
         return out
 
-    sets = [("generated", generated)] + ([("locomo", locomo)] if locomo else [])  # 1,322 questions: 6n of them
+    sets = [("generated", generated)] + ([("locomo", locomo)] if locomo else [])  # 1,322 questions: 4n of them
     for i in range(n):
         for name, qs in sets:
-            q = [qs[(6 * i + j) % len(qs)] for j in range(6)]
+            q = [qs[(4 * i + j) % len(qs)] for j in range(4)]
             timed((name, "search"), store.search, q[0], 10)
             timed((name, "rank"), store.rank, q[1], 10)
             timed((name, "normal"), normal.search, q[2], 10)
-            v = timed((name, "embed"), onnx.embed, [q[4]])[0]
+            v = timed((name, "embed"), onnx.embed, [q[3]])[0]
             timed((name, "sync"), store.index)
-            hits = timed((name, "ranking"), rank_hits, store, q[4], 10, query_vector=v)
+            hits = timed((name, "ranking"), rank_hits, store, q[3], 10, query_vector=v)
             ids = [h.memory.id for h in hits]
             timed((name, "rows_cold"), store.get_many, ids)
             timed((name, "rows_cached"), store.indexed_memories, ids)

@@ -74,5 +74,5 @@ def test_an_export_the_bert_fusion_cannot_fuse_is_refused(tmp_path):
     src, dst = tmp_path / "m.onnx", tmp_path / "fused.onnx"
     onnx.save(helper.make_model(helper.make_graph([node], "g", [x], [y], [w])), str(src))
     with pytest.raises(RuntimeError, match="BERT fusion"):
-        _fuse(src, dst, hidden_size=384, num_heads=12)
+        _fuse(src, dst, hidden_size=384, num_heads=12, layers=6)
     assert not dst.exists()
