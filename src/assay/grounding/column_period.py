@@ -6,7 +6,7 @@ Pages flattened from filings (FinanceBench) carry no facts, so the period rule o
 total inventories at the end of fiscal year 2019 was $5,410 million" passed on 5,410, Best Buy's
 fixtures and equipment in the February 3, 2018 column. :func:`assay.grounding.passages.parse_passages`
 gives a number its column's year when the page's header names one year per number of its row
-(``Candidate.column_year``). Rule: a sentence that names years (:data:`YEAR`: ``2019``,
+(``Candidate.column_year``). Rule: a sentence that names years (:data:`~assay.grounding.operands.YEAR`: ``2019``,
 ``FY2019``, ``fiscal 2019``, ``February 2, 2019``), none of them the column's year, is not backed
 by that number directly (``period_mismatch``). Conservative: a number with no column year, a
 sentence naming no year and derivations are not judged; every year the sentence names counts
@@ -15,20 +15,15 @@ sentence naming no year and derivations are not judged; every year the sentence 
 
 from __future__ import annotations
 
-import re
-
 from assay.grounding.candidates import Candidate
+from assay.grounding.operands import YEAR, match_year
 
-__all__ = ["YEAR", "named_years", "column_veto"]
-
-#: A year as the sentence rules read one (the plain form of :data:`assay.grounding.context._YEAR`):
-#: group 1 a four-digit year, group 2 the two digits of ``FY23`` / ``CY23``.
-YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b", re.I)
+__all__ = ["named_years", "column_veto"]
 
 
 def named_years(text: str) -> frozenset[int]:
-    """Every year ``text`` names (:data:`YEAR`; ``FY23`` read as 2023)."""
-    return frozenset(int(m.group(1)) if m.group(1) else 2000 + int(m.group(2)) for m in YEAR.finditer(text))
+    """Every year ``text`` names (:data:`assay.grounding.operands.YEAR`; ``FY23`` read as 2023)."""
+    return frozenset(match_year(m) for m in YEAR.finditer(text))
 
 
 def column_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | None:

@@ -104,6 +104,7 @@ from assay.grounding.lexicon import (
     total_over_years,
 )
 from assay.grounding.match import CandidateSet, match
+from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import (
     later_operand,
     match_year,
@@ -127,10 +128,6 @@ __all__ = [
     "line_item",
 ]
 
-#: A year: ``(?<![\d.,$])((?:19|20)\d{2})(?!\d|[.,]\d)|\b(?:FY|CY)\s?'?(\d{2})\b``, written with each
-#: branch's first character first and the look-behind after it (the same matches: sre then skips to
-#: the next ``1``/``2``/``F``/``C`` in C instead of trying both branches at every position; half the time).
-_YEAR = re.compile(r"((?:19|20)(?<![\d.,$]..)\d{2})(?!\d|[.,]\d)|[FC](?<!\w.)Y\s?'?(\d{2})\b", re.I)
 _CLAUSE = CLAUSE
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)

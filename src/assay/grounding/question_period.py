@@ -24,9 +24,9 @@ import re
 from dataclasses import replace
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
-from assay.grounding.column_period import YEAR as _YEAR
 from assay.grounding.context import SentenceContext
 from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import match_year
 
 __all__ = ["is_bare", "with_question_years"]
