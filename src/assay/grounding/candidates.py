@@ -55,6 +55,12 @@ class Candidate:
     #: For a passage number: the year of its table column, when the page's column header names one
     #: year per number of its row (:mod:`assay.grounding.passages`); None otherwise.
     column_year: int | None = None
+    #: For a passage number: whether a short (header-like) line of its passage names a change ("% Change",
+    #: "Increase/(decrease)", "22 vs. 21"), so a cell of it may be a change (:mod:`assay.grounding.passages`).
+    page_names_change: bool = False
+    #: For a table cell: the direction a paragraph number of its passage with the same displayed digits
+    #: tells ("sales increased 1.3%" above a "Total 1.3 %" cell): one figure, one direction.
+    twin_direction: int | None = None
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:

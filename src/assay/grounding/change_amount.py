@@ -1,5 +1,5 @@
-"""What a stated change amount can be (issue 15): :func:`ratio_veto` (in
-:func:`assay.grounding.context.acceptable`) and :func:`level_veto` (in
+"""What a stated change can be (issue 15): :func:`ratio_veto` (in
+:func:`assay.grounding.context.acceptable`), :func:`level_veto` and :func:`percent_change_veto` (in
 :func:`assay.grounding.sentence_rules.sentence_reader`, which holds the snapshot's facts).
 
 A number the wording states as a change ("increased by 0.7", "decreased by $3 million from 2018
@@ -28,9 +28,9 @@ from collections.abc import Iterable
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
-from assay.grounding.labels import A_CHANGE_LABEL, line_item, period_year
+from assay.grounding.labels import A_CHANGE_LABEL, line_item, period_year, told_direction
 
-__all__ = ["ratio_veto", "level_veto", "RATIO_OPS"]
+__all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "RATIO_OPS"]
 
 #: Derivations that are ratios of two figures (dimension ``ratio``; :mod:`assay.grounding.candidates`).
 RATIO_OPS = frozenset({"a/b", "|a|/|b|", "(a-b)/b"})
@@ -47,7 +47,7 @@ def level_veto(
     q: Quantity, c: Candidate, named_years: frozenset[int], facts: Iterable[Candidate]
 ) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when ``c`` is one named year's level and ``q`` the change
-    amount between two named years (module doc), else None.
+    amount between two named years (module doc), else None (a table cell: :func:`cell_level_veto`).
 
     ``named_years``: the years the sentence gives ``q`` (:class:`~assay.grounding.context.SentenceContext`);
     ``facts``: the facts the sentence draws on (cited mode: its cited facts; uncited: the
@@ -66,6 +66,50 @@ def level_veto(
         return None
     between = " and ".join(str(n) for n in sorted(named_years))
     return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s level"
+
+
+def percent_change_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
+    """``("sign", reason)`` when ``q`` is a relative change stated by its wording ("1% lower than
+    the prior year", "increased by 3% between FY2021 and FY2022": a percent or percentage points
+    with a direction, no written sign) and ``c`` a passage number that nothing marks as a change,
+    else None.
+
+    A page's number may be a change when its own line tells a direction ("sales increased 1.3%",
+    :func:`~assay.grounding.labels.told_direction`, or its paragraph twin does), its row label names
+    one (:data:`~assay.grounding.labels.A_CHANGE_LABEL`: "Change", "Growth", "Increase (decrease)")
+    or a header-like line of its page names a change column ("% Change", "22 vs. 21":
+    ``Candidate.page_names_change``; which cell sits in that column is not known, so every cell of
+    such a page keeps the benefit of the doubt). A number of a page with none of these is a level —
+    a margin, a rate, a per-share figure — and a level that happens to equal the stated change
+    backs it no more than a level fact would ("adjusted EBITDA was 1% lower than the prior year"
+    on a "Net loss on disposals" cell of 0.7). Facts and derivations keep their own rules (a fact's
+    label and period, a ratio's operands). Measured on FinanceBench's correct answers (issue 15,
+    uncited ``direction_word``; see the closing note).
+    """
+    if q.direction is None or q.explicit_sign or q.unit not in ("%", "pp") or c.op is not None:
+        return None
+    if c.origin != "passage" or c.page_names_change or A_CHANGE_LABEL.search(c.label):
+        return None
+    if told_direction(c) is not None:
+        return None
+    return "sign", f"the wording states a change, but {c.ref} is a level: nothing on its page names a change"
+
+
+def cell_level_veto(q: Quantity, c: Candidate, named_years: frozenset[int]) -> tuple[str, str] | None:
+    """``("period_mismatch", reason)`` or None: :func:`level_veto` for a table cell with a column
+    year (``Candidate.column_year``). A change between two named years — an amount or a percent —
+    is not the level of one of them ("has decreased by 3% between FY2021 and FY2022" on the 2021
+    column's 3% "(as a % of net sales)"), unless the cell is itself a change: its row label names
+    one, or it tells a direction (a year column of changes, "Sales increase/(decrease) due to:
+    2022 2021", with its paragraph twin). ``named_years``: every year the sentence names
+    (:func:`assay.grounding.column_period.named_years`)."""
+    y = c.column_year
+    if q.direction is None or q.explicit_sign or c.op is not None or y is None or len(named_years) < 2:
+        return None
+    if y not in named_years or A_CHANGE_LABEL.search(c.label) or told_direction(c) is not None:
+        return None
+    between = " and ".join(str(n) for n in sorted(named_years))
+    return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s column"
 
 
 def _amount(q: Quantity) -> bool:

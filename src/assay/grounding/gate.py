@@ -49,8 +49,8 @@ __all__ = [
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
 #: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates,
 #: "fell to X" is a level, "a 2.8% decline"), passage cells split at plain spaces.
-#: gate-3: a bare K/M/B suffix is a name ("3M"), not a scale; stated directions follow period order.
-#: gate-4: uncited mode checks a bare single-digit integer against facts only (never a page's "1").
+#: gate-3: a bare K/M/B suffix is a name ("3M"), not a scale; stated directions follow period order. gate-4:
+#: uncited mode checks a bare single-digit integer against facts only (never a page's "1").
 #: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
 #: wording must agree with the fact's sign, sums need different line items of one period or
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
@@ -70,7 +70,7 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-GATE_VERSION = "gate-9"  # gate-8: unordered figures take no direction; gate-9: change amounts, column/question years
+GATE_VERSION = "gate-10"  # 8: unordered figures, no direction; 9: change amounts, column years; 10: % change sources
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

@@ -328,7 +328,8 @@ A_CHANGE_LABEL = re.compile(
 
 def told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…") or of a passage number's line, the sign of a cell in a
+    ("…increased by $16.9 million…") or of a passage number's line (else its paragraph twin's,
+    ``Candidate.twin_direction``), the sign of a cell in a
     "Change" column, or the one change noun of a positive line item ("Rate of compensation
     increase"; not "Increase (decrease) in …"); else None."""
     if c.origin not in ("fact", "passage") or not c.label:
@@ -336,7 +337,7 @@ def told_direction(c: Candidate) -> int | None:
     if c.origin == "passage" or not is_line_item(c.label):  # a paragraph number or passage line: its text
         text = own_clause(c.label, c.displayed if c.displayed is not None else c.value)
         up, down = _UP_LABEL.search(text) is not None, _DOWN_LABEL.search(text) is not None
-        return None if up == down else (1 if up else -1)
+        return (c.twin_direction if c.origin == "passage" else None) if up == down else (1 if up else -1)
     if _CHANGE_COLUMN.search(c.label) and c.value != 0:
         return 1 if c.value > 0 else -1
     if c.value > 0:  # a line item named by its change: "Rate of compensation increase" = 4.3

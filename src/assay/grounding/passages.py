@@ -22,7 +22,7 @@ $5,410 million" on the 2018 column's 5,410).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
@@ -52,6 +52,28 @@ _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: A header-like line (under 80 characters) that names a change column: "% Change", "Increase/(decrease)",
+#: "22 vs. 21", "Variance", "Growth"; a page with one may hold changes in any cell (:func:`parse_passages`).
+_CHANGE_HEAD = re.compile(r"\b(?:change[sd]?|increase|decrease|vs\.?|versus|variance|growth)\b", re.I)
+_CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth")
+#: Words one of which a line needs to tell a direction (the pre-check of :func:`_twin_directions`'s sources).
+_DIRECTION_WORDS = (
+    "increas",
+    "decreas",
+    "rose",
+    "rise",
+    "rising",
+    "grew",
+    "grow",
+    "higher",
+    "up",
+    "declin",
+    "fell",
+    "fall",
+    "lower",
+    "down",
+    "drop",
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +101,16 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
         run: list[int] = []  # the header run being read
         by_line = _quantities_by_line(passage)
-        for li, line in enumerate(passage.splitlines(), start=1):
+        lines = passage.splitlines()
+        low = passage.lower() if passage.isascii() else None  # the word pre-checks' text (non-ASCII: searched)
+        names_change = (low is None or any(w in low for w in _CHANGE_WORDS)) and any(
+            len(ln) < 80 and _CHANGE_HEAD.search(ln) for ln in lines
+        )
+        may_tell = low.splitlines() if low is not None and any(w in low for w in _DIRECTION_WORDS) else None
+        first, first_row = len(direct), len(rows)
+        cells: set[int] = set()  # the number-only lines (table cells)
+        told: set[int] = set()  # the text lines with numbers that may tell a direction
+        for li, line in enumerate(lines, start=1):
             h = _HEADER.search(line) if len(line) < 160 and _may_hold(line, _HEADER_WORDS) else None
             if h:
                 scale = _SCALE_BY_HEAD[h.group(1)[0].lower()]  # by its first letter: "in mıllions" matches re.I
@@ -91,9 +122,15 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
             qs = by_line.get(li, [])
             number_only = bool(_NUMBER_ONLY.match(stripped))
+            if qs and number_only:
+                cells.add(li)
+            elif qs and (
+                low is None or (may_tell is not None and any(w in may_tell[li - 1] for w in _DIRECTION_WORDS))
+            ):
+                told.add(li)
             if not number_only:
                 if row:
-                    rows.append(_in_columns(row, columns, named, direct))
+                    rows.append(_in_columns(row, columns, named, direct, names_change))
                 row, row_label = [], stripped[:80]
             if run and not header:  # the run ended: its years name the columns of the rows from here
                 columns, run = (run if len(run) >= 2 else columns), []
@@ -102,7 +139,9 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             line_scale = 1.0 if per_share else scale
             row.extend((q, line_scale, f"S{pi + 1}:L{li}", row_label) for q in qs)
         if row:
-            rows.append(_in_columns(row, columns, named, direct))
+            rows.append(_in_columns(row, columns, named, direct, names_change))
+        if told and cells:
+            _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
@@ -118,13 +157,19 @@ def _scales_named(passage: str) -> frozenset[float]:
 
 
 def _in_columns(
-    row: list[tuple[Quantity, float, str, str]], columns: list[int], named: frozenset[float], direct: list[Candidate]
+    row: list[tuple[Quantity, float, str, str]],
+    columns: list[int],
+    named: frozenset[float],
+    direct: list[Candidate],
+    names_change: bool = False,
 ) -> tuple[Candidate, ...]:
     """The candidates of ``row`` (each ``(quantity, scale, ref, label)``), each with its column's
     year when the row has one number per column (module doc), appended to ``direct``. Built here,
     once per number: ``dataclasses.replace`` afterwards cost 7% of parsing TAT-QA passages."""
     years: list[int | None] = list(columns) if columns and len(row) == len(columns) else [None] * len(row)
-    made = tuple(_candidate(q, sc, ref, label, named, y) for (q, sc, ref, label), y in zip(row, years, strict=True))
+    made = tuple(
+        _candidate(q, sc, ref, label, named, y, names_change) for (q, sc, ref, label), y in zip(row, years, strict=True)
+    )
     direct.extend(made)
     return made
 
@@ -155,8 +200,51 @@ def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
     return out
 
 
+def _twin_directions(
+    direct: list[Candidate],
+    rows: list[tuple[Candidate, ...]],
+    first: int,
+    first_row: int,
+    page: int,
+    told: set[int],
+    cells: set[int],
+) -> None:
+    """Give each table cell of passage ``page`` (``direct[first:]``, ``rows[first_row:]``) that tells no
+    direction of its own the one direction its paragraph twins tell: numbers on text lines (``told``)
+    of the same dimension and displayed digits whose own clause states a rise or a fall
+    (:func:`~assay.grounding.labels.told_direction`). In place; cells with no twin, or twins of both
+    directions, are left as they are."""
+    from assay.grounding.labels import told_direction
+
+    said: dict[tuple[str, float | None], set[int]] = {}
+    for c in direct[first:]:
+        if _line(c.ref) in told and (d := told_direction(c)) is not None:
+            said.setdefault((c.dim, c.displayed), set()).add(d)
+    if not said:
+        return
+    moved: dict[int, Candidate] = {}
+    for i in range(first, len(direct)):
+        c = direct[i]
+        ds = said.get((c.dim, c.displayed))
+        if ds and len(ds) == 1 and _line(c.ref) in cells and told_direction(c) is None:
+            direct[i] = moved[id(c)] = replace(c, twin_direction=next(iter(ds)))
+    if moved:
+        rows[first_row:] = [tuple(moved.get(id(c), c) for c in r) for r in rows[first_row:]]
+
+
+def _line(ref: str) -> int:
+    """The line number of a passage ref ``S{p}:L{line}``."""
+    return int(ref[ref.index(":L") + 2 :])
+
+
 def _candidate(
-    q: Quantity, header_scale: float, ref: str, label: str, named: frozenset[float], column_year: int | None = None
+    q: Quantity,
+    header_scale: float,
+    ref: str,
+    label: str,
+    named: frozenset[float],
+    column_year: int | None = None,
+    names_change: bool = False,
 ) -> Candidate:
     dim: Dim
     currency = None
@@ -176,5 +264,14 @@ def _candidate(
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
     return Candidate(
-        value, dim, ref, label, currency, q.value, origin="passage", page_scales=named, column_year=column_year
+        value,
+        dim,
+        ref,
+        label,
+        currency,
+        q.value,
+        origin="passage",
+        page_scales=named,
+        column_year=column_year,
+        page_names_change=names_change,
     )

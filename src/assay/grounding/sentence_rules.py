@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
-from assay.grounding.change_amount import level_veto
+from assay.grounding.change_amount import cell_level_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
@@ -63,7 +63,7 @@ def sentence_reader(
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
-        veto = acceptable(q, c, ctx) or comparison_veto(q, c, text)
+        veto = acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             veto = level_veto(q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[0], pool)  # type: ignore[arg-type]
@@ -75,7 +75,7 @@ def sentence_reader(
         if veto is None and c.column_year is not None:  # a passage number's column names its year
             if not years:
                 years.append(named_years(text))
-            veto = column_veto(c, years[0])
+            veto = column_veto(c, years[0]) or cell_level_veto(q, c, years[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
