@@ -197,13 +197,14 @@ _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
         "grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped "
-        "expanded improved"
+        "expanded improved surged soared rallied spiked"
     ).split()
 )
 _DOWN_WORDS = frozenset(
     (
         "fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank "
-        "contracted slipped lost reduced reduction"
+        "contracted slipped lost reduced reduction plunged plummeted slumped tumbled slid sank sunk dipped eroded "
+        "weakened deteriorated retreated softened"
     ).split()
 )
 #: Words (and word pairs) whose sentence carries an outflow sign: "capex of $1,577 million".
@@ -220,8 +221,8 @@ _SIGN_WORDS = frozenset(
 _DIRECTION_AFTER = re.compile(
     r"\s*(?:(?:(?P<up>increases?|growth|rise|gains?|higher|jump)"
     r"|(?P<down>decreases?|declines?|drop|fall|reductions?|lower|contraction))\b"
-    r"|(?:[이가을를은는의나]\s?|만큼\s?|가량\s?|정도\s?)?(?:(?P<kup>증가|상승|늘|증대|성장|확대|개선|올)"
-    r"|(?P<kdown>감소|하락|줄|축소|악화|떨어|내려|내렸)))",
+    r"|(?:[이가을를은는의나]\s?|만큼\s?|가량\s?|정도\s?)?(?:(?P<kup>증가|상승|늘|증대|성장|확대|개선|올|급증|급등)"
+    r"|(?P<kdown>감소|하락|줄|축소|악화|떨어|내려|내렸|급감|급락|역성장|뒷걸음)))",
     re.I,
 )
 #: Loss words asserting a negative figure (before the number, in its clause).

@@ -44,7 +44,11 @@ def ratio_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
 
 
 def level_veto(
-    q: Quantity, c: Candidate, named_years: frozenset[int], facts: Iterable[Candidate]
+    q: Quantity,
+    c: Candidate,
+    named_years: frozenset[int],
+    facts: Iterable[Candidate],
+    all_facts: Iterable[Candidate] = (),
 ) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when ``c`` is one named year's level and ``q`` the change
     amount between two named years (module doc), else None (a table cell: :func:`cell_level_veto`).
@@ -55,8 +59,10 @@ def level_veto(
     year IS the change ("decreased by 27,603 from FY18 to FY19", 0 in FY18; a zero of another
     table's row of the same name, not cited, is no base of this one).
     """
-    if not _amount(q) or c.op is not None or c.origin != "fact" or len(named_years) < 2:
+    if not _amount(q) or c.op is not None or c.origin != "fact":
         return None
+    if len(named_years) < 2:
+        return _unnamed_level_veto(c, facts, all_facts)
     y = period_year(c.period)
     if y is None or y not in named_years or A_CHANGE_LABEL.search(c.label):
         return None
@@ -93,6 +99,27 @@ def percent_change_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
     if told_direction(c) is not None:
         return None
     return "sign", f"the wording states a change, but {c.ref} is a level: nothing on its page names a change"
+
+
+def _unnamed_level_veto(
+    c: Candidate, facts: Iterable[Candidate], all_facts: Iterable[Candidate]
+) -> tuple[str, str] | None:
+    """:func:`level_veto` when the sentence names fewer than two years ("Revenue rose by $200 million
+    [F1, F2]" on F1, 2023's $200 million): a change amount is a difference of two levels, so a fact
+    whose line item has a level of another period among ``all_facts`` (the snapshot's) is one
+    period's level, not the change — unless that other level is 0 among ``facts`` (the sentence's
+    pool, as :func:`level_veto`) or the label names a change."""
+    y = period_year(c.period)
+    if y is None or A_CHANGE_LABEL.search(c.label):
+        return None
+    item = line_item(c.label)
+    if not any(
+        f.period != c.period and period_year(f.period) is not None and line_item(f.label) == item for f in all_facts
+    ):
+        return None
+    if any(f.value == 0 and f.period != c.period and line_item(f.label) == item for f in facts):
+        return None
+    return "sign", f"the wording states a change by an amount, but {c.ref} is {y}'s level of {item!r}"
 
 
 def cell_level_veto(q: Quantity, c: Candidate, named_years: frozenset[int]) -> tuple[str, str] | None:

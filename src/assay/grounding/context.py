@@ -73,6 +73,7 @@ from assay.grounding.direction import (
 )
 from assay.grounding.labels import (
     GENERIC_ITEMS,
+    NEUTRAL_CHANGE,
     SnapshotVocabulary,
     fact_sign,
     is_line_item,
@@ -310,8 +311,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         if told is not None and told != q.direction:
             said = "a rise" if q.direction > 0 else "a fall"
             return "sign", f"the wording states {said}, but {c.ref} is {'a rise' if told > 0 else 'a fall'}"
-    if c.op is None and not q.explicit_sign:
-        stated = ctx.stated_sign(q)
+    if c.op is None and not q.explicit_sign and (q.direction is None or not NEUTRAL_CHANGE.search(c.label)):
+        stated = ctx.stated_sign(q)  # (a change figure stated with a way: its sign is that way, checked above)
         if stated is not None and fact_sign(c) != stated:
             word = "a loss" if stated < 0 else "a profit"
             return "sign", f"the wording states {word}, but {c.ref} is {'positive' if stated < 0 else 'negative'}"

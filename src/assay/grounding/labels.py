@@ -24,6 +24,7 @@ __all__ = [
     "told_direction",
     "label_polarity",
     "A_CHANGE_LABEL",
+    "NEUTRAL_CHANGE",
     "fact_sign",
     "own_clause",
     "period_year",
@@ -305,15 +306,19 @@ def related_to(named: str, label: str, exact: bool) -> bool:
 
 # --- what a fact's own label says: its direction and polarity ------------------------------
 
-_UP_LABEL = re.compile(r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b", re.I)
+_UP_LABEL = re.compile(
+    r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b|증가|상승", re.I
+)
 _DOWN_LABEL = re.compile(
-    r"\b(?:decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing))\b", re.I
+    r"\b(?:decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing))\b|감소|하락", re.I
 )
 #: "(Gain) on completion of …" = (8,086): the accounting convention shows a gain negative.
 _GAIN_IN_PARENS = re.compile(r"\((?:gains?|income|profits?)\)", re.I)
 _UP_ITEM = re.compile(r"\b(?:increases?|growth)\b", re.I)
 _DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
 _CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
+#: A line item named by a change of no stated way ("% change", "Change in …", "growth"): its sign is the way.
+NEUTRAL_CHANGE = re.compile(r"^(?!.*\b(?:increase|decrease)).*\b(?:change[sd]?|growth|variance|movements?)\b", re.I)
 
 
 #: A label that names a change, so its figure's sign is a direction, not a profit or a loss: a
@@ -329,8 +334,8 @@ A_CHANGE_LABEL = re.compile(
 def told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
     ("…increased by $16.9 million…") or of a passage number's line (else its paragraph twin's,
-    ``Candidate.twin_direction``), the sign of a cell in a
-    "Change" column, or the one change noun of a positive line item ("Rate of compensation
+    ``Candidate.twin_direction``), the sign of a "Change" column's cell or of a line item named by a change
+    (:data:`NEUTRAL_CHANGE`), or the one change noun of a positive line item ("Rate of compensation
     increase"; not "Increase (decrease) in …"); else None."""
     if c.origin not in ("fact", "passage") or not c.label:
         return None
@@ -338,7 +343,7 @@ def told_direction(c: Candidate) -> int | None:
         text = own_clause(c.label, c.displayed if c.displayed is not None else c.value)
         up, down = _UP_LABEL.search(text) is not None, _DOWN_LABEL.search(text) is not None
         return (c.twin_direction if c.origin == "passage" else None) if up == down else (1 if up else -1)
-    if _CHANGE_COLUMN.search(c.label) and c.value != 0:
+    if (_CHANGE_COLUMN.search(c.label) or NEUTRAL_CHANGE.search(c.label)) and c.value != 0:
         return 1 if c.value > 0 else -1
     if c.value > 0:  # a line item named by its change: "Rate of compensation increase" = 4.3
         item = line_item(c.label)

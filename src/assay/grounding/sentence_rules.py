@@ -10,7 +10,9 @@ for a fact matched directly, a paragraph number judged as the line item it repea
 licence ("What was the net loss …") on each number. A sentence that names as a profit the item
 the question names as a loss (:func:`~assay.grounding.lexicon.renamed_loss_item`) is vetoed on
 figures whose labels name neither. A profit or loss stated on a change of figures of both signs
-that nothing orders is vetoed (:func:`~assay.grounding.operands.unordered_sign`).
+that nothing orders is vetoed (:func:`~assay.grounding.operands.unordered_sign`). Two levels the
+sentence says moved the other way ("rose from $118 million to $93 million") are vetoed
+(:func:`~assay.grounding.level_moves.contradicted_levels`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.level_moves import contradicted_levels
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
@@ -38,6 +41,7 @@ __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 Twins = Iterable[Candidate] | CandidateSet
 #: ``(rule kind, reason)`` when a match is refused, ``None`` when it stands.
 Veto = tuple[str, str] | None
+_NONE: frozenset[int] = frozenset()
 
 
 def sentence_reader(
@@ -57,8 +61,13 @@ def sentence_reader(
 
     renamed = renamed_loss_item(text, question)
     years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
+    moved: list[frozenset[int]] = []  # the levels whose stated move contradicts them, read on the first match
 
     def accept(q: Quantity, c: Candidate) -> Veto:
+        if not moved:
+            moved.append(contradicted_levels(text, claim.span[0], claim.numbers) if len(claim.numbers) > 1 else _NONE)
+        if q.span[0] in moved[0]:
+            return "sign", "the sentence says the figure moved one way between its two levels; they went the other"
         if not read:
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
@@ -66,7 +75,8 @@ def sentence_reader(
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
-            veto = level_veto(q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[0], pool)  # type: ignore[arg-type]
+            named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
+            veto = level_veto(q, c, named, pool, idx.facts.values())  # type: ignore[arg-type]
         if veto is None and c.op is not None and not q.explicit_sign:
             stated = ctx.stated_sign(q)
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):

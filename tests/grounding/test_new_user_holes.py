@@ -1,0 +1,107 @@
+"""False accepts a new user found (issue 15, direction_word and sign_word holes), each beside its
+true counterpart: two levels said to move the wrong way (:mod:`assay.grounding.level_moves`), a
+change amount equal to one period's level without named years (``level_veto``), decline verbs
+the reader did not know, a fact named by a change ("Net sales % change") whose sign is its way,
+and a Korean passage's 감소."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.claims import extract_claims
+from assay.facts import Fact, Snapshot
+from assay.grounding import check_answer
+from assay.grounding.level_moves import contradicted_levels
+
+OI = Snapshot(
+    facts=(
+        Fact(id="F1", label="Operating income", value=93, unit="USD millions", period="2019"),
+        Fact(id="F2", label="Operating income", value=118, unit="USD millions", period="2018"),
+    )
+)
+REV = Snapshot(
+    facts=(
+        Fact(id="F1", label="Revenue", value=200, unit="USD millions", period="2023"),
+        Fact(id="F2", label="Revenue", value=100, unit="USD millions", period="2022"),
+    )
+)
+
+
+def status(answer: str, snap: Snapshot = OI, mode: str = "auto") -> str:
+    return check_answer(answer, snap, mode=mode).status  # type: ignore[arg-type]
+
+
+def test_two_levels_said_to_move_the_wrong_way_fail():
+    for wrong, right in [
+        (
+            "rose from $118 million in 2018 to $93 million in 2019",
+            "fell from $118 million in 2018 to $93 million in 2019",
+        ),
+        ("increased to $93 million from $118 million", "decreased to $93 million from $118 million"),
+        ("was $93 million, up from $118 million", "was $93 million, down from $118 million"),
+    ]:
+        assert status(f"Operating income {wrong} [F1, F2].") == "fail", wrong
+        assert status(f"Operating income {right} [F1, F2].") == "pass", right
+
+
+def test_levels_in_a_passage_said_to_move_the_wrong_way_fail():
+    page = Snapshot(sources=("Operating income for 2019 was $93 million compared with $118 million in 2018.",))
+    assert status("Operating income rose from $118 million in 2018 to $93 million in 2019.", page, "uncited") == "fail"
+    assert status("Operating income fell from $118 million in 2018 to $93 million in 2019.", page, "uncited") == "pass"
+
+
+def test_levels_compared_without_a_verb_are_not_read():
+    assert status("Operating income was $93 million in 2019 [F1], compared with $118 million in 2018 [F2].") == "pass"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=st.integers(min_value=1, max_value=9_999),
+    b=st.integers(min_value=1, max_value=9_999),
+    up=st.booleans(),
+    form=st.sampled_from(["{v} from ${a} million to ${b} million", "{v} to ${b} million from ${a} million"]),
+)
+def test_property_a_stated_move_is_flagged_exactly_when_the_levels_go_the_other_way(a, b, up, form):
+    verb = "rose" if up else "fell"
+    text = "Sales " + form.format(v=verb, a=a, b=b) + "."
+    (claim,) = extract_claims(text)
+    flagged = contradicted_levels(claim.text, claim.span[0], claim.numbers)
+    assert bool(flagged) == (a != b and (b > a) != up)
+
+
+def test_a_change_amount_is_no_level_of_an_item_with_other_periods():
+    assert status("Revenue rose by $200 million [F1, F2].", REV) == "fail"  # 2023's level; the change was 100
+    assert status("Revenue rose by $100 million [F1, F2].", REV) == "pass"
+    assert status("Revenue fell by $100 million [F1, F2].", REV) == "fail"
+    assert status("Revenue was $200 million in 2023 [F1].", REV) == "pass"
+    alone = Snapshot(facts=(Fact(id="F1", label="Revenue", value=200, unit="USD millions", period="2023"),))
+    assert status("Revenue rose by $200 million [F1].", alone) == "pass"  # no other period: not known a level
+
+
+def test_decline_verbs_state_a_fall():
+    snap = Snapshot(
+        facts=(
+            Fact(id="F11", label="Research and development", value=29915, unit="USD millions", period="FY2023"),
+            Fact(id="F12", label="Research and development", value=26251, unit="USD millions", period="FY2022"),
+        )
+    )
+    for verb in ("plunged", "slumped", "tumbled", "slid", "sank", "dipped", "eroded", "weakened", "retreated"):
+        assert status(f"R&D spending {verb} 14.0% [F11, F12].", snap) == "fail", verb
+    for verb in ("surged", "soared", "rose", "climbed"):
+        assert status(f"R&D spending {verb} 14.0% [F11, F12].", snap) == "pass", verb
+
+
+def test_a_fact_named_by_a_change_carries_its_way():
+    up = Snapshot(facts=(Fact(id="F1", label="Net sales % change", value=3, unit="%", period="FY2023"),))
+    assert status("Net sales fell 3% [F1].", up) == "fail"
+    assert status("Net sales grew 3% [F1].", up) == "pass"
+    down = Snapshot(facts=(Fact(id="F2", label="Operating income % change", value=-23, unit="%", period="FY2023"),))
+    assert status("Operating income fell 23% [F2].", down) == "pass"  # a fall of a profit item, not a loss
+    assert status("Operating income rose 23% [F2].", down) == "fail"
+
+
+def test_a_korean_passage_tells_its_direction():
+    page = Snapshot(sources=("2023년 매출액은 3조 5천억원으로 전년 대비 12% 감소했다.",))
+    assert status("매출액은 12% 감소했다.", page, "uncited") == "pass"
+    assert status("매출액은 12% 증가했다.", page, "uncited") == "fail"
