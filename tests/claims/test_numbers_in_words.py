@@ -296,6 +296,11 @@ def test_property_korean_compound(jo, cheon, man_part, won):
         ("It grew two and a half times.", "two and a half times", "mixed_fraction"),
         ("It has a million users.", "a million", "indefinite_scale"),
         ("It was XII million.", "XII million", "roman_numeral_amount"),
+        ("Revenue had risen threefold [F1, F2].", "threefold", "unread_multiple"),
+        ("Sales grew 5-fold.", "5-fold", "unread_multiple"),
+        ("Sales grew thrice over.", "thrice", "unread_multiple"),
+        ("Profit was one-third higher [F1, F2].", "one-third higher", "unread_multiple"),
+        ("Profit was a quarter lower.", "a quarter lower", "unread_multiple"),
     ],
 )
 def test_unchecked_forms(text, written, reason):
@@ -304,7 +309,19 @@ def test_unchecked_forms(text, written, reason):
 
 
 @pytest.mark.parametrize(
-    "text", ["Revenue was $5 million [F1].", "Amounts are in thousands of dollars.", "Margin was twelve percent."]
+    "text",
+    [
+        "Revenue was $5 million [F1].",
+        "Amounts are in thousands of dollars.",
+        "Margin was twelve percent.",
+        "Costs were twice as high as in 2022.",  # read: 2x
+        "Revenue fell by half.",  # read: a ratio of 0.5
+        # not figures (issue 15's list), and so never unchecked either
+        "We met twice with the board.",
+        "In the second half of the year.",
+        "A third party audited it.",
+        "In the third quarter.",
+    ],
 )
 def test_read_numbers_are_never_unchecked(text):
     assert find_unchecked(text) == []

@@ -15,7 +15,10 @@ number-like is either read as a :class:`~assay.claims.quantities.Quantity` or is
 - ``"spelled_decimal"``: "two point five percent";
 - ``"mixed_fraction"``: "two and a half", "one and a half times";
 - ``"indefinite_scale"``: "a million", "a billion dollars", "a thousand", "a hundred";
-- ``"roman_numeral_amount"``: Roman numerals with a scale or percent — "XII million".
+- ``"roman_numeral_amount"``: Roman numerals with a scale or percent — "XII million";
+- ``"unread_multiple"``: a multiple or a part the reader does not take as a ratio — "threefold",
+  "5-fold", "twice as high as", "twice the", "thrice", "fell by half", "by a third", "one-third
+  higher" (issue 15: a new user found them passed silently).
 
 A span that overlaps a quantity the reader did read is not reported (``"$5 million"`` is read,
 never unchecked).
@@ -101,6 +104,7 @@ _MULT_RUNS = frozenset("doubled tripled trebled quadrupled halved".split())
 _A_AN = frozenset(("a", "an"))
 _HALVES = frozenset("half third quarter".split())
 _CARD_RUNS = frozenset(_CARD[3:-1].split("|"))
+_MULTIPLE_RUNS = frozenset("fold twice thrice half third quarter".split())
 
 #: The forms as ``(reason, pattern, condition)`` branches, in the order they are tried; the
 #: condition is a NECESSARY condition for the branch to match anywhere in the text, on the set
@@ -157,6 +161,13 @@ _BRANCHES: tuple[tuple[str, str, _Cond | None], ...] = (
         "roman_numeral_amount",
         r"\b[IVXLCDM]{2,}\s+(?:thousand|million|billion|trillion|percent)\b",
         None,  # two Roman-numeral letters, whitespace, a scale word: _heads_before_scales
+    ),
+    (
+        "unread_multiple",
+        r"\b(?:\d+(?:\.\d+)?|" + _CARD + r"|hundred)[-\s]?fold\b|\btwice\s+(?:as\s+[a-z]+\s+as|the)\b|\bthrice\b"
+        r"|\bby\s+(?:a\s+|one\s+)?(?:half|third|quarter)\b|\b(?:one|a)[-\s](?:half|third|quarter)\s+"
+        r"(?:higher|lower|more|less|above|below|larger|smaller)\b",
+        lambda r, t: bool(r & _MULTIPLE_RUNS) or any(w.endswith("fold") for w in r),
     ),
 )
 
@@ -246,7 +257,7 @@ def _may_hold_unchecked(masked: str, tokens: set[str] | frozenset[str] | None) -
         tokens = set(_WORD.findall(masked.lower()))
     if any("-" in t for t in tokens):
         tokens = {part for t in tokens for part in t.split("-")}
-    if tokens & _ALWAYS or "-ish" in masked:
+    if tokens & _ALWAYS or "-ish" in masked or tokens & _MULTIPLE_RUNS or "fold" in masked:
         return True
     if tokens & _SCALE_WORDS and (tokens & _NEEDS_SCALE or _ROMAN.search(masked)):
         return True
