@@ -105,3 +105,14 @@ def test_a_korean_passage_tells_its_direction():
     page = Snapshot(sources=("2023년 매출액은 3조 5천억원으로 전년 대비 12% 감소했다.",))
     assert status("매출액은 12% 감소했다.", page, "uncited") == "pass"
     assert status("매출액은 12% 증가했다.", page, "uncited") == "fail"
+
+
+def test_currency_words_name_their_currency():
+    krw = Snapshot(facts=(Fact(id="F1", label="매출액", value=3.5e12, unit="KRW", period="2023"),))
+    assert status("매출액은 3조 5천억원이다 [F1].", krw) == "pass"
+    for other in ("엔", "위안", "유로", "달러"):
+        assert status(f"매출액은 3조 5천억 {other}이다 [F1].", krw) == "fail", other
+    usd = Snapshot(facts=(Fact(id="F1", label="Revenue", value=383285, unit="USD millions", period="FY2023"),))
+    assert status("Revenue was $383.3 billion [F1].", usd) == "pass"
+    for word in ("yen", "yuan", "renminbi"):
+        assert status(f"Revenue was 383.3 billion {word} [F1].", usd) == "fail", word

@@ -241,6 +241,13 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             "dollars": "USD",
             "euro": "EUR",
             "euros": "EUR",
+            "yen": "JPY",
+            "엔": "JPY",
+            "yuan": "CNY",
+            "renminbi": "CNY",
+            "위안": "CNY",
+            "유로": "EUR",
+            "달러": "USD",
         }.get(cur.lower(), cur.upper())
     scale = 1.0
     tolerance: float | None = None
