@@ -116,3 +116,11 @@ def test_currency_words_name_their_currency():
     assert status("Revenue was $383.3 billion [F1].", usd) == "pass"
     for word in ("yen", "yuan", "renminbi"):
         assert status(f"Revenue was 383.3 billion {word} [F1].", usd) == "fail", word
+
+
+def test_a_dated_table_orders_its_row_for_a_stated_change():
+    page = Snapshot(sources=("(in millions)\n2019 2018\nNet sales 1,200 1,100",))
+    assert status("Net sales grew 9.1% in 2019.", page, "uncited") == "pass"  # (1,200 − 1,100) / 1,100
+    assert status("Net sales fell 9.1% in 2019.", page, "uncited") == "fail"
+    undated = Snapshot(sources=("(in millions)\nNet sales 1,200 1,100",))
+    assert status("Net sales grew 9.1%.", undated, "uncited") == "fail"  # nothing orders the row (gate-8)

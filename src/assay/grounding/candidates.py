@@ -231,9 +231,13 @@ def time_rank(c: Candidate) -> tuple[int, int, int] | None:
     """``(kind, year, part)`` ordering a candidate in time: kind 0 from its period
     (:func:`period_rank`); for a candidate with no period, kind 0 from a date in its label
     ("Balance at March 31, 2017 | Minimum Pension Liability") or kind 1 from an ordinal column
-    ("Net sales | Third" → part 3: quarters of one table). Two ranks of different kinds are not
-    comparable (``derive`` leaves their order unknown). None when nothing orders it."""
-    return _time_rank(c.period, c.label)
+    ("Net sales | Third" → part 3: quarters of one table); a passage number with neither, kind 0 from
+    its table column's year (``column_year``: "2019 2018 / Net sales 1,200 1,100"). Two ranks of
+    different kinds are not comparable (``derive`` leaves their order unknown). None when nothing orders it."""
+    r = _time_rank(c.period, c.label)
+    if r is None and c.column_year is not None and c.period is None:
+        return (0, c.column_year, 0)
+    return r
 
 
 @lru_cache(maxsize=8192)
