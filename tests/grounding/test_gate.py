@@ -337,16 +337,21 @@ def test_bare_number_matches_a_passage_number_as_displayed():
 
 def test_uncited_derivation_within_one_row():
     """A change derived within one passage row is backed when no direction is stated; a stated
-    direction ("grew") is rejected (gate-8): a passage row carries no period, so nothing says which
-    of 1,577 and 1,400 is the later figure, and a direction the data cannot order is not proven
-    (the gate fails closed; FinanceBench ``direction_word`` 6/29 → 4/27 false accepts). The true
-    counterpart on facts whose periods order the row passes, and its flipped direction fails."""
+    direction ("grew") on a row nothing orders is rejected (gate-8): the row carries no period, so
+    nothing says which of 1,577 and 1,400 is the later figure, and a direction the data cannot
+    order is not proven (the gate fails closed; FinanceBench ``direction_word`` 6/29 → 4/27 false
+    accepts). A header of years orders the row by its columns (gate-10): there "grew" passes and
+    "fell" fails. The true counterpart on facts whose periods order the row passes, and its
+    flipped direction fails."""
     r = gate("Net sales changed by 12.6%.", sources=[P_MILLIONS])
     assert r.status == "pass" and r.checks[0].op == "(a-b)/b" and r.checks[0].derived_from is not None
     assert passes("The difference in net sales was $177 million.", sources=[P_MILLIONS])
+    undated = P_MILLIONS.replace("2019 2018\n", "")
     for grew in ("Net sales grew 12.6%.", "Net sales grew $177 million."):
-        r = gate(grew, sources=[P_MILLIONS])
+        r = gate(grew, sources=[undated])
         assert r.status == "fail" and "order in time" in r.violations[0].reason
+        assert passes(grew, sources=[P_MILLIONS])  # the columns 2019 2018 order the row
+        assert not passes(grew.replace("grew", "fell"), sources=[P_MILLIONS])
     ordered = [
         Fact(id="F1", label="Net sales", value=1577, unit="USD millions", period="FY2019"),
         Fact(id="F2", label="Net sales", value=1400, unit="USD millions", period="FY2018"),
