@@ -124,3 +124,28 @@ def test_a_dated_table_orders_its_row_for_a_stated_change():
     assert status("Net sales fell 9.1% in 2019.", page, "uncited") == "fail"
     undated = Snapshot(sources=("(in millions)\nNet sales 1,200 1,100",))
     assert status("Net sales grew 9.1%.", undated, "uncited") == "fail"  # nothing orders the row (gate-8)
+
+
+APPLE = Snapshot(
+    facts=(
+        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+        Fact(id="F7", label="Net income", value=96995, unit="USD millions", period="FY2023"),
+        Fact(id="F8", label="Net income", value=99803, unit="USD millions", period="FY2022"),
+    )
+)
+
+
+def test_an_opening_period_scopes_the_sentence():
+    lead = "In fiscal 2023, revenue was $383.3 billion [F1] and net income was {} [F7, F8]."
+    assert status(lead.format("$99.8 billion"), APPLE) == "fail"  # FY2022's net income
+    assert status(lead.format("$97.0 billion"), APPLE) == "pass"
+    assert status("For FY2022, net income was $99.8 billion [F7, F8].", APPLE) == "pass"
+    assert status("For FY2022, net income was $97.0 billion [F7, F8].", APPLE) == "fail"
+
+
+def test_an_opening_period_leaves_bases_and_respectively_alone():
+    assert status("In fiscal 2023, revenue was $383.3 billion [F1], down from $394.3 billion [F2].", APPLE) == "pass"
+    assert status("In fiscal 2023, revenue fell 2.8% from $394.3 billion [F1, F2].", APPLE) == "pass"
+    both = "In fiscal 2023 and 2022, net income was $97.0 billion and $99.8 billion [F7, F8], respectively."
+    assert status(both, APPLE) == "pass"

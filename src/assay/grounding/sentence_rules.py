@@ -12,7 +12,8 @@ the question names as a loss (:func:`~assay.grounding.lexicon.renamed_loss_item`
 figures whose labels name neither. A profit or loss stated on a change of figures of both signs
 that nothing orders is vetoed (:func:`~assay.grounding.operands.unordered_sign`). Two levels the
 sentence says moved the other way ("rose from $118 million to $93 million") are vetoed
-(:func:`~assay.grounding.level_moves.contradicted_levels`).
+(:func:`~assay.grounding.level_moves.contradicted_levels`). A sentence's opening period ("In fiscal 2023,")
+scopes the numbers that name none (:func:`~assay.grounding.lead_period.with_lead_year`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.lead_period import with_lead_year
 from assay.grounding.level_moves import contradicted_levels
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
@@ -70,6 +72,7 @@ def sentence_reader(
             return "sign", "the sentence says the figure moved one way between its two levels; they went the other"
         if not read:
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
+            ctx = with_lead_year(ctx, idx.vocabulary, tuple(claim.numbers))
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)

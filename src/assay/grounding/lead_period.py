@@ -1,0 +1,72 @@
+"""A sentence's opening period scopes its numbers (issue 15, ``period_swap``; used by
+:func:`assay.grounding.sentence_rules.sentence_reader`).
+
+The period rule (``period_mismatch``, :mod:`assay.grounding.context`) gives a named year to the
+nearest number of its clause, so in "In fiscal 2023, revenue was $383.3 billion [F1] and net
+income was $99.8 billion [F7, F8]" the year reaches the first figure only, and FY2022's $99.8
+billion (F8, cited beside F7) passed as the sentence's net income (a new user's false accept).
+An opening adverbial of time — "In fiscal 2023,", "For FY2022,", "During 2019,", "As of
+December 31, 2022," — says when everything after it happened. Rule: when the sentence opens with
+one such phrase (one known year, a comma), each number the reader gave no year of its own gets
+that year, unless it is stated as a base ("from $394.3 billion", "compared with", "versus",
+"than", "up from": another period's level) or the sentence says "respectively". Conservative as
+the period rule is: a year the snapshot's facts do not know changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from assay.claims import Quantity
+from assay.grounding.context import SentenceContext
+from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.operands import YEAR, match_year
+
+__all__ = ["with_lead_year", "lead_year"]
+
+#: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
+#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words.
+_LEAD = re.compile(
+    r"\s*(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
+    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
+    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)(?:\s+[A-Za-z]+){0,3}\s*,",
+    re.I,
+)
+#: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
+_BASE_BEFORE = re.compile(
+    r"\b(?:from|compared\s+(?:with|to)|versus|vs\.?|against|than|over)\s+(?:(?:about|approximately|the)\s+)?$", re.I
+)
+
+
+def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
+    """The one known year of ``text``'s opening adverbial of time (module doc), else None."""
+    if not vocab.years:
+        return None
+    m = _LEAD.match(text)
+    if m is None:
+        return None
+    y = YEAR.search(m.group("year"))
+    year = match_year(y) if y is not None else None
+    return year if year in vocab.years else None
+
+
+def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tuple[Quantity, ...]) -> SentenceContext:
+    """``ctx`` with the opening adverbial's year given to each number the reader gave no year (and
+    not stated as a base); else ``ctx`` itself (module doc)."""
+    year = lead_year(ctx.text, vocab)
+    if year is None or "espective" in ctx.text.lower():
+        return ctx
+    by_number = dict(ctx.by_number)
+    changed = False
+    for n in numbers:
+        years, items = by_number.get(n.span[0], (frozenset(), ()))
+        if years:
+            continue
+        before = ctx.text[max(0, n.span[0] - ctx.offset - 40) : n.span[0] - ctx.offset]
+        if _BASE_BEFORE.search(before):
+            continue
+        by_number[n.span[0]] = (frozenset({year}), items)
+        changed = True
+    return replace(ctx, by_number=by_number) if changed else ctx
