@@ -4,13 +4,17 @@ the engine's level, and the connection's level restored whatever happens in the 
 
 from __future__ import annotations
 
+import sqlite3
+from datetime import UTC, datetime
+
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import create_engine, event, func, select
 from sqlalchemy.exc import OperationalError
 
 from assay.memory import MemorySettings, MemoryStore
 from assay.memory.feedback.deliveries import log_deliveries, write_with_retry
 from assay.memory.tables import memory_deliveries
+from assay.storage import init_db
 
 HASHING = MemorySettings(embedder="hashing")
 FULL, NORMAL = 2, 1  # PRAGMA synchronous's numbers
@@ -86,6 +90,44 @@ def test_level_is_restored_after_a_failed_or_retried_transaction(tmp_path):
 
     assert write_with_retry(store.engine, flaky, base_delay_s=0.001, synchronous="NORMAL") == "ok"
     assert calls == [NORMAL] * 3 and _pooled_level(store.engine) == FULL
+
+
+class _FailingRestore(sqlite3.Connection):
+    """A driver connection whose ``PRAGMA synchronous`` back to FULL fails once armed."""
+
+    armed = False
+
+    def execute(self, sql, *args):
+        if _FailingRestore.armed and sql == f"PRAGMA synchronous={FULL}":
+            _FailingRestore.armed = False
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().execute(sql, *args)
+
+
+def test_a_connection_whose_level_cannot_be_restored_is_dropped_and_the_write_stands(tmp_path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'a.db'}", connect_args={"factory": _FailingRestore})
+    init_db(engine)
+    row = {
+        "id": "d1",
+        "search_id": "s1",
+        "memory_id": "m1",
+        "query": "q",
+        "rank": 1,
+        "score": 0.5,
+        "score_components": {},
+        "arm": "default",
+        "version": "v",
+        "created_at": datetime.now(UTC),
+    }
+    opened: list[object] = []
+    event.listen(engine, "connect", lambda dbapi_conn, _record: opened.append(dbapi_conn))
+    assert _pooled_level(engine) == FULL and not opened  # init_db's connection, reused
+    _FailingRestore.armed = True
+    assert log_deliveries(engine, [row], synchronous="NORMAL") == 1  # committed: no error, no second write
+    assert not _FailingRestore.armed  # the restore did fail
+    assert _pooled_level(engine) == FULL and len(opened) == 1  # that connection was closed: a fresh one
+    with engine.connect() as conn:
+        assert conn.execute(select(memory_deliveries.c.id)).scalars().all() == ["d1"]
 
 
 def test_every_delivery_is_written_once_on_both_backends(db_url):

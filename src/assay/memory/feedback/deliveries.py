@@ -94,9 +94,10 @@ def write_with_retry(
 @contextmanager
 def _sqlite_synchronous(conn: Connection, level: str) -> Iterator[None]:
     """``PRAGMA synchronous`` of SQLite connection ``conn`` set to ``level`` for the transaction
-    inside, then restored; a connection whose level cannot be restored is invalidated (closed,
-    never handed out again by the pool). Through the driver's connection: outside SQLAlchemy's
-    transaction, which has not begun yet."""
+    inside, then restored. Through the driver's connection: outside SQLAlchemy's transaction,
+    which has not begun yet. A connection whose level cannot be restored is invalidated (closed,
+    never handed out again by the pool) and the transaction's outcome stands: an error there,
+    after the commit, must not make a caller write the deliveries again."""
     raw = conn.connection.driver_connection
     assert raw is not None
     before = int(raw.execute("PRAGMA synchronous").fetchone()[0])
@@ -106,9 +107,8 @@ def _sqlite_synchronous(conn: Connection, level: str) -> Iterator[None]:
     finally:
         try:
             raw.execute(f"PRAGMA synchronous={before}")
-        except BaseException:
+        except Exception:  # noqa: BLE001 - the connection goes; the transaction is already decided
             conn.invalidate()
-            raise
 
 
 def is_busy_error(e: OperationalError) -> bool:
