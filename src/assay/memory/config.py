@@ -126,6 +126,21 @@ class MemorySettings:
       (process-wide: torch has one pool). ``None`` (default) keeps torch's choice, one per
       core. On a shared, oversubscribed host, 1 is much faster for one-query embeddings
       (measured on 2 cores at load average ≈ 8: p50 28 ms with 1 thread vs 132 ms with 2).
+    - ``delivery_synchronous``: ``"NORMAL"`` — on SQLite, a search's delivery-log transaction
+      commits under ``PRAGMA synchronous=NORMAL`` (WAL, as every assay engine): no fsync at its
+      commit; the store's other writes keep their engine's level (``FULL``, SQLite's default,
+      unless the engine says otherwise). A delivery so committed survives an application crash
+      or SIGKILL; only a power loss or OS crash before the log's next fsync (a checkpoint, or any
+      later ``FULL`` commit, such as a memory write) may roll back the last deliveries, in order
+      (https://www.sqlite.org/pragma.html#pragma_synchronous) — a grade or reply for such a
+      search then finds no delivery (:class:`~assay.memory.feedback.deliveries.UnknownSearchError`).
+      Measured in process at 10,000 memories (issue 19: LoCoMo questions, 10 deliveries a search,
+      the int8 ONNX query embedder; 300 searches a run, two runs each, interleaved with the
+      ``FULL`` code on the shared 2-core host): the delivery write's p50 1.54 / 1.44 ms under
+      ``FULL`` → 0.96 / 1.01 ms (load 1.8), 2.19 / 1.66 → 1.01 / 0.90 ms (load 3.2); with fsyncs
+      queued behind other I/O a ``FULL`` commit took up to ~9 ms (bench_memory_search, load 4.7).
+      ``"FULL"`` (or ``None``: the engine's own level) fsyncs every delivery. The memory server's
+      engine is ``NORMAL`` for every write already (``ServerSettings.sqlite_synchronous``).
     - ``reranker_recheck_s``: while no reranker is served, :attr:`MemoryStore.reranker` asks the
       registry again at most this often (seconds; 0 = on every search): the question is a registry
       read (0.42 ms of every search, measured at 10,000 memories on a loaded host). 2 s is the
@@ -211,6 +226,7 @@ class MemorySettings:
     context_max_chars: int = 2000
     encode_batch_size: int = 64
     embed_threads: int | None = None
+    delivery_synchronous: Literal["NORMAL", "FULL"] | None = "NORMAL"
     reranker_recheck_s: float = 2.0
     vector_path: Literal["auto", "numpy"] = "auto"
     pgvector_candidates: int = 200
@@ -239,6 +255,8 @@ class MemorySettings:
             raise ValueError(f"confidence_prior_strength must be > 0, got {self.confidence_prior_strength}")
         if not self.reranker_recheck_s >= 0:
             raise ValueError(f"reranker_recheck_s must be >= 0, got {self.reranker_recheck_s}")
+        if self.delivery_synchronous not in (None, "NORMAL", "FULL"):
+            raise ValueError(f"delivery_synchronous must be None, NORMAL or FULL, got {self.delivery_synchronous!r}")
         if self.embed_threads is not None and self.embed_threads < 1:
             raise ValueError(f"embed_threads must be >= 1 or None, got {self.embed_threads}")
         if self.rerank_depth < 1 or self.context_max_chars < 1 or self.encode_batch_size < 1:

@@ -37,6 +37,11 @@ def test_int8_agrees_with_float32_and_counts_as_the_same_embedder(tmp_path_facto
     assert (cache / INT8_FILE).is_file() and not list(cache.glob(".*"))  # no temporary left
     assert OnnxMiniLMEmbedder(cache_dir=cache).embed(TEXTS[:1]).shape == (1, 384)  # reuses the export
     assert int8.embed([]).shape == (0, 384)
+    # one text (a query) takes the unpadded path: the batch path's vector bit for bit, truncation included
+    for text in [*TEXTS, "", "naïve café — 東京 🙂", "word " * 400]:
+        one = int8.embed([text])
+        assert one.shape == (1, 384) and one.dtype == np.float32 and one.flags.c_contiguous
+        assert np.array_equal(one, int8._embed_batch([text]))
 
 
 def test_an_export_without_the_float32_matmul_is_refused(tmp_path):

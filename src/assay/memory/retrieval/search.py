@@ -174,7 +174,7 @@ def search(
                 update={"delivery_id": did, "search_id": search_id, "components": h.components if explain else None}
             )
         )
-    log_deliveries(store.engine, rows)
+    log_deliveries(store.engine, rows, synchronous=s.delivery_synchronous)
     return SearchResult(search_id=search_id, query=query, hits=out)
 
 
