@@ -155,40 +155,37 @@ def _parse_num(s: str) -> tuple[float, int]:
 
 
 def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
-    g = m.groupdict()
+    # the groups as locals (one tuple, not a dict read by name per test)
+    open_p, sign, cur_w, sign2, open_p2, num, kr, scale_w, suffix_w, close, pct2, scale_w2, cur_w2, share = m.groups()
     start, end = m.start(), m.end()
-    num_start, num_end = m.start("num"), m.end("num")
-    value, decimals = _parse_num(g["num"])
-    paren = bool((g["open"] or g["open2"]) and g["close"])
-    if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
+    num_start, num_end = m.start(6), m.end(6)
+    value, decimals = _parse_num(num)
+    paren = bool((open_p or open_p2) and close)
+    if not paren and (open_p or open_p2) and (share or cur_w2 or scale_w2):
         close_after = _CLOSE_PAREN.match(text[end : end + 2])
         if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
             paren, end = True, end + close_after.end()
     if not paren:
-        g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
-    if (g["open"] or g["open2"]) and not paren:
-        start = (
-            m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)
-        )  # an unclosed "(" is not part of it
-    if g["close"] is not None and not paren:
-        end = m.start("close")
-        g["scale2"] = None
+        pct2 = None  # "(5)%" is a negative percent; "5)%" is not read
+    if (open_p or open_p2) and not paren:
+        start = m.start(2) if sign else (m.start(3) if cur_w else num_start)  # an unclosed "(" is not part of it
+    if close is not None and not paren:
+        end = m.start(10)
+        scale_w2 = None
     while start < num_start and text[start].isspace():
         start += 1
-    if not g["sign"] and g["sign2"]:
-        g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
-    if g["sign"] and not g["sign2"] and _VALUE_BEFORE.search(text[max(0, start - 8) : start]):  # same line only
-        g["sign"] = None  # a binary minus: "177,866 - 135,987"
-        start = m.start("cur") if g["cur"] else num_start
+    if not sign and sign2:
+        sign = sign2.strip()  # "$-5": a minus after the currency symbol
+    if sign and not sign2 and _VALUE_BEFORE.search(text[max(0, start - 8) : start]):  # same line only
+        sign = None  # a binary minus: "177,866 - 135,987"
+        start = m.start(3) if cur_w else num_start
     if paren and (
         _OPERATOR_AFTER_PAREN.match(text[end : end + 5])
         or _OPERATOR_BEFORE_PAREN.search(text[max(0, start - 4) : start])
     ):
         paren = False  # grouping in a formula: "(0.1652) x 100"
     before, after = text[max(0, start - 24) : start], text[end : end + 24]
-    unit_written = bool(
-        g["cur"] or g["cur2"] or g["scale"] or g["scale2"] or g["suffix"] or g["pct2"] or g["kr"] or g["share"]
-    )
+    unit_written = bool(cur_w or cur_w2 or scale_w or scale_w2 or suffix_w or pct2 or kr or share)
     # --- things that are not quantities
     if not unit_written and (after[:1] in _LETTERS or after[:1] == "-") and CODE_AFTER.match(after):
         return None
@@ -196,17 +193,17 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         return None  # a code: "COVID-19", "Form 10-K"
     if (
         not unit_written
-        and "." not in g["num"]
+        and "." not in num
         and value in FORMULA_CONSTANTS
         and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
     if text[num_end : num_end + 2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
-    is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
-    if not unit_written and not g["sign"] and paren and is_year:
+    is_year = "." not in num and "," not in num and len(num) == 4 and 1900 <= value <= 2100
+    if not unit_written and not sign and paren and is_year:
         return None  # a year label in parentheses: "Total current assets (2021): $19,815 million"
-    if not unit_written and not paren and not g["sign"]:
+    if not unit_written and not paren and not sign:
         if is_year:
             return None  # a year
         if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
@@ -221,18 +218,18 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             return None  # a Korean date, period or ordinal: "3월", "3분기"
         if (
             value < 100
-            and not g["open"]
+            and not open_p
             and _LIST_MARK_AFTER.match(text[num_end : num_end + 2])
             and not text[text.rfind("\n", 0, start) + 1 : start].strip()  # last: a paragraph is one long line
         ):
             return None  # list number "1. " / "2) "
-    if paren and not unit_written and "." not in g["num"] and value < 10:
+    if paren and not unit_written and "." not in num and value < 10:
         line_start = text.rfind("\n", 0, start) + 1
         if not text[line_start:start].strip() or _COLON_BEFORE.search(text[line_start:start]):
             return None  # list marker "(2)"
     # --- unit and scale
     unit: str | None = None
-    cur = (g["cur"] or "").strip() or (g["cur2"] or "").strip()
+    cur = (cur_w or "").strip() or (cur_w2 or "").strip()
     if cur:
         unit = CURRENCY_SYMBOLS.get(cur) or {
             "원": "KRW",
@@ -244,14 +241,14 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         }.get(cur.lower(), cur.upper())
     scale = 1.0
     tolerance: float | None = None
-    if g["kr"]:
-        value, scale, decimals, tolerance = _korean(value, decimals, g["kr"])
-    if g["scale"] or g["scale2"]:
-        w = (g["scale"] or g["scale2"]).strip()
+    if kr:
+        value, scale, decimals, tolerance = _korean(value, decimals, kr)
+    if scale_w or scale_w2:
+        w = (scale_w or scale_w2).strip()
         scale = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
         if w in ("K", "k", "M", "B") and not cur:
             return None  # a code or name, not a magnitude: "3M" (the company), "10K", "401k", "Item 1B"
-    suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
+    suffix = (suffix_w or pct2 or "").strip().lower()
     if suffix:
         if suffix in _PP_SUFFIXES or suffix.startswith("percentage point"):
             unit = "pp"
@@ -261,9 +258,9 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             unit, scale = "pp", 0.01
         else:
             unit = "x"
-    if g["share"] and unit not in ("%", "pp", "x"):
+    if share and unit not in ("%", "pp", "x"):
         unit = f"{unit or 'USD'}/share"
-    sign_char = g["sign"] or ""
+    sign_char = sign or ""
     if sign_char == "–" and not (before.strip() == "" or before.rstrip().endswith(("(", ":", "of", "was", "is", "at"))):
         return None
     negative = bool(sign_char) or paren
