@@ -61,3 +61,27 @@ def test_a_scale_header_with_a_dotless_i_is_read_not_a_crash():
     got = p.parse_passages(["Revenue (in m\u0131llions)\nTotal | 5.2"])
     plain = p.parse_passages(["Revenue (in millions)\nTotal | 5.2"])
     assert [c.value for c in got.direct] == [c.value for c in plain.direct] and got.direct
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(allow_nan=False),
+    st.sampled_from(["currency", "percent", "amount", "none", "per_share"]),
+    st.sampled_from([None, "USD", "EUR"]),
+    st.one_of(st.none(), st.floats(allow_nan=False)),
+    st.sampled_from([None, frozenset(), frozenset({1e6}), frozenset({1e3, 1e9})]),
+    st.sampled_from([None, 2019]),
+)
+def test_property_passage_candidate_is_the_dataclass_construction(value, dim, currency, displayed, scales, year):
+    from dataclasses import fields, replace
+
+    from assay.grounding.candidates import Candidate
+
+    label = "Revenue | 2019"
+    fast = p.passage_candidate(value, dim, "S1:L2", label, currency, displayed, scales, year)
+    slow = Candidate(
+        value, dim, "S1:L2", label, currency, displayed, origin="passage", page_scales=scales, column_year=year
+    )
+    assert fast == slow and hash(fast) == hash(slow) and vars(fast) == vars(slow)
+    assert [f.name for f in fields(Candidate)] == list(vars(fast))
+    assert replace(fast, column_year=2018) == replace(slow, column_year=2018)
