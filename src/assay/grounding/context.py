@@ -87,21 +87,17 @@ from assay.grounding.labels import (
 )
 from assay.grounding.lexicon import (
     CLAUSE,
-    CROSS,
     CROSS_PERIOD_WORDS,
     GAIN_WORDS,
     LOSS,
     LOSS_WORDS,
     POLARITY,
-    SUM,
     SUM_WORDS,
     licences,
-    may_cross,
     may_polar,
-    may_sum,
     question_carries_sign,
     stated_sign_at,
-    total_over_years,
+    text_licences,
 )
 from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import YEAR as _YEAR
@@ -172,11 +168,8 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        q_sum, q_cross = licences(q)
-        cross_words = may_cross(text) and CROSS.search(text) is not None  # pre-checks: skip a regex
-        summed = q_sum or (may_sum(text) and SUM.search(text) is not None) or cross_words  # with no word of it
-        cross = q_cross or cross_words or total_over_years(text)
-        summed = summed or cross
+        (q_sum, q_cross), (t_sum, t_cross) = licences(q), text_licences(text)
+        summed, cross = q_sum or t_sum, q_cross or t_cross  # a cross-period licence is a sum licence
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
