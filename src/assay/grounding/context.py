@@ -183,8 +183,8 @@ class SentenceContext:
             inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
-            far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
-            spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
+            for a, b, _ in named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
+                spans = [(-1 << 30, -1 << 30) if a <= x and y <= b else (x, y) for x, y in spans]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := match_year(m)) in vocab.years]
                 if years_known
