@@ -62,6 +62,7 @@ from assay.claims.prechecks import (
     scan_start,
 )
 from assay.claims.quantity import Quantity, digits_quantity
+from assay.claims.ranges import link_ranges
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
@@ -123,7 +124,7 @@ def extract_masked(
         q = _to_quantity(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
-    out = _link_ranges(masked, out)
+    out = link_ranges(masked, out)
     if index is None:
         return out
     if words and (index.number_words or fractions):
@@ -326,45 +327,8 @@ _OPERATOR_BEFORE = re.compile(r"(?:[*/×÷]|\bx)\s*$")
 _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
-_RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
 _DIGIT = re.compile(r"\d")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
-
-
-def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
-    """Give both ends of ``5–7%`` / ``$1.2-1.5 billion`` / ``5% to 7%`` the shared unit and scale."""
-    out = list(qs)
-    rid = 0
-    for i in range(len(out) - 1):
-        a, b = out[i], out[i + 1]
-        between = text[a.span[1] : b.span[0]]
-        joined = _RANGE_JOIN.fullmatch(between) is not None
-        if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
-            # "5-7%": the regex read "-7%" as a negative number
-            b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
-            joined = True
-        if not joined or (a.unit and b.unit and a.unit != b.unit):
-            continue
-        if a.unit is None and a.scale == 1.0 and (b.unit or b.scale != 1.0):
-            a = replace(a, scale=b.scale, unit=b.unit)
-        elif a.unit and b.unit is None and b.scale == 1.0:
-            b = replace(b, scale=a.scale, unit=a.unit)
-        elif a.unit and b.unit is None and a.scale == 1.0 and b.scale != 1.0:
-            # "$1.2-1.5 billion": the currency is written on the first end, the scale on the last
-            a = replace(a, scale=b.scale)
-            b = replace(b, unit=a.unit)
-        elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
-            a = replace(a, scale=b.scale)
-        if b.direction is None and a.direction is not None:
-            # "fell 5% to 7%": the verb governs both ends
-            b = replace(b, direction=a.direction)
-        elif a.direction is None and b.direction is not None:
-            # "a 5–7% decline"
-            a = replace(a, direction=b.direction)
-        rid += 1
-        out[i] = replace(a, range_id=rid)
-        out[i + 1] = replace(b, range_id=rid)
-    return out
