@@ -121,7 +121,8 @@ def extract_masked(
         pos = m.end()
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        q = _to_quantity(masked, m, index, ascii_text)
+        bare = m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace())
+        q = (_bare_quantity if bare else _to_quantity)(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
     out = link_ranges(masked, out)
@@ -290,6 +291,50 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         sign_wording,
         tolerance,
     )
+
+
+def _bare_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
+    """:func:`_to_quantity` of a bare match — its number alone after at most the pattern's
+    whitespace (no sign, parenthesis, currency, scale, unit or Korean multiplier; most table cells
+    and every bare year): the tests of an unmarked number (each rejects, so their order is free:
+    a year first), then the number as written (``tests/claims/test_fast_paths.py``)."""
+    num = m.group(6)
+    start, end = m.span(6)
+    value, decimals = _parse_num(num)
+    if len(num) == 4 and 1900 <= value <= 2100 and "." not in num and "," not in num:
+        return None  # a year
+    before, after = text[max(0, start - 24) : start], text[end : end + 24]
+    if (after[:1] in _LETTERS or after[:1] == "-") and CODE_AFTER.match(after):
+        return None
+    if before.endswith(("-", "-\n")) and _CODE_HYPHEN_BEFORE.search(before):
+        return None  # a code: "COVID-19", "Form 10-K"
+    if (
+        "." not in num
+        and value in FORMULA_CONSTANTS
+        and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
+    ):
+        return None  # a formula constant: "× 100", "/ 2"
+    if after[:2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(after[:3]):
+        return None
+    if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
+        may_start_date(after) and DATE_AFTER.match(after)
+    ):
+        return None
+    if may_end_in_label(before) and LABEL_BEFORE.search(before):
+        return None
+    if may_start_duration(after) and DURATION_AFTER.match(after):
+        return None
+    if not ascii_text and KOREAN_LABEL_AFTER.match(after[:2]):
+        return None  # a Korean date, period or ordinal: "3월", "3분기"
+    if value < 100 and _LIST_MARK_AFTER.match(after[:2]) and not text[text.rfind("\n", 0, start) + 1 : start].strip():
+        return None  # list number "1. " / "2) "
+    direction: int | None = None
+    sign_wording = False
+    if words is not None:
+        direction, sign_wording = words.wording(start)
+        if direction is None:  # "a 2.8% decline"
+            direction = direction_after(text, end)
+    return digits_quantity(num, (start, end), value, 1.0, None, decimals, False, direction, sign_wording, None)
 
 
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
