@@ -102,23 +102,19 @@ def test_a_scale_header_with_a_dotless_i_is_read_not_a_crash():
     st.sampled_from([None, frozenset(), frozenset({1e6}), frozenset({1e3, 1e9})]),
     st.sampled_from([None, 2019]),
 )
-def test_property_passage_candidate_is_the_dataclass_construction(value, dim, currency, displayed, scales, year):
+def test_property_make_candidate_is_the_dataclass_construction(value, dim, currency, displayed, scales, year):
+    """``make_candidate`` (passage numbers, facts, derivations) builds what ``Candidate(...)`` builds."""
     from dataclasses import fields, replace
 
     from assay.grounding.candidates import Candidate, make_candidate
 
     label = "Revenue | 2019"
-    fast = p.passage_candidate(value, dim, "S1:L2", label, currency, displayed, scales, year)
-    slow = Candidate(
-        value, dim, "S1:L2", label, currency, displayed, origin="passage", page_scales=scales, column_year=year
-    )
+    kw = {"origin": "passage", "page_scales": scales, "column_year": year}
+    fast = make_candidate(value, dim, "S1:L2", label, currency, displayed, **kw)  # type: ignore[arg-type]
+    slow = Candidate(value, dim, "S1:L2", label, currency, displayed, **kw)  # type: ignore[arg-type]
     assert fast == slow and hash(fast) == hash(slow) and vars(fast) == vars(slow)
     assert [f.name for f in fields(Candidate)] == list(vars(fast))
     assert replace(fast, column_year=2018) == replace(slow, column_year=2018)
-    made = make_candidate(
-        value, dim, "S1:L2", label, currency, displayed, origin="passage", page_scales=scales, column_year=year
-    )
-    assert made == slow and vars(made) == vars(slow)
     args = (value, dim, "F1+F2", "", currency, displayed, ("F1", "F2"), "a-b", "derived")
     kw = {"period": "FY2019", "chrono": year is None, "operands": (slow, fast), "digits": displayed}
     made, built = make_candidate(*args, **kw), Candidate(*args, **kw)  # type: ignore[arg-type]
