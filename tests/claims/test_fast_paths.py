@@ -195,3 +195,29 @@ def test_property_find_citations_is_the_finditer_scan(parts):
     for pattern in (DEFAULT_CITATION_PATTERN, re.compile(DEFAULT_CITATION_PATTERN), r"\(([A-Z0-9]+)\)"):
         expected = [p.strip() for m in re.finditer(pattern, text) for p in _ID_SEP.split(m.group(1)) if p.strip()]
         assert find_citations(text, pattern) == expected
+
+
+_BARE_PARTS = [
+    *_PASSAGE_PARTS, "1900", "2100", "1899", "100", "12", "1", "2", "3.", "2)", "1st", "3rd", "12th", "Jan", "March",
+    "Item", "Note", "FY", "Q", "months", "years", "-day", "10-K", "COVID-", "×", "/", "*", "x", ",", ".", "\n", "\t",
+    "\u00a0", "3분기", "년", "a", "K", "grew", "fell", "decline", "higher", "(2)", ":", "; ", "4", "365", "1,000.5",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_BARE_PARTS), max_size=14), st.sampled_from(["", " ", "  "]), st.booleans())
+def test_property_bare_number_fast_path_is_the_reader(parts, sep, space_thousands):
+    """A match that is its number alone (after at most the pattern's whitespace) reads the same
+    through ``_bare_quantity`` as through ``_to_quantity``, with and without the word index."""
+    text = mask(sep.join(parts), re.compile(DEFAULT_CITATION_PATTERN))
+    pattern = q.NUMBER if space_thousands else q.NUMBER_NO_SPACE
+    index = WordIndex(text)
+    for m in pattern.finditer(text):
+        if m.lastindex == 6 and (m.start() == m.start(6) or text[m.start() : m.start(6)].isspace()):
+            assert m.group(1, 2, 3, 5) == (None,) * 4 and m.end() == m.end(6)
+            for words in (None, index):
+                assert q._bare_quantity(text, m, words, text.isascii()) == q._to_quantity(
+                    text, m, words, text.isascii()
+                )
+        else:
+            assert any(m.group(i) is not None for i in (1, 2, 3, 5, 7, 8, 9, 10, 12, 13, 14))

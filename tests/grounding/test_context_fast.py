@@ -25,6 +25,7 @@ from assay.grounding.lexicon import (
     may_name,
     may_polar,
     may_sum,
+    text_licences,
     total_over_years,
 )
 
@@ -62,6 +63,16 @@ def test_total_over_years_equals_its_plain_form(text: str) -> None:
     plain = bool(text) and (SUM.search(text) is not None or re.search(r"\btotal\b", text, re.I) is not None)
     plain = plain and re.search(r"(?:19|20)\d{2}\D{1,12}(?:19|20)\d{2}", text) is not None
     assert total_over_years(text) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(TEXTS, TEXTS.map(lambda t: t + " 2019 and 2018")))
+def test_text_licences_equal_the_plain_word_scans(text: str) -> None:
+    """One lowered copy for every pre-check: the licences the sentence reader computed with a
+    lowering per pre-check (and, without pre-checks, the plain regexes)."""
+    cross = CROSS.search(text) is not None
+    plain_cross = cross or total_over_years(text)
+    assert text_licences(text) == (SUM.search(text) is not None or plain_cross, plain_cross)
 
 
 NAME = st.text(alphabet="abcdeinorst -&'", min_size=1, max_size=8).map(str.strip).filter(bool)

@@ -62,6 +62,7 @@ from assay.claims.prechecks import (
     scan_start,
 )
 from assay.claims.quantity import Quantity, digits_quantity
+from assay.claims.ranges import link_ranges
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
@@ -120,10 +121,11 @@ def extract_masked(
         pos = m.end()
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        q = _to_quantity(masked, m, index, ascii_text)
+        bare = m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace())
+        q = (_bare_quantity if bare else _to_quantity)(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
-    out = _link_ranges(masked, out)
+    out = link_ranges(masked, out)
     if index is None:
         return out
     if words and (index.number_words or fractions):
@@ -155,40 +157,37 @@ def _parse_num(s: str) -> tuple[float, int]:
 
 
 def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
-    g = m.groupdict()
+    # the groups as locals (one tuple, not a dict read by name per test)
+    open_p, sign, cur_w, sign2, open_p2, num, kr, scale_w, suffix_w, close, pct2, scale_w2, cur_w2, share = m.groups()
     start, end = m.start(), m.end()
-    num_start, num_end = m.start("num"), m.end("num")
-    value, decimals = _parse_num(g["num"])
-    paren = bool((g["open"] or g["open2"]) and g["close"])
-    if not paren and (g["open"] or g["open2"]) and (g["share"] or g["cur2"] or g["scale2"]):
+    num_start, num_end = m.start(6), m.end(6)
+    value, decimals = _parse_num(num)
+    paren = bool((open_p or open_p2) and close)
+    if not paren and (open_p or open_p2) and (share or cur_w2 or scale_w2):
         close_after = _CLOSE_PAREN.match(text[end : end + 2])
         if close_after:  # "($0.25 per share)", "(300억 원)": the unit words sit inside the parentheses
             paren, end = True, end + close_after.end()
     if not paren:
-        g["pct2"] = None  # "(5)%" is a negative percent; "5)%" is not read
-    if (g["open"] or g["open2"]) and not paren:
-        start = (
-            m.start("sign") if g["sign"] else (m.start("cur") if g["cur"] else num_start)
-        )  # an unclosed "(" is not part of it
-    if g["close"] is not None and not paren:
-        end = m.start("close")
-        g["scale2"] = None
+        pct2 = None  # "(5)%" is a negative percent; "5)%" is not read
+    if (open_p or open_p2) and not paren:
+        start = m.start(2) if sign else (m.start(3) if cur_w else num_start)  # an unclosed "(" is not part of it
+    if close is not None and not paren:
+        end = m.start(10)
+        scale_w2 = None
     while start < num_start and text[start].isspace():
         start += 1
-    if not g["sign"] and g["sign2"]:
-        g["sign"] = g["sign2"].strip()  # "$-5": a minus after the currency symbol
-    if g["sign"] and not g["sign2"] and _VALUE_BEFORE.search(text[max(0, start - 8) : start]):  # same line only
-        g["sign"] = None  # a binary minus: "177,866 - 135,987"
-        start = m.start("cur") if g["cur"] else num_start
+    if not sign and sign2:
+        sign = sign2.strip()  # "$-5": a minus after the currency symbol
+    if sign and not sign2 and _VALUE_BEFORE.search(text[max(0, start - 8) : start]):  # same line only
+        sign = None  # a binary minus: "177,866 - 135,987"
+        start = m.start(3) if cur_w else num_start
     if paren and (
         _OPERATOR_AFTER_PAREN.match(text[end : end + 5])
         or _OPERATOR_BEFORE_PAREN.search(text[max(0, start - 4) : start])
     ):
         paren = False  # grouping in a formula: "(0.1652) x 100"
     before, after = text[max(0, start - 24) : start], text[end : end + 24]
-    unit_written = bool(
-        g["cur"] or g["cur2"] or g["scale"] or g["scale2"] or g["suffix"] or g["pct2"] or g["kr"] or g["share"]
-    )
+    unit_written = bool(cur_w or cur_w2 or scale_w or scale_w2 or suffix_w or pct2 or kr or share)
     # --- things that are not quantities
     if not unit_written and (after[:1] in _LETTERS or after[:1] == "-") and CODE_AFTER.match(after):
         return None
@@ -196,17 +195,17 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         return None  # a code: "COVID-19", "Form 10-K"
     if (
         not unit_written
-        and "." not in g["num"]
+        and "." not in num
         and value in FORMULA_CONSTANTS
         and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
     ):
         return None  # a formula constant: "× 100", "/ 2"
     if text[num_end : num_end + 2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(text[num_end : num_end + 3]):
         return None
-    is_year = "." not in g["num"] and "," not in g["num"] and len(g["num"]) == 4 and 1900 <= value <= 2100
-    if not unit_written and not g["sign"] and paren and is_year:
+    is_year = "." not in num and "," not in num and len(num) == 4 and 1900 <= value <= 2100
+    if not unit_written and not sign and paren and is_year:
         return None  # a year label in parentheses: "Total current assets (2021): $19,815 million"
-    if not unit_written and not paren and not g["sign"]:
+    if not unit_written and not paren and not sign:
         if is_year:
             return None  # a year
         if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
@@ -221,18 +220,18 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             return None  # a Korean date, period or ordinal: "3월", "3분기"
         if (
             value < 100
-            and not g["open"]
+            and not open_p
             and _LIST_MARK_AFTER.match(text[num_end : num_end + 2])
             and not text[text.rfind("\n", 0, start) + 1 : start].strip()  # last: a paragraph is one long line
         ):
             return None  # list number "1. " / "2) "
-    if paren and not unit_written and "." not in g["num"] and value < 10:
+    if paren and not unit_written and "." not in num and value < 10:
         line_start = text.rfind("\n", 0, start) + 1
         if not text[line_start:start].strip() or _COLON_BEFORE.search(text[line_start:start]):
             return None  # list marker "(2)"
     # --- unit and scale
     unit: str | None = None
-    cur = (g["cur"] or "").strip() or (g["cur2"] or "").strip()
+    cur = (cur_w or "").strip() or (cur_w2 or "").strip()
     if cur:
         unit = CURRENCY_SYMBOLS.get(cur) or {
             "원": "KRW",
@@ -251,14 +250,14 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         }.get(cur.lower(), cur.upper())
     scale = 1.0
     tolerance: float | None = None
-    if g["kr"]:
-        value, scale, decimals, tolerance = _korean(value, decimals, g["kr"])
-    if g["scale"] or g["scale2"]:
-        w = (g["scale"] or g["scale2"]).strip()
+    if kr:
+        value, scale, decimals, tolerance = _korean(value, decimals, kr)
+    if scale_w or scale_w2:
+        w = (scale_w or scale_w2).strip()
         scale = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
         if w in ("K", "k", "M", "B") and not cur:
             return None  # a code or name, not a magnitude: "3M" (the company), "10K", "401k", "Item 1B"
-    suffix = (g["suffix"] or g["pct2"] or "").strip().lower()
+    suffix = (suffix_w or pct2 or "").strip().lower()
     if suffix:
         if suffix in _PP_SUFFIXES or suffix.startswith("percentage point"):
             unit = "pp"
@@ -268,9 +267,9 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
             unit, scale = "pp", 0.01
         else:
             unit = "x"
-    if g["share"] and unit not in ("%", "pp", "x"):
+    if share and unit not in ("%", "pp", "x"):
         unit = f"{unit or 'USD'}/share"
-    sign_char = g["sign"] or ""
+    sign_char = sign or ""
     if sign_char == "–" and not (before.strip() == "" or before.rstrip().endswith(("(", ":", "of", "was", "is", "at"))):
         return None
     negative = bool(sign_char) or paren
@@ -299,6 +298,50 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         sign_wording,
         tolerance,
     )
+
+
+def _bare_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
+    """:func:`_to_quantity` of a bare match — its number alone after at most the pattern's
+    whitespace (no sign, parenthesis, currency, scale, unit or Korean multiplier; most table cells
+    and every bare year): the tests of an unmarked number (each rejects, so their order is free:
+    a year first), then the number as written (``tests/claims/test_fast_paths.py``)."""
+    num = m.group(6)
+    start, end = m.span(6)
+    value, decimals = _parse_num(num)
+    if len(num) == 4 and 1900 <= value <= 2100 and "." not in num and "," not in num:
+        return None  # a year
+    before, after = text[max(0, start - 24) : start], text[end : end + 24]
+    if (after[:1] in _LETTERS or after[:1] == "-") and CODE_AFTER.match(after):
+        return None
+    if before.endswith(("-", "-\n")) and _CODE_HYPHEN_BEFORE.search(before):
+        return None  # a code: "COVID-19", "Form 10-K"
+    if (
+        "." not in num
+        and value in FORMULA_CONSTANTS
+        and (_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
+    ):
+        return None  # a formula constant: "× 100", "/ 2"
+    if after[:2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(after[:3]):
+        return None
+    if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
+        may_start_date(after) and DATE_AFTER.match(after)
+    ):
+        return None
+    if may_end_in_label(before) and LABEL_BEFORE.search(before):
+        return None
+    if may_start_duration(after) and DURATION_AFTER.match(after):
+        return None
+    if not ascii_text and KOREAN_LABEL_AFTER.match(after[:2]):
+        return None  # a Korean date, period or ordinal: "3월", "3분기"
+    if value < 100 and _LIST_MARK_AFTER.match(after[:2]) and not text[text.rfind("\n", 0, start) + 1 : start].strip():
+        return None  # list number "1. " / "2) "
+    direction: int | None = None
+    sign_wording = False
+    if words is not None:
+        direction, sign_wording = words.wording(start)
+        if direction is None:  # "a 2.8% decline"
+            direction = direction_after(text, end)
+    return digits_quantity(num, (start, end), value, 1.0, None, decimals, False, direction, sign_wording, None)
 
 
 def _korean(value: float, decimals: int, tail: str) -> tuple[float, float, int, float | None]:
@@ -336,45 +379,8 @@ _OPERATOR_BEFORE = re.compile(r"(?:[*/×÷]|\bx)\s*$")
 _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
-_RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
 _DIGIT = re.compile(r"\d")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
-
-
-def _link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
-    """Give both ends of ``5–7%`` / ``$1.2-1.5 billion`` / ``5% to 7%`` the shared unit and scale."""
-    out = list(qs)
-    rid = 0
-    for i in range(len(out) - 1):
-        a, b = out[i], out[i + 1]
-        between = text[a.span[1] : b.span[0]]
-        joined = _RANGE_JOIN.fullmatch(between) is not None
-        if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
-            # "5-7%": the regex read "-7%" as a negative number
-            b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
-            joined = True
-        if not joined or (a.unit and b.unit and a.unit != b.unit):
-            continue
-        if a.unit is None and a.scale == 1.0 and (b.unit or b.scale != 1.0):
-            a = replace(a, scale=b.scale, unit=b.unit)
-        elif a.unit and b.unit is None and b.scale == 1.0:
-            b = replace(b, scale=a.scale, unit=a.unit)
-        elif a.unit and b.unit is None and a.scale == 1.0 and b.scale != 1.0:
-            # "$1.2-1.5 billion": the currency is written on the first end, the scale on the last
-            a = replace(a, scale=b.scale)
-            b = replace(b, unit=a.unit)
-        elif a.unit and a.unit == b.unit and a.scale == 1.0 and b.scale != 1.0:
-            a = replace(a, scale=b.scale)
-        if b.direction is None and a.direction is not None:
-            # "fell 5% to 7%": the verb governs both ends
-            b = replace(b, direction=a.direction)
-        elif a.direction is None and b.direction is not None:
-            # "a 5–7% decline"
-            a = replace(a, direction=b.direction)
-        rid += 1
-        out[i] = replace(a, range_id=rid)
-        out[i + 1] = replace(b, range_id=rid)
-    return out

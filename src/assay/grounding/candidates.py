@@ -17,7 +17,7 @@ from typing import Literal
 
 from assay.facts import Dimension, Fact
 
-__all__ = ["Candidate", "Dim", "fact_candidate", "derive", "period_rank", "time_rank"]
+__all__ = ["Candidate", "Dim", "fact_candidate", "make_candidate", "derive", "period_rank", "time_rank"]
 
 Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
@@ -63,6 +63,55 @@ class Candidate:
     twin_direction: int | None = None
 
 
+_new = object.__new__
+
+
+def make_candidate(
+    value: float,
+    dim: Dim,
+    ref: str,
+    label: str = "",
+    currency: str | None = None,
+    displayed: float | None = None,
+    derived_from: tuple[str, ...] = (),
+    op: str | None = None,
+    origin: Literal["fact", "passage", "derived"] = "fact",
+    period: str | None = None,
+    chrono: bool | None = None,
+    operands: tuple[Candidate, ...] = (),
+    digits: float | None = None,
+    page_scales: frozenset[float] | None = None,
+    column_year: int | None = None,
+    page_names_change: bool = False,
+    twin_direction: int | None = None,
+) -> Candidate:
+    """``Candidate(...)`` with the same arguments, built without the frozen dataclass's
+    ``object.__setattr__`` per field (~3× faster; a memo's cited facts and a row's derivations
+    make one per figure): the same instance dict, so the same fields, equality, hash and
+    ``replace`` (``tests/grounding/test_passages_fast.py``)."""
+    c = _new(Candidate)
+    c.__dict__.update(
+        value=value,
+        dim=dim,
+        ref=ref,
+        label=label,
+        currency=currency,
+        displayed=displayed,
+        derived_from=derived_from,
+        op=op,
+        origin=origin,
+        period=period,
+        chrono=chrono,
+        operands=operands,
+        digits=digits,
+        page_scales=page_scales,
+        column_year=column_year,
+        page_names_change=page_names_change,
+        twin_direction=twin_direction,
+    )
+    return c
+
+
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
     """The candidate for a fact (its base value, its dimension and currency); a fact without a
     period takes the one its label's column part names (``"Green tariff | FY19**"``).
@@ -79,7 +128,7 @@ def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
     if not period and " | " in fact.label and period_rank(fact.label.split(" | ", 1)[1]) is not None:
         period = fact.label.split(" | ", 1)[1]  # a column header "FY19**" names the period
     digits = fact.displayed if fact.displayed is not None else fact.value
-    return Candidate(
+    return make_candidate(
         fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, shown, period=period, digits=digits
     )
 
@@ -115,7 +164,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                 else (None, None)
             )
             out.append(
-                Candidate(
+                make_candidate(
                     a.value + b.value,
                     dim,
                     f"{a.ref}+{b.ref}",
@@ -129,7 +178,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                 )
             )
             out.append(
-                Candidate(
+                make_candidate(
                     a.value - b.value,
                     dim,
                     f"{a.ref}-{b.ref}",
@@ -145,7 +194,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
             )
             if a.dim in ("percent", "none") and b.dim in ("percent", "none"):
                 out.append(
-                    Candidate(
+                    make_candidate(
                         a.value - b.value,
                         "pp",
                         f"{a.ref}-{b.ref}",
@@ -161,7 +210,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                 )
         if b.value != 0:
             out.append(
-                Candidate(
+                make_candidate(
                     a.value / b.value,
                     "ratio",
                     f"{a.ref}/{b.ref}",
@@ -176,7 +225,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
             )
             if a.value * b.value < 0:  # a share of a total shown in accounting sign: (59,659) of 105,767
                 out.append(
-                    Candidate(
+                    make_candidate(
                         abs(a.value / b.value),
                         "ratio",
                         f"|{a.ref}|/|{b.ref}|",
@@ -191,7 +240,7 @@ def derive(cands: Iterable[Candidate]) -> list[Candidate]:
                 )
             # a change back in time (chrono False) backs only a stated comparison (match.py)
             out.append(
-                Candidate(
+                make_candidate(
                     (a.value - b.value) / b.value,
                     "ratio",
                     f"({a.ref}-{b.ref})/{b.ref}",

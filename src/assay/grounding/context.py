@@ -88,21 +88,17 @@ from assay.grounding.labels import (
 )
 from assay.grounding.lexicon import (
     CLAUSE,
-    CROSS,
     CROSS_PERIOD_WORDS,
     GAIN_WORDS,
     LOSS,
     LOSS_WORDS,
     POLARITY,
-    SUM,
     SUM_WORDS,
     licences,
-    may_cross,
     may_polar,
-    may_sum,
     question_carries_sign,
     stated_sign_at,
-    total_over_years,
+    text_licences,
 )
 from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import YEAR as _YEAR
@@ -173,11 +169,8 @@ class SentenceContext:
     ) -> SentenceContext:
         """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
         q = question or ""
-        q_sum, q_cross = licences(q)
-        cross_words = may_cross(text) and CROSS.search(text) is not None  # pre-checks: skip a regex
-        summed = q_sum or (may_sum(text) and SUM.search(text) is not None) or cross_words  # with no word of it
-        cross = q_cross or cross_words or total_over_years(text)
-        summed = summed or cross
+        (q_sum, q_cross), (t_sum, t_cross) = licences(q), text_licences(text)
+        summed, cross = q_sum or t_sum, q_cross or t_cross  # a cross-period licence is a sum licence
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
@@ -191,8 +184,8 @@ class SentenceContext:
             inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
-            far = (-1 << 30, -1 << 30)  # a number inside a named item ("(Scope 1)") is part of the name
-            spans = [far if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
+            for a, b, _ in named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
+                spans = [(-1 << 30, -1 << 30) if a <= x and y <= b else (x, y) for x, y in spans]
             years = (
                 [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := match_year(m)) in vocab.years]
                 if years_known

@@ -24,6 +24,7 @@ __all__ = [
     "CROSS",
     "QSIGN",
     "licences",
+    "text_licences",
     "CLAUSE",
     "stated_sign_at",
     "question_carries_sign",
@@ -184,10 +185,19 @@ def may_polar(text: str) -> bool:
 @lru_cache(maxsize=1024)
 def licences(question: str) -> tuple[bool, bool]:
     """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
-    if not question:
-        return False, False
-    cross = CROSS.search(question) is not None or total_over_years(question)
-    return cross or SUM.search(question) is not None, cross
+    return text_licences(question) if question else (False, False)
+
+
+def text_licences(text: str) -> tuple[bool, bool]:
+    """Whether ``text`` licenses a sum (:data:`SUM`, :data:`CROSS` or :func:`total_over_years`),
+    and a cross-period sum (:data:`CROSS` or :func:`total_over_years`): each word list's
+    pre-check on one lowered copy of the text (a sentence was lowered once per pre-check)."""
+    low = text.lower() if text.isascii() else None  # None: every pre-check passes (see may_name)
+    sums = (low is None or any(map(low.__contains__, _SUM_A))) and SUM.search(text) is not None
+    cross = (low is None or any(map(low.__contains__, _CROSS_A))) and CROSS.search(text) is not None
+    if not cross and text and (sums or ((low is None or "total" in low) and _TOTAL.search(text) is not None)):
+        cross = _TWO_YEARS.search(text) is not None  # = total_over_years(text)
+    return sums or cross, cross
 
 
 def question_carries_sign(question: str | None) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
-from assay.grounding.candidates import Candidate, Dim
+from assay.grounding.candidates import Candidate, Dim, make_candidate
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -50,6 +50,11 @@ _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
 #: A column header line: one or more dates or years and nothing else ("February 2, 2019", "2019 2018",
 #: "Fiscal 2023", "FY2022", "December 31, 2022 2021").
 _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
+#: The characters that match an ASCII letter under ``re.I`` though not ASCII — "İ", "ı", "ſ" and
+#: the Kelvin sign (all of Unicode checked: ``tests/grounding/test_passages_fast.py``); "İ" is also
+#: the one character whose ``lower()`` is longer. A text without them lowers at the same offsets,
+#: and a case-insensitive ASCII word is in it only as a substring of its lower case.
+_FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A header-like line (under 80 characters) that names a change column: "% Change", "Increase/(decrease)",
@@ -95,14 +100,16 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     rows: list[tuple[Candidate, ...]] = []
     for pi, passage in enumerate(sources):
         scale = 1.0
-        named = _scales_named(passage)
+        low = _plain_lower(passage)  # None: a character of it folds onto an ASCII letter
+        plain = low is not None
+        named = _scales_named(passage, low)
+        headers = low is None or any(w in low for w in _HEADER_WORDS)  # can any line be a scale header
         row: list[tuple[Quantity, float, str, str]] = []  # a row's numbers, made candidates at its end
         row_label = ""
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
         run: list[int] = []  # the header run being read
         by_line = _quantities_by_line(passage)
         lines = passage.splitlines()
-        low = passage.lower() if passage.isascii() else None  # the word pre-checks' text (non-ASCII: searched)
         names_change = (low is None or any(w in low for w in _CHANGE_WORDS)) and any(
             len(ln) < 80 and _CHANGE_HEAD.search(ln) for ln in lines
         )
@@ -111,7 +118,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         cells: set[int] = set()  # the number-only lines (table cells)
         told: set[int] = set()  # the text lines with numbers that may tell a direction
         for li, line in enumerate(lines, start=1):
-            h = _HEADER.search(line) if len(line) < 160 and _may_hold(line, _HEADER_WORDS) else None
+            h = _HEADER.search(line) if headers and len(line) < 160 and _may_hold(line, _HEADER_WORDS, plain) else None
             if h:
                 scale = _SCALE_BY_HEAD[h.group(1)[0].lower()]  # by its first letter: "in mıllions" matches re.I
             stripped = line.strip()
@@ -120,7 +127,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             header = len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None
             if header:
                 run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
-            qs = by_line.get(li, [])
+            qs = by_line.get(li)
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if qs and number_only:
                 cells.add(li)
@@ -134,10 +141,12 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 row, row_label = [], stripped[:80]
             if run and not header:  # the run ended: its years name the columns of the rows from here
                 columns, run = (run if len(run) >= 2 else columns), []
-            label_or_line = row_label if number_only else line
-            per_share = _may_hold(label_or_line, _PER_SHARE_WORDS) and _PER_SHARE.search(label_or_line)
-            line_scale = 1.0 if per_share else scale
-            row.extend((q, line_scale, f"S{pi + 1}:L{li}", row_label) for q in qs)
+            if qs:  # the line's scale, read only for a line with numbers
+                label_or_line = row_label if number_only else line
+                per_share = _may_hold(label_or_line, _PER_SHARE_WORDS, plain) and _PER_SHARE.search(label_or_line)
+                line_scale = 1.0 if per_share else scale
+                ref = f"S{pi + 1}:L{li}"
+                row.extend((q, line_scale, ref, row_label) for q in qs)
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
@@ -145,14 +154,21 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
-def _scales_named(passage: str) -> frozenset[float]:
-    """The scales of the scale words ``passage`` names (:data:`_SCALE_NAMED`). On an ASCII passage,
-    per word: a substring test of the lowered text, then the word's token pattern on it (the word
-    first: sre finds it as a literal prefix in C; ``\\b(…)s?\\b`` under ``re.I`` tried every position, 4% of
-    parsing a TAT-QA context) — the same set, since two matches (whole tokens) never overlap."""
-    if not passage.isascii():  # by the word's first letter: "mıllion" matches under re.I (was a KeyError)
+def _plain_lower(text: str) -> str | None:
+    """``text.lower()`` when no character of ``text`` folds onto an ASCII letter under ``re.I``
+    (:data:`_FOLDS_ONTO_ASCII`): then it has ``text``'s offsets and holds a case-insensitive ASCII
+    word exactly where ``text`` does. None otherwise (such a text is searched with its pattern)."""
+    return text.lower() if text.isascii() or _FOLDS_ONTO_ASCII.search(text) is None else None
+
+
+def _scales_named(passage: str, low: str | None) -> frozenset[float]:
+    """The scales of the scale words ``passage`` names (:data:`_SCALE_NAMED`). Given ``low``
+    (:func:`_plain_lower` of it), per word: a substring test of ``low``, then the word's token
+    pattern on it (the word first: sre finds it as a literal prefix in C; ``\\b(…)s?\\b`` under
+    ``re.I`` tried every position, 4% of parsing a TAT-QA context) — the same set, since two
+    matches (whole tokens) never overlap. Without ``low``: the ``re.I`` scan."""
+    if low is None:  # by the word's first letter: "mıllion" matches under re.I (was a KeyError)
         return frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))
-    low = passage.lower()
     return frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)
 
 
@@ -174,11 +190,11 @@ def _in_columns(
     return made
 
 
-def _may_hold(line: str, words: tuple[str, ...]) -> bool:
+def _may_hold(line: str, words: tuple[str, ...], plain: bool) -> bool:
     """Cheap pre-check of a case-insensitive pattern that needs one of ``words`` (lowercase):
-    a substring test of the lowered line (a non-ASCII line is always searched: ``re.I`` folds
-    a few non-ASCII letters onto ASCII ones, the long s and the Kelvin sign)."""
-    if not line.isascii():
+    a substring test of the lowered line when ``plain`` (no character of its passage folds onto
+    an ASCII letter, :data:`_FOLDS_ONTO_ASCII`); any other line is always searched."""
+    if not plain:
         return True
     low = line.lower()
     return any(w in low for w in words)
@@ -263,7 +279,7 @@ def _candidate(
         scale = q.scale if q.has_scale_word else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    return Candidate(
+    return make_candidate(
         value,
         dim,
         ref,
