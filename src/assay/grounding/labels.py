@@ -153,8 +153,7 @@ class SnapshotVocabulary:
     def __init__(self, facts: list[Candidate] | tuple[tuple[str, str | None], ...]):
         pairs = tuple((c.label, c.period) for c in facts) if isinstance(facts, list) else facts
         self.years, self.items, self._re = _vocabulary(pairs)
-        # once per vocabulary, not per sentence: a compiled pattern hashes its whole program (~2 µs
-        # for a snapshot's item matcher), and the hash keys the matcher's memo and the context memo
+        # once per vocabulary, not per sentence: a pattern's hash walks its program (~2 µs); it keys both memos
         self._fast = _ascii_matcher(self._re) if self._re is not None else None
         self._hash = hash(self._key())
 
@@ -323,8 +322,6 @@ _DOWN_ITEM = re.compile(r"\b(?:decreases?|declines?)\b", re.I)
 _CHANGE_COLUMN = re.compile(r"\|\s*(?:[$%]\s*)?(?:change|variance|difference|increase\s*/?\s*\(?decrease\)?)\b", re.I)
 #: A line item named by a change of no stated way ("% change", "Change in …", "growth"): its sign is the way.
 NEUTRAL_CHANGE = re.compile(r"^(?!.*\b(?:increase|decrease)).*\b(?:change[sd]?|growth|variance|movements?)\b", re.I)
-
-
 #: A label that names a change, so its figure's sign is a direction, not a profit or a loss: a
 #: "… | Change" column, "Net increase in cash", "Increase (decrease) in …", "Growth", "Movement",
 #: "Variance", a "$ change" sub-column ("| $", "| %": a header "Change" over "$" and "%").
@@ -337,10 +334,9 @@ A_CHANGE_LABEL = re.compile(
 
 def told_direction(c: Candidate) -> int | None:
     """The direction a fact itself states: the one change word of a paragraph number's context
-    ("…increased by $16.9 million…") or of a passage number's line (else its paragraph twin's,
-    ``Candidate.twin_direction``), the sign of a "Change" column's cell or of a line item named by a change
-    (:data:`NEUTRAL_CHANGE`), or the one change noun of a positive line item ("Rate of compensation
-    increase"; not "Increase (decrease) in …"); else None."""
+    ("…increased by $16.9 million…") or of a passage number's line (else its paragraph twin's), the sign of
+    a "Change" column's cell or of a line item named by a change (:data:`NEUTRAL_CHANGE`), or the one change
+    noun of a positive line item ("Rate of compensation increase"; not "Increase (decrease) in …"); else None."""
     if c.origin not in ("fact", "passage") or not c.label:
         return None
     if c.origin == "passage" or not is_line_item(c.label):  # a paragraph number or passage line: its text
