@@ -149,3 +149,14 @@ def test_an_opening_period_leaves_bases_and_respectively_alone():
     assert status("In fiscal 2023, revenue fell 2.8% from $394.3 billion [F1, F2].", APPLE) == "pass"
     both = "In fiscal 2023 and 2022, net income was $97.0 billion and $99.8 billion [F7, F8], respectively."
     assert status(both, APPLE) == "pass"
+
+
+def test_a_per_share_line_takes_no_page_scale():
+    lines = ["(in millions, except per share amounts)", "2023 2022", "Net sales 1,030 1,000"]
+    page = Snapshot(sources=("\n".join([*lines, "Diluted earnings per share 6.13 6.11"]),))
+    assert status("Diluted EPS was $6.13 in 2023.", page, "uncited") == "pass"
+    assert status("Diluted EPS was $6.13 million in 2023.", page, "uncited") == "fail"
+    assert status("Net income was $6.13 million.", page, "uncited") == "fail"
+    assert status("Net sales were $1,030 million in 2023.", page, "uncited") == "pass"  # the page's scale
+    listed = Snapshot(sources=("\n".join([*lines, "Net sales, EBIT and EPS 2,018 6.13"]),))
+    assert status("Net sales were $2,018 million.", listed, "uncited") == "pass"  # a list of items keeps it

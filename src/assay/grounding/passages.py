@@ -56,6 +56,10 @@ _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\
 #: and a case-insensitive ASCII word is in it only as a substring of its lower case.
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
+#: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
+#: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
+_NO_SCALE: frozenset[float] = frozenset()
+_ITEM_LIST = re.compile(r",|\band\b")
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A header-like line (under 80 characters) that names a change column: "% Change", "Increase/(decrease)",
 #: "22 vs. 21", "Variance", "Growth"; a page with one may hold changes in any cell (:func:`parse_passages`).
@@ -104,7 +108,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         plain = low is not None
         named = _scales_named(passage, low)
         headers = low is None or any(w in low for w in _HEADER_WORDS)  # can any line be a scale header
-        row: list[tuple[Quantity, float, str, str]] = []  # a row's numbers, made candidates at its end
+        row: list[tuple[Quantity, float, str, str, bool]] = []  # a row's numbers, made candidates at its end
         row_label = ""
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
         run: list[int] = []  # the header run being read
@@ -146,7 +150,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 per_share = _may_hold(label_or_line, _PER_SHARE_WORDS, plain) and _PER_SHARE.search(label_or_line)
                 line_scale = 1.0 if per_share else scale
                 ref = f"S{pi + 1}:L{li}"
-                row.extend((q, line_scale, ref, row_label) for q in qs)
+                only_per_share = bool(per_share) and _ITEM_LIST.search(label_or_line) is None
+                row.extend((q, line_scale, ref, row_label, only_per_share) for q in qs)
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
@@ -173,18 +178,21 @@ def _scales_named(passage: str, low: str | None) -> frozenset[float]:
 
 
 def _in_columns(
-    row: list[tuple[Quantity, float, str, str]],
+    row: list[tuple[Quantity, float, str, str, bool]],
     columns: list[int],
     named: frozenset[float],
     direct: list[Candidate],
     names_change: bool = False,
 ) -> tuple[Candidate, ...]:
-    """The candidates of ``row`` (each ``(quantity, scale, ref, label)``), each with its column's
-    year when the row has one number per column (module doc), appended to ``direct``. Built here,
+    """The candidates of ``row`` (each ``(quantity, scale, ref, label, per share)``), each with its
+    column's year when the row has one number per column (module doc), appended to ``direct``. A
+    per-share line's numbers name no page scale (``page_scales`` empty): "Diluted earnings per share
+    6.13" under "(in millions, except per share amounts)" backs no "$6.13 million". Built here,
     once per number: ``dataclasses.replace`` afterwards cost 7% of parsing TAT-QA passages."""
     years: list[int | None] = list(columns) if columns and len(row) == len(columns) else [None] * len(row)
     made = tuple(
-        _candidate(q, sc, ref, label, named, y, names_change) for (q, sc, ref, label), y in zip(row, years, strict=True)
+        _candidate(q, sc, ref, label, _NO_SCALE if ps else named, y, names_change)
+        for (q, sc, ref, label, ps), y in zip(row, years, strict=True)
     )
     direct.extend(made)
     return made
