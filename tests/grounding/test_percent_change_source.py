@@ -103,3 +103,19 @@ def test_property_no_stated_percent_change_is_backed_by_a_level_page(v: int, wor
     page = f"(in millions)\nOperating margin\n{v}.0 %\nTax rate\n{v + 100}.0 %"
     assert status(f"Operating margin {word} {v}% versus the prior year.", page) == "fail"
     assert status(f"Operating margin was {v}%.", page) == "pass"
+
+
+def test_a_table_row_of_cells_joined_by_pipes_can_name_the_change_column():
+    """TAT-QA's IBM revenue table (the grounded-check bench's gold answer, lost and restored): the
+    header "Yr.-to-Yr. Percent Change" stands in a row of cells joined by "|", longer than 80
+    characters, and still names a change column."""
+    page = "\n".join(
+        [
+            "($ in millions) |  |  |  |  | ",
+            "For the year ended December 31: | 2019 | 2018 | Yr.-to-Yr. Percent Change | Yr.-to-Yr. Percent Change"
+            " Adjusted for Currency",
+            "Total revenue | $77,147 | $79,591 | (3.1)% | (1.0)%",
+        ]
+    )
+    assert status("Total revenue of $77,147 million in 2019 decreased 3.1 percent year to year.", page) == "pass"
+    assert status("Total revenue of $77,147 million in 2019 increased 3.1 percent year to year.", page) == "fail"

@@ -312,9 +312,8 @@ def related_to(named: str, label: str, exact: bool) -> bool:
 _UP_LABEL = re.compile(
     r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b|증가|상승", re.I
 )
-_DOWN_LABEL = re.compile(
-    r"\b(?:decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing))\b|감소|하락", re.I
-)
+_DOWN = r"decreas(?:ed?|es|ing)|declin(?:ed?|es|ing)|fell|fall(?:s|ing)|lower|down|dropp(?:ed|ing)|reduc(?:ed|tions?)"
+_DOWN_LABEL = re.compile(rf"\b(?:{_DOWN})\b|감소|하락", re.I)
 #: "(Gain) on completion of …" = (8,086): the accounting convention shows a gain negative.
 _GAIN_IN_PARENS = re.compile(r"\((?:gains?|income|profits?)\)", re.I)
 _UP_ITEM = re.compile(r"\b(?:increases?|growth)\b", re.I)

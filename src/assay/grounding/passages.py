@@ -61,8 +61,9 @@ _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
 _NO_SCALE: frozenset[float] = frozenset()
 _ITEM_LIST = re.compile(r",|\band\b")
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-#: A header-like line (under 80 characters) that names a change column: "% Change", "Increase/(decrease)",
-#: "22 vs. 21", "Variance", "Growth"; a page with one may hold changes in any cell (:func:`parse_passages`).
+#: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
+#: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
+#: changes in any cell (:func:`parse_passages`).
 _CHANGE_HEAD = re.compile(r"\b(?:change[sd]?|increase|decrease|vs\.?|versus|variance|growth)\b", re.I)
 _CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth")
 #: Words one of which a line needs to tell a direction (the pre-check of :func:`_twin_directions`'s sources).
@@ -115,7 +116,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         by_line = _quantities_by_line(passage)
         lines = passage.splitlines()
         names_change = (low is None or any(w in low for w in _CHANGE_WORDS)) and any(
-            len(ln) < 80 and _CHANGE_HEAD.search(ln) for ln in lines
+            (len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines
         )
         may_tell = low.splitlines() if low is not None and any(w in low for w in _DIRECTION_WORDS) else None
         first, first_row = len(direct), len(rows)
