@@ -208,16 +208,8 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
     if not unit_written and not paren and not sign:
         if is_year:
             return None  # a year
-        if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
-            may_start_date(after) and DATE_AFTER.match(after)
-        ):
+        if _date_label_or_duration(before, after, text[num_end : num_end + 2], ascii_text):
             return None
-        if may_end_in_label(before) and LABEL_BEFORE.search(before):
-            return None
-        if may_start_duration(after) and DURATION_AFTER.match(after):
-            return None
-        if not ascii_text and KOREAN_LABEL_AFTER.match(text[num_end : num_end + 2]):
-            return None  # a Korean date, period or ordinal: "3월", "3분기"
         if (
             value < 100
             and not open_p
@@ -300,6 +292,20 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
     )
 
 
+def _date_label_or_duration(before: str, after: str, korean_after: str, ascii_text: bool) -> bool:
+    """The tests of an unmarked number that both readers make (each rejects it, in any order): a
+    date around it ("March 3, 2019"), a label before it ("Note 5"), a duration after it ("5
+    years"), or a Korean date, period or ordinal after it (``korean_after``, its next two
+    characters: "3월", "3분기")."""
+    return bool(
+        (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before))
+        or (may_start_date(after) and DATE_AFTER.match(after))
+        or (may_end_in_label(before) and LABEL_BEFORE.search(before))
+        or (may_start_duration(after) and DURATION_AFTER.match(after))
+        or (not ascii_text and KOREAN_LABEL_AFTER.match(korean_after))
+    )
+
+
 def _bare_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
     """:func:`_to_quantity` of a bare match — its number alone after at most the pattern's
     whitespace (no sign, parenthesis, currency, scale, unit or Korean multiplier; most table cells
@@ -323,16 +329,8 @@ def _bare_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_t
         return None  # a formula constant: "× 100", "/ 2"
     if after[:2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(after[:3]):
         return None
-    if (before[-1:].isspace() and may_end_in_month(before) and DATE_BEFORE.search(before)) or (
-        may_start_date(after) and DATE_AFTER.match(after)
-    ):
+    if _date_label_or_duration(before, after, after[:2], ascii_text):
         return None
-    if may_end_in_label(before) and LABEL_BEFORE.search(before):
-        return None
-    if may_start_duration(after) and DURATION_AFTER.match(after):
-        return None
-    if not ascii_text and KOREAN_LABEL_AFTER.match(after[:2]):
-        return None  # a Korean date, period or ordinal: "3월", "3분기"
     if value < 100 and _LIST_MARK_AFTER.match(after[:2]) and not text[text.rfind("\n", 0, start) + 1 : start].strip():
         return None  # list number "1. " / "2) "
     direction: int | None = None
