@@ -104,3 +104,17 @@ def test_paired_lift_pairs_on_ids_against_the_baseline():
     assert lift["cand"]["y"].to_json() == {"diff": None, "ci": None, "n_pairs": 0}
     with pytest.raises(ValueError, match=r"baseline variant 'nope' not in the cases \(variants: base, cand\)"):
         paired_lift(records, ["x"], "nope")
+
+
+def test_a_slice_mean_prints_as_its_variant_mean():
+    """Regression (a new user's eval report): the slice table printed 0.213 beside the variant
+    table's 0.214 for one mean of 0.213533, the slice mean having been stored at 4 decimals."""
+    from assay.results.breakdown import breakdown
+
+    values = [0.213533 + d for d in (-0.1, 0.0, 0.1)]
+    records = [
+        {"variant": "v", "slice": "s", "violations": [], "scores": {"composite": x, "coverage": 1.0}} for x in values
+    ]
+    mean = sum(values) / len(values)
+    got = breakdown(records)["v"]["slices"]["s"]["composite"]
+    assert f"{got:.3f}" == f"{mean:.3f}" == "0.214"

@@ -52,7 +52,8 @@ def coverage_flags(
 def breakdown(records: Sequence[Record]) -> dict[str, dict[str, Any]]:
     """Per variant (sorted): ``{"violations": {kind: cases with at least one violation of that
     kind}, "slices": {slice: {"n", "composite", "coverage"}}}``; slice means are over the slice's
-    measured cases, 4 decimals (``None`` when none was measured); kinds and slices sorted, records
+    measured cases, 6 decimals (``None`` when none was measured: at 4, a mean of 0.213533 stored as
+    0.2135 printed as 0.213 beside the variant table's 0.214); kinds and slices sorted, records
     without a slice under :data:`NO_SLICE`."""
     by_variant: dict[str, list[Record]] = defaultdict(list)
     for r in records:
@@ -118,4 +119,4 @@ def _mean(stats: VariantStats | None, dim: str) -> float | None:
 
 def _share(records: Sequence[Record], dim: str) -> float | None:
     values = [r["scores"].get(dim) for r in records if r["scores"].get(dim) is not None]
-    return round(sum(values) / len(values), 4) if values else None
+    return round(sum(values) / len(values), 6) if values else None
