@@ -28,6 +28,7 @@ from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, Dim, make_candidate
+from assay.grounding.labels import told_direction
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -239,8 +240,6 @@ def _twin_directions(
     of the same dimension and displayed digits whose own clause states a rise or a fall
     (:func:`~assay.grounding.labels.told_direction`). In place; cells with no twin, or twins of both
     directions, are left as they are."""
-    from assay.grounding.labels import told_direction
-
     said: dict[tuple[str, float | None], set[int]] = {}
     for c in direct[first:]:
         if _line(c.ref) in told and (d := told_direction(c)) is not None:

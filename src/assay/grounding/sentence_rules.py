@@ -72,7 +72,6 @@ def sentence_reader(
             return "sign", "the sentence says the figure moved one way between its two levels; they went the other"
         if not read:
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
-            ctx = with_lead_year(ctx, idx.vocabulary, tuple(claim.numbers))
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         veto = acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
@@ -102,5 +101,6 @@ def read_context(
 ) -> SentenceContext:
     """:meth:`SentenceContext.read`, memoised (bounded: 4096 sentences): it is pure in its arguments
     (the vocabulary compares by content, quantities by value) and the context is never mutated, so
-    an answer gated again (a retry, a memo re-checked before shipping) reads each sentence once."""
-    return SentenceContext.read(text, offset, vocab, question, numbers)
+    an answer gated again (a retry, a memo re-checked before shipping) reads each sentence once.
+    The sentence's opening period is read into it here (:func:`~assay.grounding.lead_period.with_lead_year`)."""
+    return with_lead_year(SentenceContext.read(text, offset, vocab, question, numbers), vocab, numbers)
