@@ -170,6 +170,15 @@ def test_debug_shows_the_error_instead():
     assert r.exit_code != 0 and isinstance(r.exception, (FileNotFoundError, assay.cases.CaseFileError))
 
 
+def test_debug_after_the_subcommand_is_hoisted_to_the_global_option():
+    from assay.cli.app import hoist_debug
+
+    assert hoist_debug(["gate", "x.jsonl", "--debug"]) == ["--debug", "gate", "x.jsonl"]
+    assert hoist_debug(["--debug", "gate", "x.jsonl"]) == ["--debug", "gate", "x.jsonl"]
+    assert hoist_debug(["gate", "x.jsonl"]) == ["gate", "x.jsonl"]
+    assert hoist_debug(["claims", "check", "--", "--debug"]) == ["claims", "check", "--", "--debug"]
+
+
 # --- the installed console script ----------------------------------------------------------------
 
 
@@ -286,3 +295,13 @@ def test_gate_validity_local_lists_false_accepts_and_needs_the_local_suffix(tmp_
     assert isinstance(json.loads(local.read_text(encoding="utf-8")), list)
     bad = gate("validity", "--dataset", "example", EXAMPLE, "--local", str(tmp_path / "fa.json"))
     assert bad.exit_code == 2 and ".local.json" in bad.output
+
+
+def test_console_script_takes_debug_after_the_subcommand(tmp_path):
+    """A new user's `assay gate bad.jsonl --debug` said "No such option: --debug"; it is the global
+    option wherever it stands, and shows the traceback."""
+    p = tmp_path / "bad.jsonl"
+    p.write_bytes(b'{"id": "q1", "answer": "a"}\n{"id": "q2"}\n')
+    plain, debug = _run(str(p)), _run(str(p), "--debug")
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    assert debug.returncode != 0 and "No such option" not in debug.stderr and "Traceback" in debug.stderr

@@ -8,6 +8,8 @@ shares one Typer here.
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from assay.cli.common import db_url, out, plain_flags_in_help, redact, user_errors
@@ -103,8 +105,19 @@ app.add_typer(hook_app, name="hook")
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: ``--debug`` is taken anywhere on the line (:func:`hoist_debug`)."""
+    app(args=hoist_debug(sys.argv[1:]))
+
+
+def hoist_debug(args: list[str]) -> list[str]:
+    """``args`` with a ``--debug`` given after the subcommand moved to the front, where the global
+    option is parsed: ``assay gate cases.jsonl --debug`` shows the traceback as ``assay --debug gate
+    cases.jsonl`` does, instead of failing with "No such option". Only before a ``--`` (what follows
+    it is arguments); no command has an option that takes ``--debug`` as its value."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--debug" not in args[:end]:
+        return list(args)
+    return ["--debug", *(a for i, a in enumerate(args) if not (i < end and a == "--debug"))]
 
 
 def _print_version(value: bool) -> None:
