@@ -28,9 +28,10 @@ Amounts only (units ``USD``, ``USD thousands|millions|billions``, ``thousands``,
 or none): a percent's change would be read in percentage points, which the template does not
 state. A fact "with a year" has a bare year as its period and a column naming no other year
 ("2017/2018" is a fiscal year across two, "2019 over 2018" a change column: "in 2017" or a
-change "from 2018 to 2019" read from them would not be true). ``variant`` is ``"templated_sign"`` / ``"templated_direction"``; the case's question is
-dropped (``None``): the sentence states the data, it answers no question, so the question's
-wording (a "total" that licenses a sum, a loss that licenses a magnitude) must not judge it.
+change "from 2018 to 2019" read from them would not be true). ``variant`` is
+``"templated_sign"`` / ``"templated_direction"``; the case's question is dropped (``None``): the
+sentence states the data, it answers no question, so the question's wording (a "total" that
+licenses a sum, a loss that licenses a magnitude) must not judge it.
 """
 
 from __future__ import annotations
