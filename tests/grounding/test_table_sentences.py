@@ -130,8 +130,11 @@ def test_one_per_table_prefers_a_magnitude_scale() -> None:
     a = _case(SALES, table_uid="t1", scale="percent").model_copy(update={"id": "a"})
     b = _case(SALES, table_uid="t1", scale="million").model_copy(update={"id": "b"})
     c = _case(SALES, table_uid="t1", scale="thousand").model_copy(update={"id": "c"})
-    d = _case(SALES, table_uid="t2", scale="").model_copy(update={"id": "d"})
-    assert [x.id for x in one_per_table([a, b, c, d])] == ["b", "d"]
+    d = _case(SALES, table_uid="t2", scale="percent").model_copy(update={"id": "d"})
+    e = _case(SALES, table_uid="t2", scale="").model_copy(update={"id": "e"})
+    f = _case(SALES, table_uid="t3", scale="percent").model_copy(update={"id": "f"})
+    # t3 is asked about only in percent: its amounts were read without the table's scale
+    assert [x.id for x in one_per_table([a, b, c, d, e, f])] == ["b", "e"]
 
 
 @settings(max_examples=60, deadline=None)

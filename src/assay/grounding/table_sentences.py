@@ -39,7 +39,8 @@ families need both values positive (a loss stored negative would "increase" as i
 :func:`one_per_table` gives the snapshot these run on: one per TAT-QA table (``meta.table_uid``),
 so a table asked about by ten questions is measured once; a table's questions differ in
 ``scale`` (a percent question reads the table's amounts without one), so the snapshot is that of
-the table's first in-scope question with a thousand/million/billion scale, else of its first.
+the table's first in-scope question with a thousand/million/billion scale, else of its first
+without a scale; a table asked about only in percent questions is left out.
 ``variant`` is ``"templated_level"`` / ``"templated_profit_loss"`` / ``"templated_change"`` /
 ``"templated_percent_change"``; the question is dropped (``None``), as in
 :mod:`assay.grounding.row_templates`: the sentence states the data and answers no question.
@@ -99,19 +100,21 @@ _FOOTNOTE = re.compile(r"(?:\s*\(\d{1,2}\)|\s*\*+)+$")
 
 def one_per_table(cases: Iterable[Case]) -> list[Case]:
     """One case per ``meta.table_uid`` (module doc: the table's first in-scope question with a
-    thousand/million/billion ``meta.scale``, else its first), in first-seen order; a case without
-    a table uid stands for itself."""
+    thousand/million/billion ``meta.scale``, else its first without a scale), in first-seen
+    order; a table asked about only in percent questions is left out (the importer reads its
+    amounts without a scale: the percent belongs to the answer, so "$784,469" would stand for
+    "$784,469 thousand"); a case without a table uid stands for itself."""
     chosen: dict[str, Case] = {}
     for c in cases:
         uid = str(c.meta.get("table_uid") or c.id)
-        if uid not in chosen or (
-            chosen[uid].meta.get("scale") not in _MAGNITUDES and c.meta.get("scale") in _MAGNITUDES
-        ):
+        if _rank(c) > (_rank(chosen[uid]) if uid in chosen else 0):
             chosen[uid] = c
     return list(chosen.values())
 
 
-_MAGNITUDES = ("thousand", "million", "billion")
+def _rank(c: Case) -> int:
+    scale = c.meta.get("scale")
+    return 2 if scale in ("thousand", "million", "billion") else 0 if scale == "percent" else 1
 
 
 def level_sentence(case: Case, f: Fact) -> Case | None:
