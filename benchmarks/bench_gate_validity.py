@@ -1,9 +1,11 @@
 """Gate soundness per perturbation class: false-accept rate (95% Wilson CI) next to gold acceptance,
 each beside the same rate measured with main's gate before issue 15.
 
-Sets: TAT-QA gold figures, templated sentences and the second template sets (profit/loss
-sentences, change sentences: :mod:`assay.grounding.row_templates`), each cited and uncited,
-FinanceBench correct answers (uncited) and the bundled example memos. Targets (issue 15), on the 95% upper bound:
+Sets: TAT-QA gold figures, templated sentences, the second template sets (profit/loss
+sentences, change sentences: :mod:`assay.grounding.row_templates`) and the third (a sentence
+for every row and year of each table — levels, profit/loss, changes, percent changes:
+:mod:`assay.grounding.table_sentences`), each cited and uncited, FinanceBench correct answers
+(uncited) and the bundled example memos. Targets (issue 15), on the 95% upper bound:
 cited ≤ 1% per class (≤ 2% ``moved_unit``), uncited ≤ 5%. Prints one table (and ``--json``
 the figures); a dataset missing from ../shared/data is skipped with a line.
 

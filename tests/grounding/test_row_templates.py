@@ -112,3 +112,25 @@ def test_templates_drop_the_question() -> None:
     for make in (sign_case, direction_case):
         t = make(case)
         assert t is not None and t.question is None
+
+
+def test_direction_case_skips_negative_values() -> None:
+    """Regression (f15c): "Voyage expenses (21,387) in 2019, (28,237) in 2018" made "Voyage
+    expenses increased by 6,850 thousand from 2018 to 2019": the cost shrank. Positive values only."""
+    facts = (
+        Fact(id="T3C1", label="Voyage expenses | 2019", value=-21387, unit="thousands", period="2019"),
+        Fact(id="T3C2", label="Voyage expenses | 2018", value=-28237, unit="thousands", period="2018"),
+    )
+    assert direction_case(_case(facts, "(21,387) [T3C1]")) is None
+
+
+def test_templates_skip_a_column_naming_two_years() -> None:
+    """Regression (f15c): a "2019 over 2018" change column (period 2019) was read as 2019's level,
+    and a "2017/2018" fiscal year as 2017."""
+    facts = (
+        Fact(id="T3C4", label="Systems | 2019 over 2018", value=139042, unit="thousands", period="2019"),
+        Fact(id="T3C2", label="Systems | Years Ended 2018", value=1742043, unit="thousands", period="2018"),
+        Fact(id="T9C1", label="Net income | 2017/2018", value=359, unit="USD millions", period="2017"),
+    )
+    assert direction_case(_case(facts, "139,042 [T3C4]")) is None
+    assert sign_case(_case(facts, "$359 million [T9C1]")) is None

@@ -18,16 +18,20 @@ class's documented rule (:mod:`assay.grounding.perturbations`):
   ("profit/(loss)", "income (loss)") and a negative profit item are skipped (the sentence would
   name both kinds, to which ``sign_word`` does not apply).
 - :func:`direction_case` — the first cited fact with a year whose line item has another year's
-  fact (same row label, same unit, another value) in the snapshot: ``"{Line item}
+  fact (same row label, same unit, another value; both values positive: a cost or a loss stored
+  negative, "(28,237)" → "(21,387)", would "increase" as it shrinks) in the snapshot: ``"{Line item}
   {increased|decreased} by {|later − earlier|} from {earlier year} to {later year} [{later id},
   {earlier id}]."`` (not for a generic item: "Total", "Other"); the change at the facts'
   displayed decimals (the larger), with the unit's scale word.
 
 Amounts only (units ``USD``, ``USD thousands|millions|billions``, ``thousands``, ``millions``,
 or none): a percent's change would be read in percentage points, which the template does not
-state. ``variant`` is ``"templated_sign"`` / ``"templated_direction"``; the case's question is
-dropped (``None``): the sentence states the data, it answers no question, so the question's
-wording (a "total" that licenses a sum, a loss that licenses a magnitude) must not judge it.
+state. A fact "with a year" has a bare year as its period and a column naming no other year
+("2017/2018" is a fiscal year across two, "2019 over 2018" a change column: "in 2017" or a
+change "from 2018 to 2019" read from them would not be true). ``variant`` is
+``"templated_sign"`` / ``"templated_direction"``; the case's question is dropped (``None``): the
+sentence states the data, it answers no question, so the question's wording (a "total" that
+licenses a sum, a loss that licenses a magnitude) must not judge it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ _SCALE = {
     "millions": ("", " million"),
 }
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
+_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 
 def sign_case(case: Case) -> Case | None:
@@ -92,11 +97,12 @@ def direction_case(case: Case) -> Case | None:
                 and _has_year(g)
                 and g.period != f.period
                 and g.value != f.value
+                and g.value > 0
             ),
             None,
         )
-        if other is None:
-            continue
+        if other is None or f.value <= 0:
+            continue  # a cost or loss stored negative "increases" as it shrinks: positive values only
         later, earlier = (f, other) if str(f.period) > str(other.period) else (other, f)
         d = max(_decimals(later), _decimals(earlier))
         change = round(later.value - earlier.value, d)
@@ -126,7 +132,10 @@ def _item(f: Fact) -> str:
 
 
 def _has_year(f: Fact) -> bool:
-    return bool(f.period and _YEAR.match(f.period))
+    """``f``'s period is a year and its column names no other ("2017/2018", "2019 over 2018": a
+    fiscal year across two, or a change column, of which "in 2017" would not be true)."""
+    column = f.label.split(" | ", 1)[1] if " | " in f.label else ""
+    return bool(f.period and _YEAR.match(f.period)) and set(_ANY_YEAR.findall(column)) <= {f.period}
 
 
 def _decimals(f: Fact) -> int:

@@ -10,9 +10,11 @@ stripped. Rates carry a 95% Wilson score interval (:func:`wilson`, from
 approximation it stays inside [0, 1] and is informative at k = 0 (n = 300, k = 0 → upper 1.3%).
 
 :func:`dataset_sets` names the measured sets of each dataset (``tatqa``: gold figures, the
-templated sentences and the second template sets (profit/loss, change), each cited and
-uncited; ``financebench``: correct real answers, uncited; ``example``: the bundled memos, auto
-mode) and :func:`format_table` prints them as one table.
+templated sentences, the second template sets (profit/loss, change: one sentence per question)
+and the third (``tatqa table …``: a sentence for every row and year, or pair of years, of each
+table — levels, profit/loss, changes, percent changes), each cited and uncited;
+``financebench``: correct real answers, uncited; ``example``: the bundled memos, auto mode) and
+:func:`format_table` prints them as one table.
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ from assay.grounding.index import IndexCache
 from assay.grounding.perturbations import CLASSES, CaseChange, templated_case
 from assay.grounding.row_templates import direction_case, sign_case
 from assay.grounding.score import score_answer
+from assay.grounding.table_sentences import (
+    change_sentences,
+    level_sentences,
+    one_per_table,
+    percent_change_sentences,
+    profit_loss_sentences,
+)
 
 __all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "Dataset"]
 
@@ -125,10 +134,12 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
     """The measured sets of ``dataset`` read from ``src`` as ``(name, mode, cases)``.
 
     ``tatqa``: in-scope gold cases (``meta.in_scope``), their templated sentences
-    (:func:`~assay.grounding.perturbations.templated_case`) and the second template sets of
+    (:func:`~assay.grounding.perturbations.templated_case`), the second template sets of
     :mod:`assay.grounding.row_templates` (profit/loss sentences, change sentences; a sentence
-    repeated on the same snapshot by several questions of one table counted once), each cited
-    and uncited;
+    repeated on the same snapshot by several questions of one table counted once) and the third
+    of :mod:`assay.grounding.table_sentences` ("tatqa table levels", "… profit/loss", "…
+    changes", "… % changes": every row and year, or pair of years, of each table once, on
+    :func:`~assay.grounding.table_sentences.one_per_table`'s snapshot), each cited and uncited;
     ``financebench``: answers labelled "Correct Answer", uncited; ``example``: a cases JSONL (the
     bundled ``examples/apple_fy2023_memos.jsonl``), auto mode. Raises ``FileNotFoundError``.
     """
@@ -139,6 +150,16 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
         templ = [t for t in map(templated_case, gold) if t is not None]
         signed = _distinct(t for t in map(sign_case, gold) if t is not None)
         changes = _distinct(t for t in map(direction_case, gold) if t is not None)
+        tables = one_per_table(gold)
+        every = [
+            (name, _distinct(t for c in tables for t in make(c)))
+            for name, make in (
+                ("tatqa table levels", level_sentences),
+                ("tatqa table profit/loss", profit_loss_sentences),
+                ("tatqa table changes", change_sentences),
+                ("tatqa table % changes", percent_change_sentences),
+            )
+        ]
         return [
             ("tatqa gold figures", "cited", gold),
             ("tatqa gold figures", "uncited", gold),
@@ -148,6 +169,7 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
             ("tatqa profit/loss sentences", "uncited", signed),
             ("tatqa change sentences", "cited", changes),
             ("tatqa change sentences", "uncited", changes),
+            *((name, mode, cs) for name, cs in every for mode in ("cited", "uncited")),
         ]
     if dataset == "financebench":
         from assay.importers.financebench import import_financebench
