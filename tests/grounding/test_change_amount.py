@@ -96,3 +96,34 @@ def test_a_zero_of_an_uncited_row_of_the_same_name_is_no_base():
     )
     assert status("Tamil films increased by 2 from 2018 to 2019 [A, B].", snap) == "pass"
     assert status("Tamil films increased by 3 from 2018 to 2019 [A, B].", snap) == "fail"
+
+
+def test_a_change_amount_is_not_a_sum_of_the_two_levels():
+    """The table change set's cited false accept: 7,730 + 7,715 million = 15.4 billion backed "increased
+    by 15 billion" (issue 15, a scale_word perturbation of the true "by 15 million")."""
+    snap = _two_years("Total segment assets", 7730.0, 7715.0, "millions")
+    assert status("Total segment assets increased by 15 million from 2018 to 2019 [A, B].", snap) == "pass"
+    assert status("Total segment assets increased by 15 billion from 2018 to 2019 [A, B].", snap) == "fail"
+    assert status("Total segment assets were 15.4 billion combined over the two years [A, B].", snap) == "pass"
+
+
+def test_a_sum_of_two_changes_may_be_a_total_change():
+    snap = Snapshot(
+        facts=(
+            Fact(id="A", label="Change in product revenue", value=30.0, unit="USD millions", period="2019"),
+            Fact(id="B", label="Change in service revenue", value=12.0, unit="USD millions", period="2019"),
+        )
+    )
+    assert status("Revenue increased by $42 million in 2019 [A, B].", snap) == "pass"
+
+
+def test_a_percent_change_between_two_years_is_not_one_years_level():
+    """The table %-change set's cited false accept: "fell 8.7%" backed by 2018's level 8.7, though the
+    rate rose from 8.70 to 9.46 (+8.7%)."""
+    snap = _two_years("Swedish Krona", 9.46, 8.7)
+    assert status("Swedish Krona rose 8.7% from 2018 to 2019 [A, B].", snap) == "pass"
+    assert status("Swedish Krona fell 8.7% from 2018 to 2019 [A, B].", snap) == "fail"
+    rates = _two_years("Effective tax rate", 21.0, 25.0, "%")
+    assert status("The effective tax rate was 21% in 2019 [A].", rates) == "pass"  # a level stated as a level
+    assert status("The effective tax rate fell 4 pp from 2018 to 2019 [A, B].", rates) == "pass"
+    assert status("The effective tax rate fell 21% from 2018 to 2019 [A, B].", rates) == "fail"  # 2019's level

@@ -10,6 +10,10 @@ number in value and are not what it is:
 - **a ratio** (``a/b``, ``|a|/|b|``, ``(a-b)/b``): 2.4 / 3.1 = 0.77 is no "increase by 0.8",
   and (0.4 − 0.5) / 0.5 = −0.2 is a relative change, stated as "20%", never as "by 0.2". A
   percent change keeps its own rule (a ratio change ÷ base, in ``acceptable``).
+- **a sum** (``a+b``) of two levels: "Total segment assets increased by 15 billion from 2018
+  to 2019" is no 7,730 + 7,715 million (a cited TAT-QA false accept of the table change set); a
+  sum of figures that are each a change (their labels name one: "Change in A" + "Change in B")
+  may be a total change and stays.
 - **one period's level, when the sentence states the change between two named years** ("Tamil
   films increased by 3 from 2018 to 2019" on the 2019 level 3): a change between two years is a
   difference of their levels, or a figure that is itself a change (its label names one: a
@@ -37,9 +41,14 @@ RATIO_OPS = frozenset({"a/b", "|a|/|b|", "(a-b)/b"})
 
 
 def ratio_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
-    """``("sign", reason)`` when ``c`` is a ratio and ``q`` a change amount (module doc), else None."""
-    if _amount(q) and c.op in RATIO_OPS:
+    """``("sign", reason)`` when ``c`` is a ratio and ``q`` a change amount, ``("sum", reason)``
+    when ``c`` is a sum of figures that are not themselves changes (module doc), else None."""
+    if not _amount(q):
+        return None
+    if c.op in RATIO_OPS:
         return "sign", f"the wording states a change by an amount, but {c.ref} is a ratio of two figures"
+    if c.op == "a+b" and not all(A_CHANGE_LABEL.search(o.label) for o in c.operands or ()):
+        return "sum", f"the wording states a change by an amount, but {c.ref} is a sum of two levels"
     return None
 
 
@@ -51,7 +60,9 @@ def level_veto(
     all_facts: Iterable[Candidate] = (),
 ) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when ``c`` is one named year's level and ``q`` the change
-    amount between two named years (module doc), else None (a table cell: :func:`cell_level_veto`).
+    between two named years — an amount, or a percent stated with a direction ("Swedish Krona fell
+    8.7% from 2018 to 2019" on 2018's level 8.7: a cited TAT-QA false accept of the table %-change
+    set) — (module doc), else None (a table cell: :func:`cell_level_veto`).
 
     ``named_years``: the years the sentence gives ``q`` (:class:`~assay.grounding.context.SentenceContext`);
     ``facts``: the facts the sentence draws on (cited mode: its cited facts; uncited: the
@@ -59,9 +70,12 @@ def level_veto(
     year IS the change ("decreased by 27,603 from FY18 to FY19", 0 in FY18; a zero of another
     table's row of the same name, not cited, is no base of this one).
     """
-    if not _amount(q) or c.op is not None or c.origin != "fact":
+    if c.op is not None or c.origin != "fact":
         return None
-    if len(named_years) < 2:
+    if not _amount(q):  # a relative change between two named years is no one year's level either
+        if not (_relative_change(q) and len(named_years) >= 2):
+            return None
+    elif len(named_years) < 2:
         return _unnamed_level_veto(c, facts, all_facts)
     y = period_year(c.period)
     if y is None or y not in named_years or A_CHANGE_LABEL.search(c.label):
@@ -137,6 +151,11 @@ def cell_level_veto(q: Quantity, c: Candidate, named_years: frozenset[int]) -> t
         return None
     between = " and ".join(str(n) for n in sorted(named_years))
     return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s column"
+
+
+def _relative_change(q: Quantity) -> bool:
+    """Whether ``q`` is a relative change stated by its wording: a direction, no written sign, in % or pp."""
+    return q.direction is not None and not q.explicit_sign and q.unit in ("%", "pp")
 
 
 def _amount(q: Quantity) -> bool:
