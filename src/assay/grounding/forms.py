@@ -1,0 +1,119 @@
+"""What the form of a sentence says about its numbers beyond their value, period and line item
+(issue 15, false accepts a new user found; used by :func:`assay.grounding.sentence_rules.sentence_reader`).
+
+:func:`read_forms` reads one sentence once (memoised) into :class:`SentenceForms`;
+:func:`forms_veto` is the veto of one (quantity, candidate) value match. Rules:
+
+- **negation** (``negated``): a change or a figure the sentence denies states nothing the data
+  can back. "Total net sales did not decline 2.8%" read as "declined 2.8%" passed on the fall it
+  denies. A number is negated when the verb of change that gives it its direction (the last one
+  of :data:`~assay.claims.wording.UP_WORDS` / :data:`~assay.claims.wording.DOWN_WORDS` in its
+  clause, within 60 characters before it) follows a negation ("not", "n't", "never", "failed
+  to", "no longer", with at most two auxiliaries or adverbs between: "has not yet increased",
+  "did not significantly decline"), when the number itself follows one ("was not $383.3
+  billion", "did not reach $5 million", "no 2.8% decline"), or, in Korean, when its change verb
+  is negated after it ("12% 감소하지 않았다"). Flipping the direction would be a guess ("did not
+  decline 2.8%" does not say it rose 2.8%), so every match of such a number is vetoed: the gate
+  fails closed. "not only", "not including", "did not exceed" (a bound) are no negation of the
+  number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assay.claims import Quantity
+from assay.claims.wording import DOWN_WORDS, UP_WORDS
+from assay.grounding.candidates import Candidate
+from assay.grounding.lexicon import CLAUSE
+
+__all__ = ["SentenceForms", "forms_veto", "negated_numbers", "read_forms"]
+
+#: ``(rule kind, reason)`` when a match is refused.
+Veto = tuple[str, str] | None
+
+
+@dataclass(frozen=True)
+class SentenceForms:
+    """The numbers of one sentence that its form constrains, by their start in the answer."""
+
+    negated: frozenset[int] = frozenset()
+
+
+_EMPTY = SentenceForms()
+
+
+@lru_cache(maxsize=4096)
+def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> SentenceForms:
+    """The sentence ``text`` (at ``offset`` of the answer, stating ``numbers``) read for the rules
+    of the module docstring; memoised (a pure function of its arguments)."""
+    if not numbers:
+        return _EMPTY
+    negated = negated_numbers(text, offset, numbers)
+    if not negated:
+        return _EMPTY
+    return SentenceForms(negated=negated)
+
+
+def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
+    """``(kind, reason)`` when the sentence's form contradicts ``q`` matched to ``c``, else None."""
+    if forms is _EMPTY:
+        return None
+    if q.span[0] in forms.negated:
+        return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
+    return None
+
+
+# --- negation ------------------------------------------------------------------------------
+
+_NEG = r"(?:\b(?:not|never|cannot|failed\s+to|no\s+longer)|n['’]t)"
+#: Before a verb of change: a negation, then at most two auxiliaries or adverbs.
+_NEG_BEFORE_VERB = re.compile(
+    _NEG + r"\s+(?:(?:have|has|had|be|been|being|actually|really|significantly|materially|substantially|"
+    r"meaningfully|much|quite|further|yet|even|so|as)\s+){0,2}\Z",
+    re.I,
+)
+#: Right before a number: "was not", "did not reach", "has not totaled", "no" (a noun's negation).
+_NEG_BEFORE_NUMBER = re.compile(
+    r"(?:"
+    + _NEG
+    + r"\s+(?:(?:have|has|had|be|been|quite|exactly|even|yet|reach|reached|total|totaled|totalled|equal|equaled|"
+    r"equalled|amount\s+to|amounted\s+to|come\s+to|came\s+to|by|to|at|about|approximately|around|roughly|an?|the)\s+)"
+    r"{0,3}|\bno\s+)\Z",
+    re.I,
+)
+_CHANGE_WORD = re.compile(
+    r"(?<![A-Za-z-])(?:" + "|".join(sorted(UP_WORDS | DOWN_WORDS, key=len, reverse=True)) + r")(?![A-Za-z]|-[A-Za-z])",
+    re.I,
+)
+#: A Korean change verb negated after the number: "12% 감소하지 않았다", "늘지 못했다".
+_KR_NEG_AFTER = re.compile(r"[^\s.;,]{0,3}\s?[가-힣]{0,6}?지\s?(?:않|못)")
+_MAY_NEGATE = re.compile(r"not|n['’]t|never|failed|no\s|지\s?[않못]", re.I)
+
+
+def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
+    """Starts (in the answer) of the numbers of sentence ``text`` that the sentence negates (module
+    doc): their verb of change, or the number itself, follows a negation in its clause."""
+    if not _MAY_NEGATE.search(text):
+        return frozenset()
+    out = set()
+    for q in numbers:
+        s = q.span[0] - offset
+        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+        before = text[max(cut, s - 60) : s]
+        if _NEG_BEFORE_NUMBER.search(before):
+            out.add(q.span[0])
+            continue
+        if q.direction is None:
+            continue
+        verb = None
+        for verb in _CHANGE_WORD.finditer(before):
+            pass
+        if verb is not None and _NEG_BEFORE_VERB.search(before, 0, verb.start()):
+            out.add(q.span[0])
+        elif not text.isascii() and _KR_NEG_AFTER.match(text, q.span[1] - offset):
+            out.add(q.span[0])
+    return frozenset(out)

@@ -1,0 +1,60 @@
+"""False accepts a new user found (issue 15, gate-11), each beside its true counterpart: what the
+form of a sentence says about its numbers (:mod:`assay.grounding.forms`)."""
+
+from __future__ import annotations
+
+from assay.claims import extract_claims
+from assay.facts import Fact, Snapshot
+from assay.grounding import check_answer
+from assay.grounding.forms import negated_numbers
+
+APPLE = Snapshot(
+    facts=(
+        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+        Fact(id="F3", label="Net income", value=96995, unit="USD millions", period="FY2023"),
+        Fact(id="F5", label="Cash used in investing activities", value=-1577, unit="USD millions", period="FY2023"),
+    )
+)
+
+
+def status(answer: str, snap: Snapshot = APPLE, question: str | None = None, mode: str = "auto") -> str:
+    return check_answer(answer, snap, question=question, mode=mode).status  # type: ignore[arg-type]
+
+
+def test_a_negated_change_backs_no_figure():
+    for false in [
+        "Total net sales did not decline 2.8% [F1, F2].",
+        "Total net sales didn't fall by 2.8% [F1, F2].",
+        "Total net sales have not yet decreased 2.8% [F1, F2].",
+        "Total net sales never fell 2.8% [F1, F2].",
+    ]:
+        assert status(false) == "fail", false
+    assert status("Total net sales declined 2.8% [F1, F2].") == "pass"
+    assert status("Total net sales fell by 2.8% [F1, F2].") == "pass"
+
+
+def test_a_denied_figure_backs_nothing():
+    assert status("Total net sales were not $383.3 billion [F1].") == "fail"
+    assert status("Total net sales did not reach $383.3 billion [F1].") == "fail"
+    assert status("There was no 2.8% decline in total net sales [F1, F2].") == "fail"
+    assert status("Total net sales were $383.3 billion [F1].") == "pass"
+    assert status("There was a 2.8% decline in total net sales [F1, F2].") == "pass"
+
+
+def test_a_negation_elsewhere_in_the_sentence_is_not_the_numbers():
+    assert status("Total net sales did not grow; they fell 2.8% [F1, F2].") == "pass"
+    assert status("Total net sales did not grow, declining 2.8% [F1, F2].") == "pass"
+    assert status("Total net sales not only fell 2.8% but ... [F1, F2].") == "pass"
+    assert status("Net income, not including charges, was $97.0 billion [F3].") == "pass"
+
+
+def test_a_korean_negated_change_backs_no_figure():
+    assert status("2023 회계연도 매출은 2.8% 감소하지 않았다 [F1, F2].") == "fail"
+
+
+def test_negated_numbers_reads_the_verb_that_gives_the_direction():
+    text = "Sales did not decline 2.8% and costs fell 3.1%."
+    (claim,) = extract_claims(text)
+    negated = negated_numbers(claim.text, claim.span[0], claim.numbers)
+    assert negated == {claim.numbers[0].span[0]}
