@@ -58,3 +58,14 @@ def test_negated_numbers_reads_the_verb_that_gives_the_direction():
     (claim,) = extract_claims(text)
     negated = negated_numbers(claim.text, claim.span[0], claim.numbers)
     assert negated == {claim.numbers[0].span[0]}
+
+
+def test_an_inflow_word_on_an_outflow_fails():
+    q = "How much cash was used in investing activities in FY2023?"
+    assert status("The company received $1,577 million [F5].", question=q) == "fail"
+    assert status("After capital expenditures, the company received $1,577 million [F5].") == "fail"
+    assert status("Apple collected $1,577 million in investing activities [F5].", question=q) == "fail"
+    assert status("The company spent $1,577 million [F5].", question=q) == "pass"
+    assert status("The company spent $1,577 million [F5].") == "pass"
+    assert status("Apple received approval and spent $1,577 million [F5].") == "pass"  # the nearer word
+    assert status("Apple received $383.3 billion of total net sales [F1].") == "pass"  # a positive figure

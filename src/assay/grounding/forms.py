@@ -16,6 +16,15 @@
   decline 2.8%" does not say it rose 2.8%), so every match of such a number is vetoed: the gate
   fails closed. "not only", "not including", "did not exceed" (a bound) are no negation of the
   number.
+- **inflows** (``inflow``): an inflow word attributed to the number — the last money-flow word
+  of its clause within 60 characters before it (after the previous number) is one of
+  :data:`INFLOW_WORDS` ("received", "collected", "proceeds", "inflow", "brought in", 수령, 유입),
+  or "in proceeds" / "of inflows" follows it — says the figure came in, so a magnitude-only
+  match of a negative figure (an outflow shown as ``(1,577)``) is vetoed, as a profit word on a
+  negative figure is. The sign licence of a question ("How much cash was used in investing …")
+  or of an outflow word elsewhere in the sentence no longer lets "The company received $1,577
+  million" pass on (1,577); an outflow word nearer the number ("received approval and spent
+  $1,577 million") keeps the match.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from assay.claims.wording import DOWN_WORDS, UP_WORDS
 from assay.grounding.candidates import Candidate
 from assay.grounding.lexicon import CLAUSE
 
-__all__ = ["SentenceForms", "forms_veto", "negated_numbers", "read_forms"]
+__all__ = ["INFLOW_WORDS", "SentenceForms", "forms_veto", "inflow_numbers", "negated_numbers", "read_forms"]
 
 #: ``(rule kind, reason)`` when a match is refused.
 Veto = tuple[str, str] | None
@@ -41,6 +50,7 @@ class SentenceForms:
     """The numbers of one sentence that its form constrains, by their start in the answer."""
 
     negated: frozenset[int] = frozenset()
+    inflow: frozenset[int] = frozenset()
 
 
 _EMPTY = SentenceForms()
@@ -53,9 +63,10 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
     if not numbers:
         return _EMPTY
     negated = negated_numbers(text, offset, numbers)
-    if not negated:
+    inflow = inflow_numbers(text, offset, numbers)
+    if not (negated or inflow):
         return _EMPTY
-    return SentenceForms(negated=negated)
+    return SentenceForms(negated=negated, inflow=inflow)
 
 
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
@@ -64,6 +75,8 @@ def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
         return None
     if q.span[0] in forms.negated:
         return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
+    if q.span[0] in forms.inflow and c.value < 0 < q.value and not q.explicit_sign:
+        return "sign", f"the wording states an inflow ('received'), but {c.ref} is an outflow (negative)"
     return None
 
 
@@ -116,4 +129,60 @@ def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
             out.add(q.span[0])
         elif not text.isascii() and _KR_NEG_AFTER.match(text, q.span[1] - offset):
             out.add(q.span[0])
+    return frozenset(out)
+
+
+# --- inflows -------------------------------------------------------------------------------
+
+#: Words that state money came in (English and Korean).
+INFLOW_WORDS = (
+    "received",
+    "receive",
+    "receives",
+    "receiving",
+    "receipts",
+    "receipt",
+    "collected",
+    "collects",
+    "collecting",
+    "inflows",
+    "inflow",
+    "proceeds",
+    "brought in",
+    "took in",
+    "taken in",
+    "수령",
+    "유입",
+    "받았",
+    "받은",
+)
+#: Words that state money went out: nearer the number than an inflow word, they keep the match.
+_OUTFLOW_WORDS = "spent|spend|spends|spending|paid|pays|pay|paying|used|invested|repurchased|repaid|outflows?|지출|지급"
+_FLOW = re.compile(
+    r"(?<![A-Za-z])(?:(?P<inflow>"
+    + "|".join(w.replace(" ", r"\s+") for w in INFLOW_WORDS)
+    + r")|(?P<outflow>"
+    + _OUTFLOW_WORDS
+    + r"))(?![A-Za-z])",
+    re.I,
+)
+_INFLOW_AFTER = re.compile(r"\s+(?:in|of)\s+(?:cash\s+)?(?:proceeds|inflows?|receipts)\b", re.I)
+_MAY_FLOW = re.compile(r"receiv|receipt|collect|inflow|proceeds|brought|took\s+in|taken\s+in|수령|유입|받", re.I)
+
+
+def inflow_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
+    """Starts (in the answer) of the numbers of sentence ``text`` stated as inflows (module doc)."""
+    if not _MAY_FLOW.search(text):
+        return frozenset()
+    out = set()
+    prev_end = 0
+    for q in numbers:
+        s, e = q.span[0] - offset, q.span[1] - offset
+        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+        last = None
+        for last in _FLOW.finditer(text, max(cut, s - 60, prev_end), s):
+            pass
+        if (last is not None and last.group("inflow")) or (last is None and _INFLOW_AFTER.match(text, e)):
+            out.add(q.span[0])
+        prev_end = e
     return frozenset(out)
