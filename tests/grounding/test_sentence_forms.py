@@ -69,3 +69,27 @@ def test_an_inflow_word_on_an_outflow_fails():
     assert status("The company spent $1,577 million [F5].") == "pass"
     assert status("Apple received approval and spent $1,577 million [F5].") == "pass"  # the nearer word
     assert status("Apple received $383.3 billion of total net sales [F1].") == "pass"  # a positive figure
+
+
+QUARTERS = Snapshot(
+    facts=(
+        Fact(id="F6", label="Revenue", value=120, unit="USD millions", period="Q3 2023"),
+        Fact(id="F7", label="Revenue", value=100, unit="USD millions", period="Q2 2023"),
+    )
+)
+
+
+def test_a_quarter_named_is_the_figures_quarter():
+    for wrong, right in [
+        ("Q2 2023 revenue was $120 million [F6].", "Q3 2023 revenue was $120 million [F6]."),
+        ("Revenue was $120 million in the second quarter of 2023 [F6].", "Revenue was $120 million in Q3 2023 [F6]."),
+        ("In 2Q23, revenue was $120 million [F6].", "In 3Q23, revenue was $120 million [F6]."),
+        ("2023년 2분기 매출은 1억 2천만 달러였다 [F6].", "2023년 3분기 매출은 1억 2천만 달러였다 [F6]."),
+    ]:
+        assert status(wrong, QUARTERS) == "fail", wrong
+        assert status(right, QUARTERS) == "pass", right
+    both = "Revenue was $120 million in Q3 2023 and $100 million in Q2 2023 [F6, F7]."
+    assert status(both, QUARTERS) == "pass"
+    assert status("Revenue was $100 million in Q3 2023 and $120 million in Q2 2023 [F6, F7].", QUARTERS) == "fail"
+    assert status("Revenue grew 20% from Q2 2023 to Q3 2023 [F6, F7].", QUARTERS) == "pass"
+    assert status("Revenue was $120 million in 2023 [F6].", QUARTERS) == "pass"  # a year: the year rule's

@@ -25,19 +25,22 @@
   or of an outflow word elsewhere in the sentence no longer lets "The company received $1,577
   million" pass on (1,577); an outflow word nearer the number ("received approval and spent
   $1,577 million") keeps the match.
+- **quarters** (``quarters``): a quarter named next to a number must be its figure's
+  (:mod:`assay.grounding.quarters`, ``period_mismatch``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
 from assay.grounding.candidates import Candidate
 from assay.grounding.lexicon import CLAUSE
+from assay.grounding.quarters import named_quarters, quarter_veto
 
 __all__ = ["INFLOW_WORDS", "SentenceForms", "forms_veto", "inflow_numbers", "negated_numbers", "read_forms"]
 
@@ -51,6 +54,7 @@ class SentenceForms:
 
     negated: frozenset[int] = frozenset()
     inflow: frozenset[int] = frozenset()
+    quarters: dict[int, frozenset[str]] = field(default_factory=dict)  # number start → quarters named
 
 
 _EMPTY = SentenceForms()
@@ -64,9 +68,10 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
         return _EMPTY
     negated = negated_numbers(text, offset, numbers)
     inflow = inflow_numbers(text, offset, numbers)
-    if not (negated or inflow):
+    quarters = named_quarters(text, offset, numbers)
+    if not (negated or inflow or quarters):
         return _EMPTY
-    return SentenceForms(negated=negated, inflow=inflow)
+    return SentenceForms(negated=negated, inflow=inflow, quarters=quarters)
 
 
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
@@ -77,7 +82,7 @@ def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
         return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
     if q.span[0] in forms.inflow and c.value < 0 < q.value and not q.explicit_sign:
         return "sign", f"the wording states an inflow ('received'), but {c.ref} is an outflow (negative)"
-    return None
+    return quarter_veto(q, c, forms.quarters) if forms.quarters else None
 
 
 # --- negation ------------------------------------------------------------------------------
