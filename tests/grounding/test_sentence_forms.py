@@ -93,3 +93,24 @@ def test_a_quarter_named_is_the_figures_quarter():
     assert status("Revenue was $100 million in Q3 2023 and $120 million in Q2 2023 [F6, F7].", QUARTERS) == "fail"
     assert status("Revenue grew 20% from Q2 2023 to Q3 2023 [F6, F7].", QUARTERS) == "pass"
     assert status("Revenue was $120 million in 2023 [F6].", QUARTERS) == "pass"  # a year: the year rule's
+
+
+def test_a_stated_bound_must_hold_for_the_figure():
+    assert status("Total net sales were less than $383 billion [F1].") == "fail"  # 383.285 is more
+    assert status("Total net sales were more than $383 billion [F1].") == "pass"
+    assert status("Total net sales were more than $383.3 billion [F1].") == "fail"
+    assert status("Total net sales were at least $383.3 billion [F1].") == "fail"
+    assert status("Total net sales were under $383.3 billion [F1].") == "pass"
+    assert status("Total net sales were more than $400 billion [F1].") == "fail"  # no such figure
+    assert status("Net income fell to less than $97.0 billion [F3].") == "pass"  # 96.995
+
+
+def test_an_exact_figure_stated_as_a_strict_bound_fails():
+    assert status("Total net sales were more than $383,285 million [F1].") == "fail"
+    assert status("Total net sales were at least $383,285 million [F1].") == "pass"
+    assert status("Total net sales were $383,285 million [F1].") == "pass"
+
+
+def test_a_comparisons_base_is_no_bound():
+    answer = "Total net sales of $383.3 billion were less than $394.3 billion in FY2022 [F1, F2]."
+    assert status(answer) == "pass"

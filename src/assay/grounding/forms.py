@@ -25,6 +25,18 @@
   or of an outflow word elsewhere in the sentence no longer lets "The company received $1,577
   million" pass on (1,577); an outflow word nearer the number ("received approval and spent
   $1,577 million") keeps the match.
+- **bounds** (``bounds``): "less than $383 billion", "more than $400 billion", "at least",
+  "up to" state a bound, not an equality. The gate still backs a number only at its displayed
+  precision (a bound far from every figure, "less than $1 trillion", is not backed: the data
+  shows no such number), and the matched figure must satisfy the bound in magnitude: "Total net
+  sales were less than $383 billion" fails on 383,285 (it is more), "more than $383 billion"
+  passes; an exact figure stated as a strict bound ("more than $383.285 billion") fails. Read
+  only where the bound phrase stands right before the first number of its clause: in
+  "$97.0 billion was less than $99.8 billion" the second number is a comparison's base, not a
+  bound ("nearly", "almost", "about" are hedges, not bounds). Judged on table figures and
+  structured facts only: a number of a passage or paragraph may carry the bound in its own
+  words ("over 50 countries" copied from "…distributes content to over 50 countries"), which
+  the gate does not read, so the bound is left to the value match there.
 - **quarters** (``quarters``): a quarter named next to a number must be its figure's
   (:mod:`assay.grounding.quarters`, ``period_mismatch``).
 """
@@ -39,10 +51,21 @@ from functools import lru_cache
 from assay.claims import Quantity
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
 from assay.grounding.candidates import Candidate
+from assay.grounding.labels import is_line_item
 from assay.grounding.lexicon import CLAUSE
+from assay.grounding.match import readings
 from assay.grounding.quarters import named_quarters, quarter_veto
 
-__all__ = ["INFLOW_WORDS", "SentenceForms", "forms_veto", "inflow_numbers", "negated_numbers", "read_forms"]
+__all__ = [
+    "INFLOW_WORDS",
+    "SentenceForms",
+    "bound_holds",
+    "forms_veto",
+    "inflow_numbers",
+    "negated_numbers",
+    "read_forms",
+    "stated_bounds",
+]
 
 #: ``(rule kind, reason)`` when a match is refused.
 Veto = tuple[str, str] | None
@@ -55,6 +78,7 @@ class SentenceForms:
     negated: frozenset[int] = frozenset()
     inflow: frozenset[int] = frozenset()
     quarters: dict[int, frozenset[str]] = field(default_factory=dict)  # number start → quarters named
+    bounds: dict[int, tuple[int, bool]] = field(default_factory=dict)  # number start → (way, strict)
 
 
 _EMPTY = SentenceForms()
@@ -69,9 +93,10 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
     negated = negated_numbers(text, offset, numbers)
     inflow = inflow_numbers(text, offset, numbers)
     quarters = named_quarters(text, offset, numbers)
-    if not (negated or inflow or quarters):
+    bounds = stated_bounds(text, offset, numbers)
+    if not (negated or inflow or quarters or bounds):
         return _EMPTY
-    return SentenceForms(negated=negated, inflow=inflow, quarters=quarters)
+    return SentenceForms(negated=negated, inflow=inflow, quarters=quarters, bounds=bounds)
 
 
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
@@ -82,6 +107,11 @@ def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
         return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
     if q.span[0] in forms.inflow and c.value < 0 < q.value and not q.explicit_sign:
         return "sign", f"the wording states an inflow ('received'), but {c.ref} is an outflow (negative)"
+    bound = forms.bounds.get(q.span[0])
+    if bound is not None and not bound_holds(q, c, *bound):
+        way, strict = bound
+        said = ("more than" if strict else "at least") if way > 0 else ("less than" if strict else "at most")
+        return "bound", f"the sentence says {said} {q.text}, and {c.ref} is not"
     return quarter_veto(q, c, forms.quarters) if forms.quarters else None
 
 
@@ -191,3 +221,50 @@ def inflow_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froze
             out.add(q.span[0])
         prev_end = e
     return frozenset(out)
+
+
+# --- bounds --------------------------------------------------------------------------------
+
+#: The bound phrase right before a number: its way (+1 the figure is above, −1 below) and strictness.
+_BOUND = re.compile(
+    r"(?:(?P<gt>\b(?:more|greater)\s+than|\bover|\babove|\bin\s+excess\s+of|\bexceeding|\bupwards\s+of)"
+    r"|(?P<ge>\bat\s+least|\b(?:no|not)\s+less\s+than|\ba\s+minimum\s+of)"
+    r"|(?P<lt>\b(?:less|fewer)\s+than|\bunder|\bbelow)"
+    r"|(?P<le>\bat\s+most|\b(?:no|not)\s+more\s+than|\bup\s+to|\ba\s+maximum\s+of))\s+\Z",
+    re.I,
+)
+_MAY_BOUND = re.compile(r"than|over|above|excess|exceeding|upwards|least|minimum|under|below|most|up\s+to|maximum", re.I)
+_BOUNDS = {"gt": (1, True), "ge": (1, False), "lt": (-1, True), "le": (-1, False)}
+
+
+def stated_bounds(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[int, tuple[int, bool]]:
+    """Number start (in the answer) → ``(way, strict)`` of the bound the sentence states on it
+    (module doc): a bound phrase right before the first number of its clause."""
+    if not _MAY_BOUND.search(text):
+        return {}
+    out = {}
+    prev_end = 0
+    for q in numbers:
+        s = q.span[0] - offset
+        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+        m = _BOUND.search(text, max(cut, prev_end, s - 40), s) if prev_end <= cut or prev_end == 0 else None
+        if m is not None:
+            out[q.span[0]] = _BOUNDS[m.lastgroup or ""]
+        prev_end = q.span[1] - offset
+    return out
+
+
+def bound_holds(q: Quantity, c: Candidate, way: int, strict: bool) -> bool:
+    """Whether ``c``'s figure, read in ``q``'s scale (the reading nearest the stated value),
+    satisfies the bound ``q`` states, in magnitude (module doc)."""
+    if any(o.origin == "passage" or not is_line_item(o.label) for o in c.operands or (c,)):
+        return True  # a quoted number may carry the bound in its own words ("over 50 countries")
+    values = readings(q, c)
+    if not values:
+        return True
+    stated = abs(q.value)
+    figure = abs(min(values, key=lambda t: abs(abs(t) - stated)))
+    eps = 1e-9 * max(1.0, stated)
+    if way > 0:
+        return figure > stated + eps if strict else figure >= stated - eps
+    return figure < stated - eps if strict else figure <= stated + eps
