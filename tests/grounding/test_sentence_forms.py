@@ -114,3 +114,26 @@ def test_an_exact_figure_stated_as_a_strict_bound_fails():
 def test_a_comparisons_base_is_no_bound():
     answer = "Total net sales of $383.3 billion were less than $394.3 billion in FY2022 [F1, F2]."
     assert status(answer) == "pass"
+
+
+def test_a_multiple_verb_is_the_new_figure_over_the_old():
+    doubling = Snapshot(
+        facts=(
+            Fact(id="F1", label="Revenue", value=200, unit="USD millions", period="2023"),
+            Fact(id="F2", label="Revenue", value=100, unit="USD millions", period="2022"),
+        )
+    )
+    assert status("Revenue halved from 2022 to 2023 [F1, F2].", doubling) == "fail"
+    assert status("Revenue halved [F2, F1].", doubling) == "fail"
+    assert status("Revenue doubled from 2022 to 2023 [F1, F2].", doubling) == "pass"
+    assert status("Revenue doubled [F2, F1].", doubling) == "pass"
+    tripling = Snapshot(facts=(doubling.facts[0].model_copy(update={"value": 300}), doubling.facts[1]))
+    assert status("Revenue doubled [F1, F2].", tripling) == "fail"  # (300 − 100) / 100 = 2.0 is no doubling
+    assert status("Revenue tripled [F1, F2].", tripling) == "pass"
+    unordered = Snapshot(
+        facts=(
+            Fact(id="F1", label="Segment A revenue", value=200, unit="USD millions"),
+            Fact(id="F2", label="Segment B revenue", value=100, unit="USD millions"),
+        )
+    )
+    assert status("Revenue doubled [F1, F2].", unordered) == "fail"  # nothing orders them in time

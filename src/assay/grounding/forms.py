@@ -37,6 +37,12 @@
   structured facts only: a number of a passage or paragraph may carry the bound in its own
   words ("over 50 countries" copied from "…distributes content to over 50 countries"), which
   the gate does not read, so the bound is left to the value match there.
+- **multiples** (:func:`multiple_veto`): a verb of a multiple ("doubled", "tripled", "halved",
+  "a doubling of") states the new figure over the old one, so it is backed only by a ratio
+  later ÷ earlier: "Revenue halved" fails on a doubling (old ÷ new = 0.5), "doubled" fails on a
+  tripling (a growth (new − old) ÷ old of 2.0 is no doubling), and on two figures nothing orders
+  in time it fails closed (as a direction does, gate-8). "twice as much" compares, it states no
+  time, and is not judged.
 - **quarters** (``quarters``): a quarter named next to a number must be its figure's
   (:mod:`assay.grounding.quarters`, ``period_mismatch``).
 """
@@ -50,7 +56,7 @@ from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import is_line_item
 from assay.grounding.lexicon import CLAUSE
 from assay.grounding.match import readings
@@ -62,6 +68,7 @@ __all__ = [
     "bound_holds",
     "forms_veto",
     "inflow_numbers",
+    "multiple_veto",
     "negated_numbers",
     "read_forms",
     "stated_bounds",
@@ -102,11 +109,13 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
     """``(kind, reason)`` when the sentence's form contradicts ``q`` matched to ``c``, else None."""
     if forms is _EMPTY:
-        return None
+        return multiple_veto(q, c) if q.form == "multiple" else None
     if q.span[0] in forms.negated:
         return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
     if q.span[0] in forms.inflow and c.value < 0 < q.value and not q.explicit_sign:
         return "sign", f"the wording states an inflow ('received'), but {c.ref} is an outflow (negative)"
+    if q.form == "multiple" and (veto := multiple_veto(q, c)) is not None:
+        return veto
     bound = forms.bounds.get(q.span[0])
     if bound is not None and not bound_holds(q, c, *bound):
         way, strict = bound
@@ -268,3 +277,22 @@ def bound_holds(q: Quantity, c: Candidate, way: int, strict: bool) -> bool:
     if way > 0:
         return figure > stated + eps if strict else figure >= stated - eps
     return figure < stated - eps if strict else figure <= stated + eps
+
+
+# --- multiples -----------------------------------------------------------------------------
+
+_MULTIPLE_VERB = re.compile(r"doubl|tripl|trebl|quadrupl|halv", re.I)
+
+
+def multiple_veto(q: Quantity, c: Candidate) -> Veto:
+    """The veto of a multiple verb ``q`` ("doubled", "halved") matched to ``c`` (module doc)."""
+    if not _MULTIPLE_VERB.match(q.text) or c.op is None:
+        return None
+    if c.op not in ("a/b", "|a|/|b|") or len(c.operands) != 2:
+        return "sign", f"'{q.text}' states the new figure over the old one; {c.ref} is no such ratio"
+    ra, rb = (time_rank(o) for o in c.operands)
+    if ra is None or rb is None or ra[0] != rb[0] or ra == rb:
+        return "sign", f"'{q.text}' states a change in time, but the order in time of {c.ref}'s figures is unknown"
+    if ra < rb:
+        return "sign", f"'{q.text}' states the new figure over the old one; {c.ref} is the old over the new"
+    return None
