@@ -137,3 +137,10 @@ def test_a_multiple_verb_is_the_new_figure_over_the_old():
         )
     )
     assert status("Revenue doubled [F1, F2].", unordered) == "fail"  # nothing orders them in time
+
+
+def test_an_average_is_no_sum():
+    assert status("Total net sales averaged $777.6 billion over the two years [F1, F2].") == "fail"
+    assert status("Total net sales were $777.6 billion over the two years [F1, F2].") == "pass"
+    assert status("Total net sales were $777.6 billion on average over the two years [F1, F2].") == "fail"
+    assert status("The average of total net sales was $383.3 billion in FY2023 [F1].") == "pass"  # the figure itself

@@ -43,6 +43,11 @@
   tripling (a growth (new − old) ÷ old of 2.0 is no doubling), and on two figures nothing orders
   in time it fails closed (as a direction does, gate-8). "twice as much" compares, it states no
   time, and is not judged.
+- **averages** (``averages``): a number stated as an average ("averaged", "average of",
+  "on average", "mean", 평균) is a mean, never a sum: "Total net sales averaged $777.6 billion
+  over the two years" no longer passes on FY2023 + FY2022 (the sum a cross-period word
+  licenses). A mean is no one-operation derivation, so a true average of two figures stays
+  unbacked unless the data holds it.
 - **quarters** (``quarters``): a quarter named next to a number must be its figure's
   (:mod:`assay.grounding.quarters`, ``period_mismatch``).
 """
@@ -65,6 +70,7 @@ from assay.grounding.quarters import named_quarters, quarter_veto
 __all__ = [
     "INFLOW_WORDS",
     "SentenceForms",
+    "average_numbers",
     "bound_holds",
     "forms_veto",
     "inflow_numbers",
@@ -86,6 +92,7 @@ class SentenceForms:
     inflow: frozenset[int] = frozenset()
     quarters: dict[int, frozenset[str]] = field(default_factory=dict)  # number start → quarters named
     bounds: dict[int, tuple[int, bool]] = field(default_factory=dict)  # number start → (way, strict)
+    averages: frozenset[int] = frozenset()
 
 
 _EMPTY = SentenceForms()
@@ -101,9 +108,10 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
     inflow = inflow_numbers(text, offset, numbers)
     quarters = named_quarters(text, offset, numbers)
     bounds = stated_bounds(text, offset, numbers)
-    if not (negated or inflow or quarters or bounds):
+    averages = average_numbers(text, offset, numbers)
+    if not (negated or inflow or quarters or bounds or averages):
         return _EMPTY
-    return SentenceForms(negated=negated, inflow=inflow, quarters=quarters, bounds=bounds)
+    return SentenceForms(negated, inflow, quarters, bounds, averages)
 
 
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
@@ -114,6 +122,8 @@ def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
         return "sign", "the sentence denies this change or figure ('did not decline'): a denial backs no figure"
     if q.span[0] in forms.inflow and c.value < 0 < q.value and not q.explicit_sign:
         return "sign", f"the wording states an inflow ('received'), but {c.ref} is an outflow (negative)"
+    if c.op == "a+b" and q.span[0] in forms.averages:
+        return "sum", f"the sentence states an average; {c.ref} is a sum"
     if q.form == "multiple" and (veto := multiple_veto(q, c)) is not None:
         return veto
     bound = forms.bounds.get(q.span[0])
@@ -296,3 +306,26 @@ def multiple_veto(q: Quantity, c: Candidate) -> Veto:
     if ra < rb:
         return "sign", f"'{q.text}' states the new figure over the old one; {c.ref} is the old over the new"
     return None
+
+
+# --- averages ------------------------------------------------------------------------------
+
+_AVERAGE = re.compile(r"\b(?:averag(?:e|ed|es|ing)|mean)\b|평균", re.I)
+_AVERAGE_AFTER = re.compile(r"[^.;,\n]{0,30}?\b(?:on\s+average|on\s+avg)\b", re.I)
+_MAY_AVERAGE = re.compile(r"averag|mean|평균", re.I)
+
+
+def average_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
+    """Starts (in the answer) of the numbers stated as an average: an average word in their clause
+    within 40 characters before them (after the previous number), or "on average" after them."""
+    if not _MAY_AVERAGE.search(text):
+        return frozenset()
+    out = set()
+    prev_end = 0
+    for q in numbers:
+        s, e = q.span[0] - offset, q.span[1] - offset
+        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+        if _AVERAGE.search(text, max(cut, prev_end, s - 40), s) or _AVERAGE_AFTER.match(text, e):
+            out.add(q.span[0])
+        prev_end = e
+    return frozenset(out)
