@@ -144,3 +144,11 @@ def test_an_average_is_no_sum():
     assert status("Total net sales were $777.6 billion over the two years [F1, F2].") == "pass"
     assert status("Total net sales were $777.6 billion on average over the two years [F1, F2].") == "fail"
     assert status("The average of total net sales was $383.3 billion in FY2023 [F1].") == "pass"  # the figure itself
+
+
+def test_a_share_is_of_its_ratios_denominator():
+    assert status("Net income was 25.3% of total net sales [F3, F1].") == "pass"
+    assert status("Net income was 25.3% of revenue [F3, F1].") == "pass"  # one concept
+    assert status("Total net sales were 25.3% of net income [F3, F1].") == "fail"  # the ratio runs the other way
+    snap = Snapshot(facts=(*APPLE.facts, Fact(id="F9", label="Interest expense", value=3933, unit="USD millions")))
+    assert status("Net income was 25.3% of interest expense [F3, F1, F9].", snap) == "fail"

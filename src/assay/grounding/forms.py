@@ -48,6 +48,12 @@
   over the two years" no longer passes on FY2023 + FY2022 (the sum a cross-period word
   licenses). A mean is no one-operation derivation, so a true average of two figures stays
   unbacked unless the data holds it.
+- **a share's base** (:func:`share_base_veto`): the item a share is stated "of" ("25.3% of
+  total net sales", "as a percentage of revenue") is the ratio's denominator, so a ratio a ÷ b
+  whose b is another line item is vetoed (``label_mismatch``): "Net income was 25.3% of
+  interest expense" no longer passes on net income ÷ total net sales. Judged only when the
+  named base is an item the snapshot knows (:meth:`~assay.grounding.labels.SnapshotVocabulary.named_spans`)
+  standing right after the number, and b is a line item.
 - **quarters** (``quarters``): a quarter named next to a number must be its figure's
   (:mod:`assay.grounding.quarters`, ``period_mismatch``).
 """
@@ -62,7 +68,7 @@ from functools import lru_cache
 from assay.claims import Quantity
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
 from assay.grounding.candidates import Candidate, time_rank
-from assay.grounding.labels import is_line_item
+from assay.grounding.labels import is_line_item, related_to
 from assay.grounding.lexicon import CLAUSE
 from assay.grounding.match import readings
 from assay.grounding.quarters import named_quarters, quarter_veto
@@ -77,6 +83,7 @@ __all__ = [
     "multiple_veto",
     "negated_numbers",
     "read_forms",
+    "share_base_veto",
     "stated_bounds",
 ]
 
@@ -329,3 +336,29 @@ def average_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
             out.add(q.span[0])
         prev_end = e
     return frozenset(out)
+
+
+# --- a share's base ------------------------------------------------------------------------
+
+_OF_BASE = re.compile(r"\s*(?:of|as\s+an?\s+(?:share|percentage|percent|proportion)\s+of)\s+(?:the\s+)?\Z", re.I)
+
+
+def share_base_veto(
+    q: Quantity, c: Candidate, text: str, offset: int, named: Sequence[tuple[int, int, str]], exact: frozenset[str]
+) -> Veto:
+    """``("label_mismatch", reason)`` when ``q`` is stated as a share of a named item ("25.3% of
+    total net sales") and ``c`` is a ratio over another line item (module doc); else None.
+    ``named``: the sentence's named items ``(start, end, name)`` in ``text``; ``exact``: those that
+    are exactly a fact's line item."""
+    if c.op not in ("a/b", "|a|/|b|") or len(c.operands) != 2 or q.unit not in ("%", "x", "ratio"):
+        return None
+    base = c.operands[1]
+    if base.origin == "passage" or not is_line_item(base.label):
+        return None
+    e = q.span[1] - offset
+    for a, _, name in named:
+        if a >= e and a - e <= 40 and _OF_BASE.match(text, e, a):
+            if related_to(name, base.label.lower(), name in exact):
+                return None
+            return "label_mismatch", f"the sentence states a share of {name!r}, but {c.ref} is over {base.label!r}"
+    return None

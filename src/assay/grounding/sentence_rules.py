@@ -30,7 +30,7 @@ from assay.grounding.change_amount import cell_level_veto, level_veto, percent_c
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
-from assay.grounding.forms import SentenceForms, forms_veto, read_forms
+from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lead_period import with_lead_year
@@ -80,7 +80,9 @@ def sentence_reader(
         ctx = read[0]
         if not forms:
             forms.append(read_forms(text, claim.span[0], tuple(claim.numbers)))
-        veto = forms_veto(q, c, forms[0])
+        veto = forms_veto(q, c, forms[0]) or (
+            share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
+        )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
