@@ -196,7 +196,7 @@ _CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
-        "grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped "
+        "grew grow grows growing rose rise rises increase increased increasing up gained higher climbed jumped "
         "expanded improved surged soared rallied spiked"
     ).split()
 )
