@@ -183,9 +183,8 @@ def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
             continue
         if q.direction is None:
             continue
-        verb = None
-        for verb in _CHANGE_WORD.finditer(before):
-            pass
+        verbs = list(_CHANGE_WORD.finditer(before))
+        verb = verbs[-1] if verbs else None
         if verb is not None and _NEG_BEFORE_VERB.search(before, 0, verb.start()):
             out.add(q.span[0])
         elif not text.isascii() and _KR_NEG_AFTER.match(text, q.span[1] - offset):
@@ -240,9 +239,8 @@ def inflow_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froze
     for q in numbers:
         s, e = q.span[0] - offset, q.span[1] - offset
         cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
-        last = None
-        for last in _FLOW.finditer(text, max(cut, s - 60, prev_end), s):
-            pass
+        flows = list(_FLOW.finditer(text, max(cut, s - 60, prev_end), s))
+        last = flows[-1] if flows else None
         if (last is not None and last.group("inflow")) or (last is None and _INFLOW_AFTER.match(text, e)):
             out.add(q.span[0])
         prev_end = e
@@ -259,7 +257,9 @@ _BOUND = re.compile(
     r"|(?P<le>\bat\s+most|\b(?:no|not)\s+more\s+than|\bup\s+to|\ba\s+maximum\s+of))\s+\Z",
     re.I,
 )
-_MAY_BOUND = re.compile(r"than|over|above|excess|exceeding|upwards|least|minimum|under|below|most|up\s+to|maximum", re.I)
+_MAY_BOUND = re.compile(
+    r"than|over|above|excess|exceeding|upwards|least|minimum|under|below|most|up\s+to|maximum", re.I
+)
 _BOUNDS = {"gt": (1, True), "ge": (1, False), "lt": (-1, True), "le": (-1, False)}
 
 

@@ -63,10 +63,11 @@ def quarter_veto(q: Quantity, c: Candidate, named: dict[int, frozenset[str]]) ->
     if not mine:
         return None
     keys = [_quarter(o.period) for o in c.operands or (c,)]
-    if None in keys:
-        return None
-    own = set(keys)
+    own = {k for k in keys if k is not None}
+    if len(own) < len(set(keys)):
+        return None  # an operand of no quarter: not judged
     off = not (own & mine) if c.op is None else bool(mine - own)
     if not off:
         return None
-    return "period_mismatch", f"the sentence names {', '.join(sorted(mine))}, but {c.ref} is of {', '.join(sorted(own))}"
+    said, of = ", ".join(sorted(mine)), ", ".join(sorted(own))
+    return "period_mismatch", f"the sentence names {said}, but {c.ref} is of {of}"
