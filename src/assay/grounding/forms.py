@@ -257,16 +257,17 @@ _BOUND = re.compile(
     r"|(?P<le>\bat\s+most|\b(?:no|not)\s+more\s+than|\bup\s+to|\ba\s+maximum\s+of))\s+\Z",
     re.I,
 )
-_MAY_BOUND = re.compile(
-    r"than|over|above|excess|exceeding|upwards|least|minimum|under|below|most|up\s+to|maximum", re.I
-)
+#: Every bound phrase holds one of these (a substring test per sentence, no scan per number).
+_BOUND_HINTS: tuple[str, ...] = ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
+_BOUND_HINTS += ("minimum of", "under ", "below ", "at most", "up to", "maximum of")
 _BOUNDS = {"gt": (1, True), "ge": (1, False), "lt": (-1, True), "le": (-1, False)}
 
 
 def stated_bounds(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[int, tuple[int, bool]]:
     """Number start (in the answer) → ``(way, strict)`` of the bound the sentence states on it
     (module doc): a bound phrase right before the first number of its clause."""
-    if not _MAY_BOUND.search(text):
+    low = text.lower()
+    if not any(h in low for h in _BOUND_HINTS):
         return {}
     out = {}
     prev_end = 0

@@ -14,6 +14,7 @@ period, a passage number) is never judged, nor a number no quarter is given to.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
@@ -25,9 +26,14 @@ from assay.grounding.lexicon import CLAUSE
 
 __all__ = ["named_quarters", "quarter_veto"]
 
+#: Every quarter form of :func:`~assay.claims.periods.find_periods` holds one of these.
+_MAY_QUARTER = re.compile(r"Q[1-4]|[1-4]Q|quarter|분기", re.I)
+
 
 def named_quarters(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[int, frozenset[str]]:
     """Number start (in the answer) → the quarter keys the sentence gives it (module doc)."""
+    if not _MAY_QUARTER.search(text):
+        return {}  # no quarter form: find_periods is the costly part of a sentence's read
     quarters = [p for p in find_periods(text) if "Q" in p.key]
     if not quarters or not numbers:
         return {}
