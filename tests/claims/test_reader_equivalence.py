@@ -113,6 +113,15 @@ def _before_reader(tmp_path: Path):
 
 
 @pytest.mark.slow
+def _gain_unread(text: str, old: tuple) -> tuple:
+    """The one reading changed on purpose (issue 15, gate-11): the noun "gain" ("Gain on sale 5",
+    "The gain was 2%") gives no rise, so an old +1 with "gain" within 60 characters before the
+    number may now be None (the quantity as ``old`` with no direction; any other field must agree)."""
+    before = text[max(0, old[1][0] - 60) : old[1][0]].lower()
+    gain = old[7] == 1 and "gain" in re.findall(r"[a-z]+(?:-[a-z]+)*", before)
+    return (*old[:7], None, *old[8:]) if gain else old
+
+
 def test_real_tatqa_passages_read_as_before(shared_data, tmp_path):
     """Regression guard for the speed work: every TAT-QA passage (table rows and paragraphs, in
     passage and answer mode) gives the same quantities as the reader before issue 15."""
@@ -131,6 +140,8 @@ def test_real_tatqa_passages_read_as_before(shared_data, tmp_path):
                     new = [
                         tuple(getattr(q, f) for f in fields) for q in extract_quantities(text, space_thousands=space)
                     ]
+                    if len(new) == len(old):
+                        new = [o if n == _gain_unread(text, o) else n for n, o in zip(new, old, strict=True)]
                     assert new == old, text[:200]
                     n += len(old)
     assert n > 5000

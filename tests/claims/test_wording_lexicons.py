@@ -233,3 +233,11 @@ def test_property_periods(year, quarter, form, lead):
     other["yy"] = f"{other['y'] % 100:02d}"
     (p2,) = find_periods(f"{lead}{written.format(**other)} was $5 billion.")
     assert p2.key != p.key
+
+
+def test_the_noun_gain_states_no_rise_and_the_verb_does():
+    """The noun in "The gain was 2% …" names a profit item, not a change; "gained 2%" and "a 2% gain" rise."""
+    assert q_of("The gain was 2.8% of revenue.", "2.8%").direction is None
+    assert q_of("The gain on the sale was $5 million.", "$5 million").direction is None
+    assert q_of("Sales gained 2.8%.", "2.8%").direction == 1
+    assert q_of("Sales posted a 2.8% gain.", "2.8%").direction == 1

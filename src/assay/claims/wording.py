@@ -16,7 +16,7 @@ from typing import Literal
 
 from assay.claims.patterns import CLAUSE_DOT, NUMBER_WORDS
 
-__all__ = ["ChangeBase", "WordIndex", "change_base_at", "direction_after"]
+__all__ = ["ChangeBase", "DOWN_WORDS", "UP_WORDS", "WordIndex", "change_base_at", "direction_after"]
 
 #: How a change names its base (see :attr:`assay.claims.Quantity.change_base`).
 ChangeBase = Literal["against_other", "from_base"]
@@ -196,7 +196,7 @@ _CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _UP_WORDS = frozenset(
     (
-        "grew grow grows growing rose rise rises increase increased increasing up gain gained higher climbed jumped "
+        "grew grow grows growing rose rise rises increase increased increasing up gained higher climbed jumped "
         "expanded improved surged soared rallied spiked"
     ).split()
 )
@@ -207,6 +207,9 @@ _DOWN_WORDS = frozenset(
         "weakened deteriorated retreated softened"
     ).split()
 )
+#: The verbs and words of change the reader gives a direction (public: the grounding rules read the
+#: same vocabulary, e.g. a negated change, :mod:`assay.grounding.forms`).
+UP_WORDS, DOWN_WORDS = _UP_WORDS, _DOWN_WORDS
 #: Words (and word pairs) whose sentence carries an outflow sign: "capex of $1,577 million".
 _SIGN_WORDS = frozenset(
     (

@@ -59,7 +59,7 @@ import numpy as np
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
 
-__all__ = ["CandidateSet", "MatchResult", "match", "best_match", "near_value", "relative_precision"]
+__all__ = ["CandidateSet", "MatchResult", "match", "best_match", "near_value", "relative_precision", "readings"]
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,11 @@ def near_value(q: Quantity, cands: Iterable[Candidate] | CandidateSet) -> Candid
             if err < best_err:
                 best, best_err = c, err
     return best
+
+
+def readings(q: Quantity, c: Candidate) -> list[float]:
+    """``c``'s value in ``q``'s displayed scale under every compatible reading (as :func:`match` reads it)."""
+    return [t for t, _ in _targets(q, c)]
 
 
 def relative_precision(q: Quantity) -> float:

@@ -14,6 +14,8 @@ that nothing orders is vetoed (:func:`~assay.grounding.operands.unordered_sign`)
 sentence says moved the other way ("rose from $118 million to $93 million") are vetoed
 (:func:`~assay.grounding.level_moves.contradicted_levels`). A sentence's opening period ("In fiscal 2023,")
 scopes the numbers that name none (:func:`~assay.grounding.lead_period.with_lead_year`).
+What the sentence's form says of a number (:func:`~assay.grounding.forms.forms_veto`: a negated
+change, …) is checked first.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from assay.grounding.change_amount import cell_level_veto, level_veto, percent_c
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
+from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lead_period import with_lead_year
@@ -64,6 +67,7 @@ def sentence_reader(
     renamed = renamed_loss_item(text, question)
     years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
     moved: list[frozenset[int]] = []  # the levels whose stated move contradicts them, read on the first match
+    forms: list[SentenceForms] = []  # what the sentence's form says of its numbers, read on the first match
 
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not moved:
@@ -74,7 +78,12 @@ def sentence_reader(
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
-        veto = acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
+        if not forms:
+            forms.append(read_forms(text, claim.span[0], tuple(claim.numbers)))
+        veto = forms_veto(q, c, forms[0]) or (
+            share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
+        )
+        veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
