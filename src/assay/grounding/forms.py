@@ -103,6 +103,8 @@ class SentenceForms:
 
 
 _EMPTY = SentenceForms()
+#: A number of a sentence with its window: ``(q, start, end, clause cut, previous number's end)``.
+Window = tuple[Quantity, int, int, int, int]
 
 
 @lru_cache(maxsize=4096)
@@ -119,6 +121,22 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> Sentenc
     if not (negated or inflow or quarters or bounds or averages):
         return _EMPTY
     return SentenceForms(negated, inflow, quarters, bounds, averages)
+
+
+@lru_cache(maxsize=1024)
+def number_windows(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple[Window, ...]:
+    """Each number of sentence ``text`` (at ``offset`` of the answer) as ``(q, start, end, cut,
+    prev_end)`` in the sentence's coordinates: ``cut`` the end of the last clause break before it
+    (``CLAUSE``, 0 when none), ``prev_end`` the end of the number before it (0 for the first). The
+    clause scan every rule of this module reads, made once per sentence (memoised: pure)."""
+    out: list[Window] = []
+    prev_end = 0
+    for q in numbers:
+        s, e = q.span[0] - offset, q.span[1] - offset
+        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+        out.append((q, s, e, cut, prev_end))
+        prev_end = e
+    return tuple(out)
 
 
 def forms_veto(q: Quantity, c: Candidate, forms: SentenceForms) -> Veto:
@@ -174,9 +192,7 @@ def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
     if not _MAY_NEGATE.search(text):
         return frozenset()
     out = set()
-    for q in numbers:
-        s = q.span[0] - offset
-        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    for q, s, _, cut, _ in number_windows(text, offset, tuple(numbers)):
         before = text[max(cut, s - 60) : s]
         if _NEG_BEFORE_NUMBER.search(before):
             out.add(q.span[0])
@@ -235,15 +251,11 @@ def inflow_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froze
     if not _MAY_FLOW.search(text):
         return frozenset()
     out = set()
-    prev_end = 0
-    for q in numbers:
-        s, e = q.span[0] - offset, q.span[1] - offset
-        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    for q, s, e, cut, prev_end in number_windows(text, offset, tuple(numbers)):
         flows = list(_FLOW.finditer(text, max(cut, s - 60, prev_end), s))
         last = flows[-1] if flows else None
         if (last is not None and last.group("inflow")) or (last is None and _INFLOW_AFTER.match(text, e)):
             out.add(q.span[0])
-        prev_end = e
     return frozenset(out)
 
 
@@ -270,14 +282,10 @@ def stated_bounds(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[i
     if not any(h in low for h in _BOUND_HINTS):
         return {}
     out = {}
-    prev_end = 0
-    for q in numbers:
-        s = q.span[0] - offset
-        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    for q, s, _, cut, prev_end in number_windows(text, offset, tuple(numbers)):
         m = _BOUND.search(text, max(cut, prev_end, s - 40), s) if prev_end <= cut or prev_end == 0 else None
         if m is not None:
             out[q.span[0]] = _BOUNDS[m.lastgroup or ""]
-        prev_end = q.span[1] - offset
     return out
 
 
@@ -329,13 +337,9 @@ def average_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
     if not _MAY_AVERAGE.search(text):
         return frozenset()
     out = set()
-    prev_end = 0
-    for q in numbers:
-        s, e = q.span[0] - offset, q.span[1] - offset
-        cut = max((m.end() for m in CLAUSE.finditer(text, 0, s)), default=0)
+    for q, s, e, cut, prev_end in number_windows(text, offset, tuple(numbers)):
         if _AVERAGE.search(text, max(cut, prev_end, s - 40), s) or _AVERAGE_AFTER.match(text, e):
             out.add(q.span[0])
-        prev_end = e
     return frozenset(out)
 
 
