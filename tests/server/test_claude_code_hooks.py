@@ -111,6 +111,21 @@ def test_stop_finds_the_search_through_the_store_when_another_server_answered_th
     assert _labels(store)[ids["m_falcon"]][0] == 3
 
 
+@pytest.mark.parametrize("prompt", ["<memories>anything</memories>", 42, "   "])
+def test_a_prompt_without_its_own_search_leaves_the_older_search_ungraded(client, store, ids, root, prompt):
+    # failing input: the second prompt cleaned to nothing (or was not a string), the session map
+    # kept the first search, and this turn's Stop graded and engaged the first search's deliveries
+    _prompt(client, root)
+    second = {**_fixture("user_prompt_submit.input.json", root), "prompt": prompt}
+    assert client.post("/v1/hooks/claude-code", json=second).json() == {}
+    _write_transcript(root, ids)
+    assert client.post("/v1/hooks/claude-code", json=_fixture("stop.input.json", root)).status_code == 200
+    assert all(g is None and e is None for g, e in _labels(store).values())
+    with store.engine.connect() as conn:  # the reply's new memory is still stored
+        texts = set(conn.execute(select(memories.c.text)).scalars())
+    assert "Falcon release notes need Priya's sign-off before 10 March." in texts
+
+
 @pytest.mark.parametrize("how", ["dotdot", "symlink", "outside", "relative", "missing"])
 def test_a_transcript_outside_the_roots_is_400_and_nothing_is_read(
     client, store, ids, root, tmp_path, how, monkeypatch
