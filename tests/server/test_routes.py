@@ -108,3 +108,34 @@ def test_reload_swaps_in_a_fresh_warm_store(client, route):
     client.post("/v1/memories", json={"memories": NOTES})
     r = client.post(route)
     assert r.status_code == 200 and r.json()["memories_indexed"] == 3
+
+
+def test_a_concurrent_request_with_the_same_key_and_another_body_writes_nothing(service):
+    # failing input: two requests with one Idempotency-Key and different bodies at once; the
+    # second was answered 422 but its work had already run (the check came before the lock)
+    import threading
+    import time
+
+    import pytest
+
+    from assay.server.service import IdempotencyConflict
+
+    ran: list[str] = []
+
+    def slow() -> dict:
+        time.sleep(0.3)
+        ran.append("first")
+        return {"ok": 1}
+
+    def second() -> dict:
+        ran.append("second")
+        return {"ok": 2}
+
+    t = threading.Thread(target=service.idempotent, args=("memories", "same-key", {"b": 1}, slow))
+    t.start()
+    time.sleep(0.05)
+    with pytest.raises(IdempotencyConflict):
+        service.idempotent("memories", "same-key", {"b": 2}, second)
+    t.join()
+    assert ran == ["first"]
+    assert service.idempotent("memories", "same-key", {"b": 1}, second) == {"ok": 1}
