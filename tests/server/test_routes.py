@@ -139,3 +139,12 @@ def test_a_concurrent_request_with_the_same_key_and_another_body_writes_nothing(
     t.join()
     assert ran == ["first"]
     assert service.idempotent("memories", "same-key", {"b": 1}, second) == {"ok": 1}
+
+
+def test_deeply_nested_json_is_a_400_with_one_line_on_every_route(client):
+    # failing input: the hook route answered 500 with a RecursionError traceback
+    body = "[" * 9000 + "]" * 9000  # past the recursion limit, under the test server's 20 KB cap
+    for path in ("/v1/hooks/claude-code", "/v1/search", "/v1/memories"):
+        r = client.post(path, content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code in (400, 422), (path, r.status_code)
+        assert "Traceback" not in r.text

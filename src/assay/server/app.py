@@ -278,6 +278,8 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
             event = json.loads(await request.body())
         except (json.JSONDecodeError, UnicodeDecodeError):
             return JSONResponse({"detail": "hook input is not JSON"}, status_code=400)
+        except RecursionError:  # "[" * 200000: a traceback and 500 before
+            return JSONResponse({"detail": "hook input is nested too deeply"}, status_code=400)
         if not isinstance(event, dict):
             return JSONResponse({"detail": "hook input is not a JSON object"}, status_code=400)
         try:
