@@ -55,3 +55,17 @@ def test_merge_is_a_fixed_point():
     once = merge_hooks(USER, "command", "http://127.0.0.1:8377")
     assert merge_hooks(once, "command", "http://127.0.0.1:8377") == once
     assert USER["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": "echo mine"}]}]
+
+
+def test_an_existing_entry_with_a_path_or_an_env_prefix_is_replaced_not_doubled():
+    # failing inputs: these entries were not recognised and a second assay-hook was added
+    for cmd in ("/x/.venv/bin/assay-hook", "ASSAY_SERVER_URL=http://127.0.0.1:9999 assay-hook", "env A=1 assay-hook"):
+        group = {"hooks": [{"type": "command", "command": cmd}]}
+        settings = {"hooks": {e: [dict(group)] for e in ("UserPromptSubmit", "Stop")}}
+        out = merge_hooks(settings, "command", "http://127.0.0.1:8377")
+        for event in ("UserPromptSubmit", "Stop"):
+            cmds = [h.get("command") for g in out["hooks"][event] for h in g["hooks"]]
+            assert cmds == ["assay-hook"], (cmd, cmds)
+    other = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-assay-hook-wrapper --x"}]}]}}
+    cmds = [h.get("command") for g in merge_hooks(other, "command", "u")["hooks"]["Stop"] for h in g["hooks"]]
+    assert cmds == ["my-assay-hook-wrapper --x", "assay-hook"]

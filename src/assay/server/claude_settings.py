@@ -44,13 +44,27 @@ def hook_entry(kind: str, url: str) -> dict[str, Any]:
 
 
 def _is_ours(hook: Any) -> bool:
+    """Whether ``hook`` is assay's: a command whose executable, after any ``NAME=value``
+    assignments (and an ``env`` word), is named ``assay-hook`` whatever its folder
+    (``/x/.venv/bin/assay-hook``, ``ASSAY_SERVER_URL=http://… assay-hook``), or a URL ending
+    in :data:`HOOK_ROUTE`."""
     if not isinstance(hook, dict):
         return False
     cmd = hook.get("command")
     url = hook.get("url")
-    return (isinstance(cmd, str) and cmd.split()[:1] == [COMMAND]) or (
+    return (isinstance(cmd, str) and _executable(cmd) == COMMAND) or (
         isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
     )
+
+
+def _executable(command: str) -> str | None:
+    """The basename of the program ``command`` runs, skipping leading ``NAME=value`` words and ``env``."""
+    for word in command.split():
+        name, eq, _ = word.partition("=")
+        if (eq and name.isidentifier()) or word == "env":
+            continue
+        return word.strip("'\"").replace("\\", "/").rsplit("/", 1)[-1]
+    return None
 
 
 def merge_hooks(settings: dict[str, Any], kind: str, url: str) -> dict[str, Any]:
