@@ -67,5 +67,25 @@ def test_an_existing_entry_with_a_path_or_an_env_prefix_is_replaced_not_doubled(
             cmds = [h.get("command") for g in out["hooks"][event] for h in g["hooks"]]
             assert cmds == ["assay-hook"], (cmd, cmds)
     other = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-assay-hook-wrapper --x"}]}]}}
-    cmds = [h.get("command") for g in merge_hooks(other, "command", "u")["hooks"]["Stop"] for h in g["hooks"]]
+    cmds = [
+        h.get("command")
+        for g in merge_hooks(other, "command", "http://127.0.0.1:8377")["hooks"]["Stop"]
+        for h in g["hooks"]
+    ]
     assert cmds == ["my-assay-hook-wrapper --x", "assay-hook"]
+
+
+def test_install_url_reaches_the_command_hook_and_a_bad_url_exits_2(tmp_path):
+    # failing inputs: --url without --http was silently ignored; --http --url 'ftp:/x y' accepted
+    r = CliRunner().invoke(
+        app, ["hook", "install", "--claude-code", "--project", str(tmp_path), "--url", "http://127.0.0.1:9999"]
+    )
+    assert r.exit_code == 0, r.output
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    cmds = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    assert cmds == ["ASSAY_SERVER_URL=http://127.0.0.1:9999 assay-hook"]
+    for bad in ("ftp:/x y", "http://", "http://a b:1"):
+        r = CliRunner().invoke(
+            app, ["hook", "install", "--claude-code", "--project", str(tmp_path), "--http", "--url", bad]
+        )
+        assert r.exit_code == 2 and "--url" in r.output and "Traceback" not in r.output, (bad, r.output)
