@@ -85,10 +85,12 @@ def test_stop_applies_grades_engagement_and_new_memories_from_the_last_reply(cli
     assert service.replies == {"stop_events": 1, "malformed_lines": 1}  # the stray line: ignored, counted
 
 
-def test_stop_with_stop_hook_active_applies_nothing(client, store, ids, root):
+@pytest.mark.parametrize("active", [True, "true", 1])
+def test_stop_with_stop_hook_active_applies_nothing(client, store, ids, root, active):
+    # failing input: "stop_hook_active": "true" (a string) was processed as false
     _prompt(client, root)
     _write_transcript(root, ids)
-    r = client.post("/v1/hooks/claude-code", json={**_fixture("stop.input.json", root), "stop_hook_active": True})
+    r = client.post("/v1/hooks/claude-code", json={**_fixture("stop.input.json", root), "stop_hook_active": active})
     assert r.json() == {} and all(g is None for g, _ in _labels(store).values())
 
 

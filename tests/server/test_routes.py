@@ -148,3 +148,9 @@ def test_deeply_nested_json_is_a_400_with_one_line_on_every_route(client):
         r = client.post(path, content=body, headers={"Content-Type": "application/json"})
         assert r.status_code in (400, 422), (path, r.status_code)
         assert "Traceback" not in r.text
+
+
+def test_k_must_be_a_json_integer(client):
+    # failing input: {"k": true} was accepted as k=1
+    r = client.post("/v1/search", json={"context": "dog", "k": True})
+    assert r.status_code == 422

@@ -143,7 +143,7 @@ class AddBody(BaseModel):
 
 class SearchBody(BaseModel):
     context: str = Field(min_length=1)
-    k: int = Field(5, ge=1, le=100)
+    k: int = Field(5, ge=1, le=100, strict=True)  # {"k": true} is not k=1
     scope: str | None = Field(None, max_length=200)
     session_id: str | None = Field(None, max_length=200)
     restrict_to_scope: bool = False

@@ -251,7 +251,9 @@ def _on_stop(
     event: Mapping[str, Any],
     session: str | None,
 ) -> dict[str, Any]:
-    if event.get("stop_hook_active") is True:
+    if (
+        event.get("stop_hook_active", False) is not False
+    ):  # true, or not a boolean ("true"): the safe side, nothing written
         return {}
     path = check_transcript_path(event.get("transcript_path"), settings.project_roots)
     try:
