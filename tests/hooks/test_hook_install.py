@@ -55,3 +55,37 @@ def test_merge_is_a_fixed_point():
     once = merge_hooks(USER, "command", "http://127.0.0.1:8377")
     assert merge_hooks(once, "command", "http://127.0.0.1:8377") == once
     assert USER["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": "echo mine"}]}]
+
+
+def test_an_existing_entry_with_a_path_or_an_env_prefix_is_replaced_not_doubled():
+    # failing inputs: these entries were not recognised and a second assay-hook was added
+    for cmd in ("/x/.venv/bin/assay-hook", "ASSAY_SERVER_URL=http://127.0.0.1:9999 assay-hook", "env A=1 assay-hook"):
+        group = {"hooks": [{"type": "command", "command": cmd}]}
+        settings = {"hooks": {e: [dict(group)] for e in ("UserPromptSubmit", "Stop")}}
+        out = merge_hooks(settings, "command", "http://127.0.0.1:8377")
+        for event in ("UserPromptSubmit", "Stop"):
+            cmds = [h.get("command") for g in out["hooks"][event] for h in g["hooks"]]
+            assert cmds == ["assay-hook"], (cmd, cmds)
+    other = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-assay-hook-wrapper --x"}]}]}}
+    cmds = [
+        h.get("command")
+        for g in merge_hooks(other, "command", "http://127.0.0.1:8377")["hooks"]["Stop"]
+        for h in g["hooks"]
+    ]
+    assert cmds == ["my-assay-hook-wrapper --x", "assay-hook"]
+
+
+def test_install_url_reaches_the_command_hook_and_a_bad_url_exits_2(tmp_path):
+    # failing inputs: --url without --http was silently ignored; --http --url 'ftp:/x y' accepted
+    r = CliRunner().invoke(
+        app, ["hook", "install", "--claude-code", "--project", str(tmp_path), "--url", "http://127.0.0.1:9999"]
+    )
+    assert r.exit_code == 0, r.output
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    cmds = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    assert cmds == ["ASSAY_SERVER_URL=http://127.0.0.1:9999 assay-hook"]
+    for bad in ("ftp:/x y", "http://", "http://a b:1"):
+        r = CliRunner().invoke(
+            app, ["hook", "install", "--claude-code", "--project", str(tmp_path), "--http", "--url", bad]
+        )
+        assert r.exit_code == 2 and "--url" in r.output and "Traceback" not in r.output, (bad, r.output)

@@ -120,3 +120,40 @@ def test_ordinary_memories_pass(text):
 def test_corrections_are_exempt_from_the_prefilter():
     assert not passes_prefilter("Saved this to memory: the invoice was paid")
     assert passes_prefilter("Saved this to memory: the invoice was paid", is_correction=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("export ASSAY_SERVER_TOKEN=Zq9xYv8w7uT6s5r4 and go", "Zq9xYv8w7uT6s5r4"),
+        ("token ghp_" + "a1B2" * 9 + " leaked", "ghp_"),
+        ("gho_" + "x" * 36, "gho_"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv ok", "github_pat_"),
+        ("aws key AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE"),
+        ("ASIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP"),
+        ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+        ("AWS_SECRET_ACCESS_KEY = wJalrXUtnFEMI", "wJalrXUtnFEMI"),
+        ("STRIPE_KEY: rk_live_abcdef", "rk_live_abcdef"),
+        ("DB_PASSWORD=hunter22", "hunter22"),
+        ("slack xoxb-1234567890-abcdefghij", "xoxb-"),
+        ("gitlab glpat-abcdefghij1234567890xy", "glpat-"),
+    ],
+)
+def test_clean_context_redacts_env_assignments_and_known_token_prefixes(text, secret):
+    # failing inputs: these were kept in memory_deliveries.query
+    out = clean_context(text)
+    assert secret not in out and "[redacted]" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The monkey key fits the lock; the key idea is caching.",
+        "primary_key = id and sort_key=lambda x: x.score",
+        "def get_key(): return self._key",
+        "fix the bug in my_token_parser.py before the ASIA trip",
+        "tokens = tokenize(text); max_tokens: 512",
+    ],
+)
+def test_clean_context_keeps_ordinary_prose_and_code(text):
+    assert clean_context(text) == text

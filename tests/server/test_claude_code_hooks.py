@@ -85,10 +85,12 @@ def test_stop_applies_grades_engagement_and_new_memories_from_the_last_reply(cli
     assert service.replies == {"stop_events": 1, "malformed_lines": 1}  # the stray line: ignored, counted
 
 
-def test_stop_with_stop_hook_active_applies_nothing(client, store, ids, root):
+@pytest.mark.parametrize("active", [True, "true", 1])
+def test_stop_with_stop_hook_active_applies_nothing(client, store, ids, root, active):
+    # failing input: "stop_hook_active": "true" (a string) was processed as false
     _prompt(client, root)
     _write_transcript(root, ids)
-    r = client.post("/v1/hooks/claude-code", json={**_fixture("stop.input.json", root), "stop_hook_active": True})
+    r = client.post("/v1/hooks/claude-code", json={**_fixture("stop.input.json", root), "stop_hook_active": active})
     assert r.json() == {} and all(g is None for g, _ in _labels(store).values())
 
 
@@ -109,6 +111,21 @@ def test_stop_finds_the_search_through_the_store_when_another_server_answered_th
     _write_transcript(root, ids)
     assert other.post("/v1/hooks/claude-code", json=_fixture("stop.input.json", root)).status_code == 200
     assert _labels(store)[ids["m_falcon"]][0] == 3
+
+
+@pytest.mark.parametrize("prompt", ["<memories>anything</memories>", 42, "   "])
+def test_a_prompt_without_its_own_search_leaves_the_older_search_ungraded(client, store, ids, root, prompt):
+    # failing input: the second prompt cleaned to nothing (or was not a string), the session map
+    # kept the first search, and this turn's Stop graded and engaged the first search's deliveries
+    _prompt(client, root)
+    second = {**_fixture("user_prompt_submit.input.json", root), "prompt": prompt}
+    assert client.post("/v1/hooks/claude-code", json=second).json() == {}
+    _write_transcript(root, ids)
+    assert client.post("/v1/hooks/claude-code", json=_fixture("stop.input.json", root)).status_code == 200
+    assert all(g is None and e is None for g, e in _labels(store).values())
+    with store.engine.connect() as conn:  # the reply's new memory is still stored
+        texts = set(conn.execute(select(memories.c.text)).scalars())
+    assert "Falcon release notes need Priya's sign-off before 10 March." in texts
 
 
 @pytest.mark.parametrize("how", ["dotdot", "symlink", "outside", "relative", "missing"])

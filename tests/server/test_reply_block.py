@@ -67,3 +67,17 @@ def test_a_stripped_response_holds_no_block_opening(text):
     out = strip_reply_block(text)
     assert "[cm]" not in out
     assert out == out.strip()
+
+
+def test_a_long_first_memory_is_left_out_and_the_others_still_shown():
+    # failing input: the first hit did not fit, `break` emptied the block of the two that fit
+    hits = [("m1", "x" * 5000), ("m2", "The dog is Rex."), ("m3", "Metric units.")]
+    block = context_block(hits, instruction=None, max_chars=1000)
+    assert "[m1]" not in block and block.index("[m2]") < block.index("[m3]") and len(block) <= 1000
+
+
+def test_an_over_long_instruction_is_cut_and_the_reply_format_kept():
+    # failing input: an arm instruction longer than the cap cut the footer, losing [cm] … [/cm]
+    block = context_block([("m1", "note")], instruction="Be brief. " * 500, max_chars=800)
+    assert len(block) <= 800 and "[…instruction cut]" in block
+    assert block.rstrip().endswith("[/cm]") and "[cm]\nrg:" in block

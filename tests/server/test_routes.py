@@ -108,3 +108,49 @@ def test_reload_swaps_in_a_fresh_warm_store(client, route):
     client.post("/v1/memories", json={"memories": NOTES})
     r = client.post(route)
     assert r.status_code == 200 and r.json()["memories_indexed"] == 3
+
+
+def test_a_concurrent_request_with_the_same_key_and_another_body_writes_nothing(service):
+    # failing input: two requests with one Idempotency-Key and different bodies at once; the
+    # second was answered 422 but its work had already run (the check came before the lock)
+    import threading
+    import time
+
+    import pytest
+
+    from assay.server.service import IdempotencyConflict
+
+    ran: list[str] = []
+
+    def slow() -> dict:
+        time.sleep(0.3)
+        ran.append("first")
+        return {"ok": 1}
+
+    def second() -> dict:
+        ran.append("second")
+        return {"ok": 2}
+
+    t = threading.Thread(target=service.idempotent, args=("memories", "same-key", {"b": 1}, slow))
+    t.start()
+    time.sleep(0.05)
+    with pytest.raises(IdempotencyConflict):
+        service.idempotent("memories", "same-key", {"b": 2}, second)
+    t.join()
+    assert ran == ["first"]
+    assert service.idempotent("memories", "same-key", {"b": 1}, second) == {"ok": 1}
+
+
+def test_deeply_nested_json_is_a_400_with_one_line_on_every_route(client):
+    # failing input: the hook route answered 500 with a RecursionError traceback
+    body = "[" * 9000 + "]" * 9000  # past the recursion limit, under the test server's 20 KB cap
+    for path in ("/v1/hooks/claude-code", "/v1/search", "/v1/memories"):
+        r = client.post(path, content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code in (400, 422), (path, r.status_code)
+        assert "Traceback" not in r.text
+
+
+def test_k_must_be_a_json_integer(client):
+    # failing input: {"k": true} was accepted as k=1
+    r = client.post("/v1/search", json={"context": "dog", "k": True})
+    assert r.status_code == 422

@@ -55,13 +55,42 @@ def test_non_loopback_bind_is_refused_without_the_flag_and_a_supplied_token(tmp_
         ServerSettings(host="0.0.0.0", token_file=tmp_path / "t").check_bind()
     with pytest.raises(ValueError, match="auto-created token does not count"):
         ServerSettings(host="0.0.0.0", allow_remote=True, token_file=tmp_path / "t").check_bind()
-    (tmp_path / "mine").write_text("a-token-i-chose\n")
+    (tmp_path / "mine").write_text("a-token-i-chose-" + "x" * 32 + "\n")
+    os.chmod(tmp_path / "mine", 0o600)
     server_settings(token_file=tmp_path / "mine", host="0.0.0.0", allow_remote=True).check_bind()
-    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "from-env")
+    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "from-env-" + "y" * 32)
     server_settings(host="10.1.2.3", allow_remote=True).check_bind()
     ServerSettings(host="127.0.0.1").check_bind()
     assert is_loopback("localhost") and is_loopback("::1") and is_loopback("127.0.0.2")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
+
+
+def test_a_remote_bind_refuses_a_weak_token_and_a_shared_token_file(tmp_path, monkeypatch):
+    # failing inputs: ASSAY_SERVER_TOKEN=a and a --token-file of mode 0644 were served on 0.0.0.0
+    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "a")
+    with pytest.raises(ValueError, match="token from ASSAY_SERVER_TOKEN is shorter than 32"):
+        server_settings(host="0.0.0.0", allow_remote=True).check_bind()
+    monkeypatch.delenv("ASSAY_SERVER_TOKEN")
+    f = tmp_path / "tok"
+    f.write_text("z" * 40 + "\n")
+    os.chmod(f, 0o644)
+    with pytest.raises(ValueError, match="readable by others"):
+        server_settings(token_file=f, host="0.0.0.0", allow_remote=True).check_bind()
+    os.chmod(f, 0o600)
+    f.write_text("short\n")
+    with pytest.raises(ValueError, match="shorter than 32"):
+        server_settings(token_file=f, host="0.0.0.0", allow_remote=True).check_bind()
+
+
+def test_the_ready_line_names_the_real_token_source_and_a_usable_wildcard_address(tmp_path, monkeypatch):
+    from assay.cli.serve import _where
+
+    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "e" * 40)
+    s = server_settings(host="0.0.0.0", allow_remote=True, token_file=None)
+    assert s.token_label == "ASSAY_SERVER_TOKEN"  # was "<ASSAY_HOME>/server.token, from ASSAY_SERVER_TOKEN"
+    where = _where(s)
+    assert "all interfaces" in where and "http://0.0.0.0" not in where
+    assert _where(ServerSettings(token_file=tmp_path / "t")) == "http://127.0.0.1:8377"
 
 
 def test_the_cli_refuses_a_remote_bind_with_one_line_and_exit_2(tmp_path, monkeypatch):
@@ -74,6 +103,11 @@ def test_the_cli_refuses_a_remote_bind_with_one_line_and_exit_2(tmp_path, monkey
     r = CliRunner().invoke(app, ["--db", f"sqlite:///{tmp_path / 'x.db'}", "serve", "--host", "0.0.0.0"])
     assert r.exit_code == 2 and "not a loopback address" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "x.db").exists()  # refused before the store was opened
+    monkeypatch.setenv("ASSAY_SERVER_TOKEN", "a")
+    r = CliRunner().invoke(
+        app, ["--db", f"sqlite:///{tmp_path / 'x.db'}", "serve", "--host", "0.0.0.0", "--allow-remote"]
+    )
+    assert r.exit_code == 2 and "shorter than 32" in r.output and "Traceback" not in r.output
 
 
 def test_the_token_file_is_created_0600_once_and_reused(tmp_path):

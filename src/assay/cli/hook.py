@@ -26,7 +26,11 @@ def install_cmd(
     http: bool = typer.Option(
         False, "--http", help="type: http hooks (Claude Code posts to the server) instead of the assay-hook command."
     ),
-    url: str = typer.Option("http://127.0.0.1:8377", "--url", help="Server address the http hook posts to."),
+    url: str = typer.Option(
+        "http://127.0.0.1:8377",
+        "--url",
+        help="Server address (the http hook posts to it; the command hook gets it as ASSAY_SERVER_URL).",
+    ),
 ) -> None:
     """Merge the UserPromptSubmit and Stop hooks into PROJECT/.claude/settings.json (run again: no change)."""
     with user_errors(ctx):
@@ -34,7 +38,11 @@ def install_cmd(
             raise UsageError("say which agent: --claude-code")
         if not project.is_dir():
             raise UsageError(f"--project {project}: not a directory")
-        from assay.server.claude_settings import install
+        from assay.server.claude_settings import check_url, install
 
+        try:
+            check_url(url)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
         path, changed = install(project, "http" if http else "command", url)
         out.print(f"{path}: {'hooks installed' if changed else 'hooks already installed, unchanged'}", markup=False)

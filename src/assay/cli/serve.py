@@ -59,11 +59,7 @@ def serve_cmd(
             _check_experiment(ctx, settings.hook_experiment)
 
         def ready() -> None:
-            err.print(
-                f"assay memory server on {settings.url} (token: {settings.token_file}"
-                f"{'' if settings.token_source != 'env' else ', from ASSAY_SERVER_TOKEN'})",
-                markup=False,
-            )
+            err.print(f"assay memory server on {_where(settings)} (token: {settings.token_label})", markup=False)
 
         def make_store() -> MemoryStore:
             from assay.memory import MemoryStore, default_settings
@@ -73,6 +69,20 @@ def serve_cmd(
             return MemoryStore(engine, settings=default_settings(**({"embedder": embedder} if embedder else {})))
 
         serve(settings, make_store, on_ready=ready)
+
+
+def _where(settings: object) -> str:
+    """The ready line's address: ``settings.url``, or for a wildcard bind (``0.0.0.0``, ``::``)
+    "all interfaces" with an address a client can use (this host's name)."""
+    import socket
+
+    from assay.server.config import ServerSettings
+
+    assert isinstance(settings, ServerSettings)
+    if settings.host.strip("[]") not in ("0.0.0.0", "::", ""):
+        return settings.url
+    example = settings.with_(host=socket.gethostname() or "127.0.0.1").url
+    return f"all interfaces, port {settings.port} (e.g. {example})"
 
 
 def _check_experiment(ctx: typer.Context, name: str) -> None:

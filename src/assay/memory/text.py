@@ -98,7 +98,18 @@ _HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
 _MEMORY_BLOCK = re.compile(r"<(memories|memory)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _SECRET = re.compile(
     r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bBearer\s+[A-Za-z0-9._\-~+/=]{8,}"
-    r"|\b(?:api[_-]?key|access[_-]?token|token|password|passwd|secret)\b\s*[:=]\s*\S+",
+    r"|\b(?:api[_-]?key|access[_-]?token|token|password|passwd|secret)\b\s*[:=]\s*\S+"
+    # NAME_TOKEN= / _SECRET= / _KEY= / _PASSWORD= assignments (shell, .env, config):
+    # ASSAY_SERVER_TOKEN=…, aws_secret_access_key = …, GITHUB_TOKEN: …
+    # (an upper-case environment-style name with any of those suffixes; in lower case only
+    # _token/_secret/_password and *_secret_access_key/secret_key/private_key: primary_key = id
+    # and sort_key=lambda are code, not secrets)
+    r"|(?-i:\b[A-Z0-9]+(?:_[A-Z0-9]+)*_(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PAT)\b)\s*[:=]\s*\S+"
+    r"|\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|password|passwd)\b\s*[:=]\s*\S+"
+    r"|\b(?:[a-z0-9]+_)*(?:secret_access|secret|private)_key\b\s*[:=]\s*\S+"
+    # known token prefixes: GitHub, Slack, GitLab, AWS access key ids
+    r"|\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9\-]{10,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}|(?:AKIA|ASIA)[A-Z0-9]{16})\b",
     re.IGNORECASE,
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -196,7 +207,10 @@ def clean_context(text: str, max_chars: int = 2000) -> str:
     Steps, in order: (1) drop blocks of previously injected memories, ``<memories>…</memories>``
     and ``<memory …>…</memory>`` (case-insensitive), so a search never matches the memories it
     delivered last turn; (2) replace secrets — ``sk-…``/``pk-…`` keys, ``Bearer`` tokens,
-    ``api_key=…``/``token: …``/``password=…`` values — with ``[redacted]``; (3) drop control
+    ``api_key=…``/``token: …``/``password=…`` values, any ``NAME_TOKEN=``/``_SECRET=``/``_KEY=``/
+    ``_PASSWORD=`` assignment's value, GitHub (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``,
+    ``github_pat_``), Slack (``xox[baprs]-``), GitLab (``glpat-``) tokens and AWS access key ids
+    (``AKIA``/``ASIA`` + 16) — with ``[redacted]``; (3) drop control
     characters; (4) collapse whitespace runs to one space and strip; (5) keep the last
     ``max_chars`` characters, starting after the first space of the cut when one is within 40
     characters (no half word). Returns ``""`` when nothing is left. NFC-normalised.

@@ -143,7 +143,7 @@ class AddBody(BaseModel):
 
 class SearchBody(BaseModel):
     context: str = Field(min_length=1)
-    k: int = Field(5, ge=1, le=100)
+    k: int = Field(5, ge=1, le=100, strict=True)  # {"k": true} is not k=1
     scope: str | None = Field(None, max_length=200)
     session_id: str | None = Field(None, max_length=200)
     restrict_to_scope: bool = False
@@ -278,6 +278,8 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
             event = json.loads(await request.body())
         except (json.JSONDecodeError, UnicodeDecodeError):
             return JSONResponse({"detail": "hook input is not JSON"}, status_code=400)
+        except RecursionError:  # "[" * 200000: a traceback and 500 before
+            return JSONResponse({"detail": "hook input is nested too deeply"}, status_code=400)
         if not isinstance(event, dict):
             return JSONResponse({"detail": "hook input is not a JSON object"}, status_code=400)
         try:

@@ -19,19 +19,22 @@ from typing import Any
 
 from assay.atomic import atomic_write_text
 
-__all__ = ["merge_hooks", "install", "hook_entry", "EVENTS", "HOOK_ROUTE"]
+__all__ = ["merge_hooks", "install", "hook_entry", "check_url", "EVENTS", "HOOK_ROUTE", "DEFAULT_URL"]
 
 #: The events assay hooks into: the prompt (memories in) and the end of the reply (labels back).
 EVENTS = ("UserPromptSubmit", "Stop")
 HOOK_ROUTE = "/v1/hooks/claude-code"
 COMMAND = "assay-hook"
+#: The server address the hooks use unless told otherwise (``assay serve``'s default bind).
+DEFAULT_URL = "http://127.0.0.1:8377"
 
 
 def hook_entry(kind: str, url: str) -> dict[str, Any]:
     """One hook entry: ``kind`` ``"command"`` (the stdlib client; Claude Code's timeout 5 s, the
     client gives up after its own 0.8 s budget) or ``"http"`` (posted by Claude Code itself, 2 s)."""
-    if kind == "command":
-        return {"type": "command", "command": COMMAND, "timeout": 5}
+    if kind == "command":  # a --url other than the default travels in the command (the client reads ASSAY_SERVER_URL)
+        prefix = f"ASSAY_SERVER_URL={url} " if url and url.rstrip("/") != DEFAULT_URL else ""
+        return {"type": "command", "command": prefix + COMMAND, "timeout": 5}
     if kind == "http":
         return {
             "type": "http",
@@ -43,14 +46,39 @@ def hook_entry(kind: str, url: str) -> dict[str, Any]:
     raise ValueError(f"hook kind must be command or http, got {kind!r}")
 
 
+def check_url(url: str) -> str:
+    """``url`` when it is an ``http``/``https`` address with a host and no whitespace, else
+    ``ValueError`` naming the problem (``assay hook install --url``: exit 2)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if any(c.isspace() for c in url) or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"--url {url!r}: expected http(s)://HOST[:PORT] without spaces")
+    return url
+
+
 def _is_ours(hook: Any) -> bool:
+    """Whether ``hook`` is assay's: a command whose executable, after any ``NAME=value``
+    assignments (and an ``env`` word), is named ``assay-hook`` whatever its folder
+    (``/x/.venv/bin/assay-hook``, ``ASSAY_SERVER_URL=http://… assay-hook``), or a URL ending
+    in :data:`HOOK_ROUTE`."""
     if not isinstance(hook, dict):
         return False
     cmd = hook.get("command")
     url = hook.get("url")
-    return (isinstance(cmd, str) and cmd.split()[:1] == [COMMAND]) or (
+    return (isinstance(cmd, str) and _executable(cmd) == COMMAND) or (
         isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
     )
+
+
+def _executable(command: str) -> str | None:
+    """The basename of the program ``command`` runs, skipping leading ``NAME=value`` words and ``env``."""
+    for word in command.split():
+        name, eq, _ = word.partition("=")
+        if (eq and name.isidentifier()) or word == "env":
+            continue
+        return word.strip("'\"").replace("\\", "/").rsplit("/", 1)[-1]
+    return None
 
 
 def merge_hooks(settings: dict[str, Any], kind: str, url: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ __all__ = [
     "served_token",
     "is_loopback",
     "TOKEN_FILE_NAME",
+    "MIN_REMOTE_TOKEN_CHARS",
     "DEFAULT_PORT",
     "QUERY_EMBEDDERS",
 ]
@@ -37,6 +38,12 @@ QUERY_EMBEDDERS = ("auto", "onnx", "store")
 
 #: The token file's name under ``$ASSAY_HOME``.
 TOKEN_FILE_NAME = "server.token"
+
+#: Shortest token a non-loopback bind accepts (``--allow-remote``): 32 characters. Off loopback
+#: anyone on the network can try tokens; 32 characters of even a lowercase-and-digits alphabet
+#: are ~165 bits, past any online guessing, and the auto-created token (43 characters of
+#: ``token_urlsafe(32)``) passes. A user's ``ASSAY_SERVER_TOKEN=a`` does not.
+MIN_REMOTE_TOKEN_CHARS = 32
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,18 @@ class ServerSettings:
                 f"--host {self.host} --allow-remote needs a token you supply (--token-file or ASSAY_SERVER_TOKEN): "
                 "the auto-created token does not count"
             )
+        if len(served_token(self)) < MIN_REMOTE_TOKEN_CHARS:
+            raise ValueError(
+                f"--host {self.host} --allow-remote: the token from {self.token_label} is shorter than "
+                f"{MIN_REMOTE_TOKEN_CHARS} characters; make one with: python -c "
+                "'import secrets; print(secrets.token_urlsafe(32))'"
+            )
+
+    @property
+    def token_label(self) -> str:
+        """Where the served token comes from, for the ready line and errors (never the token):
+        ``ASSAY_SERVER_TOKEN`` or the token file's path."""
+        return "ASSAY_SERVER_TOKEN" if self.token_source == "env" else str(self.token_file)
 
 
 def assay_home() -> Path:
@@ -201,6 +220,7 @@ def served_token(settings: ServerSettings) -> str:
         token = read_token_file(settings.token_file)
         if token is None:
             raise ValueError(f"--token-file {settings.token_file}: missing or empty")
+        _check_private(settings.token_file)
         return token
     return load_or_create_token(settings.token_file)
 
@@ -224,10 +244,7 @@ def load_or_create_token(path: Path) -> str:
     """
     token = read_token_file(path)
     if token is not None:
-        if path.stat().st_mode & 0o077:
-            raise ValueError(
-                f"{path}: token file is readable by others (mode {path.stat().st_mode & 0o777:o}); chmod 600"
-            )
+        _check_private(path)
         return token
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     new = secrets.token_urlsafe(32)
@@ -241,6 +258,14 @@ def load_or_create_token(path: Path) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(new + "\n")
     return new
+
+
+def _check_private(path: Path) -> None:
+    """``ValueError`` when the token file at ``path`` has group or other permission bits: a
+    token others can read authenticates them too (the auto-created file and ``--token-file``)."""
+    mode = path.stat().st_mode
+    if mode & 0o077:
+        raise ValueError(f"{path}: token file is readable by others (mode {mode & 0o777:o}); chmod 600")
 
 
 def is_loopback(host: str) -> bool:

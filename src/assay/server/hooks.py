@@ -63,19 +63,23 @@ class TranscriptPathError(ValueError):
 
 @dataclass
 class _Entry:
-    search_id: str
+    search_id: str | None
     at: float
 
 
 class SessionMap:
-    """``session_id → search_id`` of the session's last prompt search, entries older than ``ttl_s`` dropped."""
+    """``session_id → search_id`` of the session's last prompt, entries older than ``ttl_s``
+    dropped. Every prompt replaces its session's entry; ``None`` records a prompt that ran no
+    search (cleaned to nothing, not a string): its Stop grades nothing, and never an older
+    search (:meth:`known` tells that apart from a session this server has not seen)."""
 
     def __init__(self, ttl_s: float):
         self.ttl_s = ttl_s
         self._map: dict[str, _Entry] = {}
         self._lock = threading.Lock()
 
-    def put(self, session_id: str, search_id: str) -> None:
+    def put(self, session_id: str, search_id: str | None) -> None:
+        """Record the session's last prompt: its ``search_id``, ``None`` for a prompt without a search."""
         now = time.monotonic()
         with self._lock:
             self._map[session_id] = _Entry(search_id, now)
@@ -83,11 +87,16 @@ class SessionMap:
                 del self._map[sid]
 
     def get(self, session_id: str) -> str | None:
+        """The search id of the session's last prompt (``None``: none, or the prompt ran no search)."""
+        return self.known(session_id)[1]
+
+    def known(self, session_id: str) -> tuple[bool, str | None]:
+        """``(seen, search_id)``: whether this server saw the session's last prompt (within the TTL), its search."""
         with self._lock:
             e = self._map.get(session_id)
             if e is None or time.monotonic() - e.at > self.ttl_s:
-                return None
-            return e.search_id
+                return False, None
+            return True, e.search_id
 
 
 def check_transcript_path(raw: object, roots: tuple[Path, ...]) -> Path:
@@ -195,13 +204,15 @@ def _on_prompt(
     session: str | None,
 ) -> dict[str, Any]:
     prompt = event.get("prompt")
+    if session:  # this turn's entry replaces the last one now: a turn without a search grades no older one
+        sessions.put(session, None)
     if not isinstance(prompt, str) or not prompt.strip():
         return {}
     try:
         res = service.search(prompt, k=settings.hook_k, scope=_scope(event), session_id=session)
     except ValueError:  # a prompt that cleans to nothing: no memories to show
         return {}
-    if session and (res["hits"] or settings.hook_experiment):
+    if session:
         sessions.put(session, res["search_id"])
     arm = service.hook_arm(settings.hook_experiment, session, res["search_id"]) if settings.hook_experiment else None
     block = context_block(
@@ -215,8 +226,8 @@ def _on_prompt(
 
 
 def _last_search(service: MemoryService, settings: ServerSettings, sessions: SessionMap, session: str) -> str | None:
-    sid = sessions.get(session)
-    if sid is not None:
+    seen, sid = sessions.known(session)
+    if seen:  # this server answered the session's last prompt: its search, or none
         return sid
     since = time.time() - settings.session_ttl_s
     with service.store.engine.connect() as conn:  # another server may have answered the prompt
@@ -240,7 +251,9 @@ def _on_stop(
     event: Mapping[str, Any],
     session: str | None,
 ) -> dict[str, Any]:
-    if event.get("stop_hook_active") is True:
+    if (
+        event.get("stop_hook_active", False) is not False
+    ):  # true, or not a boolean ("true"): the safe side, nothing written
         return {}
     path = check_transcript_path(event.get("transcript_path"), settings.project_roots)
     try:

@@ -109,6 +109,7 @@ class MemoryService:
         self.lock = threading.RLock()
         self.replies = {"stop_events": 0, "malformed_lines": 0}
         self._ab: Any = None
+        self._key_locks: dict[str, threading.Lock] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -146,12 +147,27 @@ class MemoryService:
         """``work()``'s response, or the recorded one when ``key`` was seen with this route and body.
 
         Raises :class:`IdempotencyConflict` for a key seen with another route or body. Without a
-        key the work simply runs (no record)."""
+        key the work simply runs (no record). In one server, requests with the same key run one
+        at a time (a lock per key held from the check to the record): a second request with
+        another body waits for the first, then is refused without running its work — a 422
+        wrote nothing. Servers sharing a database do not share that lock."""
         if key is None:
             return work()
         if not 0 < len(key) <= 200:
             raise ValueError(f"Idempotency-Key: {len(key)} characters, expected 1 to 200")
         digest = body_digest(body)
+        with self._key_lock(key):  # check, work and record as one: a concurrent twin waits, then replays or is refused
+            try:
+                return self._claimed(key, route, digest, work)
+            finally:
+                with self.lock:
+                    self._key_locks.pop(key, None)
+
+    def _key_lock(self, key: str) -> threading.Lock:
+        with self.lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+    def _claimed(self, key: str, route: str, digest: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         known = self._recorded(key)
         if known is not None:
             return self._replay(known, route, digest)

@@ -38,6 +38,9 @@ BLOCK_CLOSE = "[/cm]"
 
 _BLOCK = re.compile(r"\[cm\](.*?)\[/cm\]", re.DOTALL)
 
+#: Ends an arm instruction cut to fit the context block (:func:`context_block`).
+INSTRUCTION_CUT = " […instruction cut]"
+
 #: Longest memory a reply block may write (a note, not a document; the store has no hard cap).
 MAX_MEMORY_CHARS = 2000
 
@@ -107,14 +110,17 @@ def context_block(hits: list[tuple[str, str]], *, instruction: str | None, max_c
     """The ``additionalContext`` of the prompt hook: the memories ``[(id, text)]`` best first, the
     arm's ``instruction`` (if any) and the reply-block request, at most ``max_chars`` characters.
 
-    Memories that do not fit are left out whole (never cut mid-text), the last first; the
-    footer always fits (``max_chars`` ≥ 200). ``""`` when there is nothing to show."""
+    Each memory that does not fit in what is left is left out whole (never cut mid-text) and
+    the next, shorter ones still tried, in rank order: one long first memory no longer empties
+    the block. The footer always fits (``max_chars`` ≥ 200): an instruction longer than the
+    room left after the header and the reply-block request is cut, ending in
+    :data:`INSTRUCTION_CUT`, so the ``[cm]`` format is never lost. ``""`` when there is
+    nothing to show."""
     if not hits and not instruction:
         return ""
     head = "[assay memory] Memories for this turn (grade them in your reply, see below):"
-    foot = "\n".join(
+    request = "\n".join(
         [
-            *([instruction] if instruction else []),
             "When you finish, end your reply with:",
             BLOCK_OPEN,
             "rg: <id>:<0-3>[!], … (3 = essential, 0 = useless, ! = misleading)",
@@ -122,12 +128,17 @@ def context_block(hits: list[tuple[str, str]], *, instruction: str | None, max_c
             BLOCK_CLOSE,
         ]
     )
+    if instruction:
+        room = max_chars - len(head) - len(request) - 2
+        if len(instruction) > room:
+            instruction = instruction[: max(0, room - len(INSTRUCTION_CUT))].rstrip() + INSTRUCTION_CUT
+    foot = f"{instruction}\n{request}" if instruction else request
     lines = [head]
     budget = max_chars - len(head) - len(foot) - 2
     for mid, text in hits:
         line = f"[{mid}] {' '.join(text.split())}"
         if len(line) + 1 > budget:
-            break
+            continue
         lines.append(line)
         budget -= len(line) + 1
     return "\n".join([*lines, foot])[:max_chars]
