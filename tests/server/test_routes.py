@@ -154,3 +154,45 @@ def test_k_must_be_a_json_integer(client):
     # failing input: {"k": true} was accepted as k=1
     r = client.post("/v1/search", json={"context": "dog", "k": True})
     assert r.status_code == 422
+
+
+def test_requests_waiting_on_a_key_share_one_lock_even_when_the_first_fails(service):
+    """Review of the per-key lock: the first request dropped the key's lock from the table while a
+    twin still waited on it, so a third request took a new lock and ran beside the twin — both
+    working when the first had raised and recorded nothing. A count per key keeps one lock."""
+    import threading
+    import time
+
+    active, overlap = [0], [False]
+    guard = threading.Lock()
+
+    def failing() -> dict:
+        time.sleep(0.2)
+        raise RuntimeError("the first request's work failed")
+
+    def work() -> dict:
+        with guard:
+            active[0] += 1
+            overlap[0] = overlap[0] or active[0] > 1
+        time.sleep(0.2)
+        with guard:
+            active[0] -= 1
+        return {"ok": 1}
+
+    def call(fn) -> None:
+        try:
+            service.idempotent("memories", "shared-key", {"b": 1}, fn)
+        except Exception:  # noqa: BLE001 - the first fails on purpose; the others replay or refuse
+            pass
+
+    threads = [threading.Thread(target=call, args=(failing,))]
+    threads[0].start()
+    time.sleep(0.05)
+    for _ in range(2):  # a twin that waits on the lock, then one that arrives after the first has finished
+        threads.append(threading.Thread(target=call, args=(work,)))
+        threads[-1].start()
+        time.sleep(0.25)
+    for t in threads:
+        t.join()
+    assert not overlap[0], "two requests with one key ran their work at once"
+    assert service._key_locks == {}  # nothing left behind once every request is done

@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
@@ -109,7 +110,7 @@ class MemoryService:
         self.lock = threading.RLock()
         self.replies = {"stop_events": 0, "malformed_lines": 0}
         self._ab: Any = None
-        self._key_locks: dict[str, threading.Lock] = {}
+        self._key_locks: dict[str, list[Any]] = {}  # key → [lock, requests holding or waiting]
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -157,15 +158,24 @@ class MemoryService:
             raise ValueError(f"Idempotency-Key: {len(key)} characters, expected 1 to 200")
         digest = body_digest(body)
         with self._key_lock(key):  # check, work and record as one: a concurrent twin waits, then replays or is refused
-            try:
-                return self._claimed(key, route, digest, work)
-            finally:
-                with self.lock:
-                    self._key_locks.pop(key, None)
+            return self._claimed(key, route, digest, work)
 
-    def _key_lock(self, key: str) -> threading.Lock:
+    @contextmanager
+    def _key_lock(self, key: str) -> Iterator[None]:
+        """Hold ``key``'s lock; the lock is dropped from the table only when no request holds or
+        waits for it (a count per key), so a request arriving while a twin waits takes the same
+        lock, not a new one — even when the first request's work raised and recorded nothing."""
         with self.lock:
-            return self._key_locks.setdefault(key, threading.Lock())
+            entry = self._key_locks.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self.lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._key_locks[key]
 
     def _claimed(self, key: str, route: str, digest: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         known = self._recorded(key)
