@@ -15,7 +15,6 @@ period, a passage number) is never judged, nor a number no quarter is given to.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -23,6 +22,7 @@ from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
 from assay.grounding.candidates import Candidate
 from assay.grounding.lexicon import CLAUSE
+from assay.grounding.operands import nearest_in_clause
 
 __all__ = ["named_quarters", "quarter_veto"]
 
@@ -40,20 +40,12 @@ def named_quarters(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[
     if len(numbers) == 1:
         return {numbers[0].span[0]: frozenset(p.key for p in quarters)}
     cuts = [0, *(m.end() for m in CLAUSE.finditer(text)), len(text) + 1]
+    spans = [(q.span[0] - offset, q.span[1] - offset) for q in numbers]
     out: dict[int, set[str]] = {}
     for p in quarters:
-        s, e = p.span
-        k = bisect_right(cuts, s) - 1
-        lo, hi = cuts[k], cuts[k + 1]
-        best, best_d = None, 1 << 30
-        for q in numbers:
-            a, b = q.span[0] - offset, q.span[1] - offset
-            if lo <= a < hi:
-                d = a - e if a >= e else s - b if s >= b else 0
-                if d < best_d:
-                    best, best_d = q, d
-        if best is not None:
-            out.setdefault(best.span[0], set()).add(p.key)
+        k = nearest_in_clause(spans, p.span[0], p.span[1], cuts)
+        if k is not None:
+            out.setdefault(numbers[k].span[0], set()).add(p.key)
     return {k: frozenset(v) for k, v in out.items()}
 
 
