@@ -60,7 +60,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
@@ -103,6 +102,7 @@ from assay.grounding.lexicon import (
 from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import (
+    YEAR_LOWER,
     later_operand,
     match_year,
     names_item_itself,
@@ -111,6 +111,7 @@ from assay.grounding.operands import (
     own_years,
     unordered_direction,
 )
+from assay.grounding.triggers import ALL, CROSS, POLAR, RESPECTIVE, SUM, TOTAL
 
 __all__ = [
     "LOSS_WORDS",
@@ -157,6 +158,10 @@ class SentenceContext:
     question_loss: bool = False  # the question names a loss: its figures may be the loss's magnitudes
     contradicted: frozenset[int] = frozenset()  # numbers whose direction contradicts "from A to B"
     year_mentions: int = 0  # known years the sentence names (mentions, not distinct)
+    may: int = ALL  # the word families the sentence may hold (:func:`~assay.grounding.triggers.sentence_triggers`)
+    #: False when no clause of the sentence can hold a loss or profit word: an ASCII text with none
+    #: of them (``stated_sign_at`` reads substrings of it, so it would find none).
+    may_state_sign: bool = True
 
     @classmethod
     def read(
@@ -166,20 +171,25 @@ class SentenceContext:
         vocab: SnapshotVocabulary,
         question: str | None = None,
         numbers: Sequence[Quantity] = (),
+        may: int = ALL,
     ) -> SentenceContext:
-        """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``)."""
+        """Read sentence ``text`` (starting at ``offset`` of the answer, stating ``numbers``);
+        ``may``: its :func:`~assay.grounding.triggers.sentence_triggers` bits (a family it lacks is
+        not searched: its pre-check would find nothing)."""
         q = question or ""
-        (q_sum, q_cross), (t_sum, t_cross) = licences(q), text_licences(text)
+        t_sum, t_cross = text_licences(text) if may & (SUM | CROSS | TOTAL) else (False, False)
+        q_sum, q_cross = licences(q)
         summed, cross = q_sum or t_sum, q_cross or t_cross  # a cross-period licence is a sum licence
         by_number: dict[int, tuple[set[int], list[str]]] = {}
         named: tuple[tuple[int, int, str], ...] = ()
         polar: dict[int, set[int]] = {}
         n_years = 0
+        polar_text = bool(may & POLAR) and (not text.isascii() or may_polar(text))
         if numbers:
-            respectively = not text.isascii() or "espective" in text.lower()  # pre-check, as ``may_name``
-            respectively = respectively and _RESPECTIVELY.search(text) is not None
+            respectively = bool(may & RESPECTIVE) and _RESPECTIVELY.search(text) is not None
             years_known = bool(vocab.years)
-            named = tuple(vocab.named_spans(text))  # a cut inside a named item is none: "cash, and restricted cash"
+            low = text.lower() if text.isascii() else None  # the case-blind scans read it without re.I
+            named = tuple(vocab.named_spans(text, low))  # a cut inside a named item is none: "cash, and restricted …"
             clauses = [m.span() for m in _CLAUSE.finditer(text)]  # one scan for both lists
             inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
@@ -187,7 +197,11 @@ class SentenceContext:
             for a, b, _ in named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
                 spans = [(-1 << 30, -1 << 30) if a <= x and y <= b else (x, y) for x, y in spans]
             years = (
-                [(m.start(), m.end(), y) for m in _YEAR.finditer(text) if (y := match_year(m)) in vocab.years]
+                [
+                    (m.start(), m.end(), y)
+                    for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
+                    if (y := match_year(m)) in vocab.years
+                ]
                 if years_known
                 else []
             )
@@ -206,7 +220,7 @@ class SentenceContext:
                 k = nearest_in_clause(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in POLARITY.finditer(text) if may_polar(text) else ():
+            for m in POLARITY.finditer(text) if polar_text else ():
                 k = nearest_in_clause(spans, m.start(), m.end(), cuts)
                 if k is not None:
                     polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
@@ -223,13 +237,9 @@ class SentenceContext:
         exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
         contra, qloss = from_to_contradictions(text, offset, numbers), may_polar(q) and LOSS.search(q) is not None
-        return cls(text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years)
-
-    @cached_property
-    def _may_state_sign(self) -> bool:
-        """False when no clause of the sentence can hold a loss or profit word: an ASCII text with
-        none of them (``stated_sign_at`` reads substrings of it, so it would find none)."""
-        return not self.text.isascii() or may_polar(self.text)
+        return cls(
+            text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years, may, polar_text
+        )
 
     def before(self, q: Quantity, width: int = 60) -> str:
         """The text of ``q``'s clause right before it (at most ``width`` characters)."""
@@ -239,7 +249,7 @@ class SentenceContext:
 
     def stated_sign(self, q: Quantity) -> int | None:
         """−1 / +1 when a loss / profit word sits in ``q``'s clause (see module doc), else None."""
-        if not self._may_state_sign:
+        if not self.may_state_sign:
             return None
         return stated_sign_at(self.text, q.span[0] - self.offset, q.span[1] - self.offset, self.number_ends)
 
@@ -377,10 +387,10 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
-        if mine and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
-            stray = [n for n in named_items if n in ctx.exact and not any(related_to(n, m, True) for m in mine)]
-            if stray:
-                return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
+        exact = [n for n in named_items if n in ctx.exact] if mine else []
+        stray = [n for n in exact if not any(related_to(n, m, True) for m in mine)]
+        if stray and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
+            return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
         if (
             mine
             and not any(related_to(n, m, n in ctx.exact) for n in named_items for m in mine)

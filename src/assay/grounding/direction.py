@@ -22,12 +22,17 @@ __all__ = [
 _CLAUSE = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
 
 
+_NO_NUMBERS: frozenset[int] = frozenset()
+
+
 def from_to_contradictions(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
     """Starts of the numbers stated with a direction that their clause's "from A … to B" (the next
     two numbers, same unit) contradicts: "decreased by 3% from 20% in FY2021 to 23% in FY2022";
     and of a level B that the figure before it is said to have moved away from, the wrong way:
     "$93 million, which was an increase from the $118 million" (B's direction, from the change
     word before it, says the earlier figure rose to A; A < B says it fell)."""
+    if len(numbers) < 2:
+        return _NO_NUMBERS
     out = set()
     for a, b in zip(numbers, numbers[1:], strict=False):
         if b.direction is None or b.explicit_sign or a.unit != b.unit:

@@ -72,6 +72,7 @@ from assay.grounding.labels import is_line_item, related_to
 from assay.grounding.lexicon import CLAUSE
 from assay.grounding.match import readings
 from assay.grounding.quarters import named_quarters, quarter_veto
+from assay.grounding.triggers import ALL, FORMS
 
 __all__ = [
     "INFLOW_WORDS",
@@ -108,10 +109,12 @@ Window = tuple[Quantity, int, int, int, int]
 
 
 @lru_cache(maxsize=4096)
-def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...]) -> SentenceForms:
+def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...], may: int = ALL) -> SentenceForms:
     """The sentence ``text`` (at ``offset`` of the answer, stating ``numbers``) read for the rules
-    of the module docstring; memoised (a pure function of its arguments)."""
-    if not numbers:
+    of the module docstring; memoised (a pure function of its arguments). ``may``: the sentence's
+    :func:`~assay.grounding.triggers.sentence_triggers` bits (without :data:`~.triggers.FORMS`, no
+    rule's pre-check can hold: nothing is read)."""
+    if not numbers or not may & FORMS:
         return _EMPTY
     negated = negated_numbers(text, offset, numbers)
     inflow = inflow_numbers(text, offset, numbers)

@@ -32,6 +32,7 @@ from assay.grounding.display import show_value
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.match import CandidateSet, MatchResult, best_match, near_value, relative_precision
 from assay.grounding.sentence_rules import sentence_reader
+from assay.grounding.triggers import claim_triggers
 
 __all__ = [
     "GATE_VERSION",
@@ -253,9 +254,9 @@ def _cited(
 ) -> tuple[list[QuantityCheck], list[Violation]]:
     checks: list[QuantityCheck] = []
     violations: list[Violation] = []
-    for claim in claims:
+    for claim, may in zip(claims, claim_triggers(claims), strict=True):
         cited = [idx.fact(c) for c in claim.citations if idx.has_fact(c)]
-        accept, license_sign = sentence_reader(claim, idx, question, partial(tuple, cited), True)
+        accept, license_sign = sentence_reader(claim, idx, question, partial(tuple, cited), True, may)
         unknown = [c for c in claim.citations if not idx.has_fact(c)]
         for cid in unknown:
             violations.append(
@@ -304,10 +305,10 @@ def _uncited(
         facts_only = facts_only or idx.uncited_facts()  # one per index (an empty set was rebuilt per call)
         return facts_only
 
-    for claim in claims:
+    for claim, may in zip(claims, claim_triggers(claims), strict=True):
         if not claim.numbers:
             continue
-        accept, license_sign = sentence_reader(claim, idx, question, all_facts)
+        accept, license_sign = sentence_reader(claim, idx, question, all_facts, False, may)
         for q in map(license_sign, claim.numbers):
             if _too_coarse_for_passages(q):
                 if not idx.snapshot.facts:

@@ -171,13 +171,14 @@ class SnapshotVocabulary:
         """Whether any line item can be named."""
         return self._re is not None
 
-    def named_spans(self, text: str) -> list[tuple[int, int, str]]:
-        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``."""
+    def named_spans(self, text: str, low: str | None = None) -> list[tuple[int, int, str]]:
+        """``(start, end, item)`` of each known line item (or synonym of one) named in ``text``
+        (``low``: ``text.lower()`` when the caller has it, for an ASCII text)."""
         if self._re is None:
             return []
         fast = self._fast if text.isascii() else None
         if fast is not None:  # the same matches, on the lower-cased text without re.I (40% less)
-            return [(m.start(), m.end(), m.group(0)) for m in fast.finditer(text.lower())]
+            return [(m.start(), m.end(), m.group(0)) for m in fast.finditer(text.lower() if low is None else low)]
         return [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
 
 

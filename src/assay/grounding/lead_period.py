@@ -22,6 +22,7 @@ from assay.claims import Quantity
 from assay.grounding.context import SentenceContext
 from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.operands import YEAR, match_year
+from assay.grounding.triggers import RESPECTIVE
 
 __all__ = ["with_lead_year", "lead_year"]
 
@@ -56,7 +57,7 @@ def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tup
     """``ctx`` with the opening adverbial's year given to each number the reader gave no year (and
     not stated as a base); else ``ctx`` itself (module doc)."""
     year = lead_year(ctx.text, vocab)
-    if year is None or "espective" in ctx.text.lower():
+    if year is None or (ctx.may & RESPECTIVE and "espective" in ctx.text.lower()):
         return ctx
     by_number = dict(ctx.by_number)
     changed = False

@@ -39,6 +39,7 @@ from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.question_period import with_question_years
+from assay.grounding.triggers import ALL
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
@@ -50,12 +51,18 @@ _NONE: frozenset[int] = frozenset()
 
 
 def sentence_reader(
-    claim: Claim, idx: SnapshotIndex, question: str | None, twins: Callable[[], Twins], cited: bool = False
+    claim: Claim,
+    idx: SnapshotIndex,
+    question: str | None,
+    twins: Callable[[], Twins],
+    cited: bool = False,
+    may: int = ALL,
 ) -> tuple[Callable[[Quantity, Candidate], Veto], Callable[[Quantity], Quantity]]:
     """``(accept, license_sign)`` for the numbers of ``claim`` (see the module docstring).
 
     ``twins``: called only when a direct fact match needs the twin check; ``cited``: the gate's
-    mode (a cited sentence's twins are its cited facts).
+    mode (a cited sentence's twins are its cited facts); ``may``: the sentence's
+    :func:`~assay.grounding.triggers.sentence_triggers` bits (:data:`~.triggers.ALL`: unknown).
     """
     signed = question_carries_sign(question)
     text = claim.text
@@ -75,11 +82,11 @@ def sentence_reader(
         if q.span[0] in moved[0]:
             return "sign", "the sentence says the figure moved one way between its two levels; they went the other"
         if not read:
-            ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers))
+            ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers), may)
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         if not forms:
-            forms.append(read_forms(text, claim.span[0], tuple(claim.numbers)))
+            forms.append(read_forms(text, claim.span[0], tuple(claim.numbers), may))
         veto = forms_veto(q, c, forms[0]) or (
             share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
         )
@@ -106,10 +113,15 @@ def sentence_reader(
 
 @lru_cache(maxsize=4096)
 def read_context(
-    text: str, offset: int, vocab: SnapshotVocabulary, question: str | None, numbers: tuple[Quantity, ...]
+    text: str,
+    offset: int,
+    vocab: SnapshotVocabulary,
+    question: str | None,
+    numbers: tuple[Quantity, ...],
+    may: int = ALL,
 ) -> SentenceContext:
     """:meth:`SentenceContext.read`, memoised (bounded: 4096 sentences): it is pure in its arguments
     (the vocabulary compares by content, quantities by value) and the context is never mutated, so
     an answer gated again (a retry, a memo re-checked before shipping) reads each sentence once.
     The sentence's opening period is read into it here (:func:`~assay.grounding.lead_period.with_lead_year`)."""
-    return with_lead_year(SentenceContext.read(text, offset, vocab, question, numbers), vocab, numbers)
+    return with_lead_year(SentenceContext.read(text, offset, vocab, question, numbers, may), vocab, numbers)

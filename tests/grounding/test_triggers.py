@@ -1,0 +1,97 @@
+"""The one-scan word families (:mod:`assay.grounding.triggers`) hold wherever the rules' own
+pre-checks would: a family a sentence's bits lack is one its rule would not find (issue 15's
+latency work may skip it only then)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.grounding import forms, quarters
+from assay.grounding.lexicon import CROSS_PERIOD_WORDS, GAIN_WORDS, LOSS_WORDS, SUM_WORDS, may_cross, may_polar, may_sum
+from assay.grounding.triggers import (
+    ALL,
+    CROSS,
+    FAMILIES,
+    FORMS,
+    POLAR,
+    RESPECTIVE,
+    SUM,
+    TOTAL,
+    claim_triggers,
+    sentence_triggers,
+)
+
+
+def _rule_prechecks(text: str) -> int:
+    """The bits the rules' own pre-checks give ``text`` (what the triggers stand in for)."""
+    low = text.lower()
+    bits = 0
+    bits |= SUM if may_sum(text) else 0
+    bits |= CROSS if may_cross(text) else 0
+    bits |= TOTAL if (not text.isascii() or "total" in low) else 0
+    bits |= RESPECTIVE if (not text.isascii() or "espective" in low) else 0
+    bits |= POLAR if may_polar(text) else 0
+    form = (
+        forms._MAY_NEGATE.search(text)
+        or forms._MAY_FLOW.search(text)
+        or quarters._MAY_QUARTER.search(text)
+        or forms._MAY_AVERAGE.search(text)
+        or any(h in low for h in forms._BOUND_HINTS)
+    )
+    bits |= FORMS if form else 0
+    return bits
+
+
+#: The rules' own words (their modules' lists, not the triggers'), so a word the triggers miss shows.
+_RULE_WORDS = {*SUM_WORDS, *CROSS_PERIOD_WORDS, *LOSS_WORDS, *GAIN_WORDS, *forms.INFLOW_WORDS, *forms._BOUND_HINTS}
+_RULE_WORDS |= {"average", "Averaged", "mean", "not", "never", "failed to", "n't", "No ", "quarter", "Q3", "2q"}
+_RULE_WORDS |= {"Total", "Respectively", "collect", "receiv", "brought", "took in", "taken in"}
+_WORDS = sorted(_RULE_WORDS)
+_FILLER = ["revenue", "was", "$5.2 million", "[F1]", "in", "2023", ",", ".", " ", "\t", "\n", "and", "nothing"]
+_piece = st.one_of(st.sampled_from(_WORDS), st.sampled_from(_FILLER), st.text(max_size=6))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_piece, max_size=12).map(" ".join), min_size=1, max_size=6))
+def test_each_sentence_holds_every_family_its_rules_would_find(sentences):
+    bits = sentence_triggers(sentences)
+    assert len(bits) == len(sentences)
+    for text, got in zip(sentences, bits, strict=True):
+        want = _rule_prechecks(text)
+        assert want & ~got == 0, (text, bin(want), bin(got))
+        if not text.isascii():
+            assert got == ALL
+
+
+def test_a_family_is_the_sentences_own_not_its_neighbours():
+    bits = sentence_triggers(["Revenue was $5 million [F1].", "Net loss was $2 million [F2].", "Combined, $7 million."])
+    assert bits[0] & POLAR == 0 and bits[1] & POLAR and bits[2] & SUM
+    assert bits[0] & SUM == 0 and bits[1] & SUM == 0
+
+
+def test_no_entry_spans_two_sentences():
+    # "tot" ending one sentence and "al" opening the next are no "total"
+    assert sentence_triggers(["Revenue rose tot", "al 5%"]) == [0, 0]
+
+
+def test_every_form_cue_sets_the_forms_bit():
+    for cue in ("did not decline", "received $5", "Q2 2023", "averaged", "more than $5", "under $5", "no\tchange"):
+        assert sentence_triggers([f"Revenue {cue} 5%"])[0] & FORMS, cue
+
+
+def test_claims_without_numbers_are_not_scanned():
+    from assay.claims import extract_claims
+
+    claims = extract_claims("Net loss widened. Net loss was $5 million [F1].")
+    bits = claim_triggers(claims)
+    assert [bool(c.numbers) for c in claims] == [False, True]
+    assert bits[0] == 0 and bits[1] & POLAR
+
+
+def test_no_whitespace_forms_cover_regex_whitespace():
+    # forms' "no\\s" pre-check: every ASCII character re's \\s matches has its entry
+    spaces = [c for c in map(chr, range(128)) if re.fullmatch(r"\s", c)]
+    assert all(f"no{c}" in FAMILIES[FORMS] for c in spaces)
