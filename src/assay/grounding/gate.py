@@ -1,7 +1,6 @@
 """The sourcing gate: every quantity in an answer must be backed by the data.
 
-Two modes (``auto`` picks ``cited`` when the answer carries citation markers and the snapshot
-has facts, else ``uncited``):
+Two modes (``auto`` picks ``cited`` when the answer has citation markers and the snapshot has facts, else ``uncited``):
 
 - ``cited``: every quantity must sit in a sentence carrying a citation marker; every cited id
   must exist; the quantity must match one of the facts cited IN THAT SENTENCE, directly or by a
