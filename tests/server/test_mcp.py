@@ -94,3 +94,28 @@ def test_a_bad_tool_call_says_why_in_one_line(service, tool, args, reason):
     line = asyncio.run(go())
     assert line.startswith(f"Error executing tool {tool}: ") and reason in line, line
     assert len(line) < 300
+
+
+def test_mcp_and_http_share_one_k_bound(service, client):
+    """Audit: MCP accepted k up to the store's 1,000 while HTTP stopped at 100."""
+    bound = 100
+    client.post("/v1/memories", json={"memories": [{"text": "The user's dog is called Rex."}]})
+    assert client.post("/v1/search", json={"context": "dog", "k": bound}).status_code == 200
+    assert client.post("/v1/search", json={"context": "dog", "k": bound + 1}).status_code == 422
+
+    async def go():
+        async with Client(build_mcp(service)) as c:
+            ok = await c.call_tool("memory_search", {"context": "dog", "k": bound})
+            over = await c.call_tool("memory_search", {"context": "dog", "k": bound + 1})
+            schema = next(t for t in (await c.list_tools()).tools if t.name == "memory_search").input_schema
+            return ok, over, schema
+
+    ok, over, schema = asyncio.run(go())
+    assert not ok.is_error and over.is_error and "k: " in over.content[0].text
+    assert schema["properties"]["k"]["maximum"] == bound  # the client sees the bound too
+
+    from assay.server.config import MAX_SEARCH_K, ServerSettings
+
+    assert MAX_SEARCH_K == bound  # defined once, in server/config.py
+    with pytest.raises(ValueError, match="MAX_SEARCH_K"):
+        ServerSettings(hook_k=bound + 1)

@@ -13,11 +13,12 @@ and other MCP clients plug a memory in. Logging goes to stderr only (stdout is t
 
 A bad call is an ``isError`` result of one line, ``Error executing tool <name>: <reason>``, as
 the HTTP API's 400/422 name theirs: the arguments are checked against the bounds the HTTP
-bodies declare (an empty ``context``, a ``scope`` over 200 characters, no ``texts``…; the
-input schema carries them, so a client sees them before calling), a rejected argument is
-reported as ``field: message`` (not pydantic's multi-line dump), and the service's
-``ValueError`` (a context that cleans to nothing, an empty memory text, an unknown search id)
-keeps its first line — the SDK reports any other exception as a crash, without its text.
+bodies declare (``k`` from 1 to :data:`~assay.server.config.MAX_SEARCH_K`, an empty
+``context``, a ``scope`` over 200 characters, no ``texts``…; the input schema carries them,
+so a client sees them before calling), a rejected argument is reported as ``field: message``
+(not pydantic's multi-line dump), and the service's ``ValueError`` (a context that cleans to
+nothing, an empty memory text, an unknown search id) keeps its first line; the SDK reports any
+other exception as a crash, without its text.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError
 
 from assay.memory import MemoryStore
+from assay.server.config import MAX_SEARCH_K
 from assay.server.query import query_embedder_for
 from assay.server.service import MemoryService
 
@@ -37,7 +39,7 @@ Context = Annotated[str, Field(min_length=1)]
 Scope = Annotated[str | None, Field(max_length=200)]
 SearchId = Annotated[str, Field(min_length=1, max_length=64)]
 Texts = Annotated[list[str], Field(min_length=1, max_length=10_000)]
-K = Annotated[int, Field(ge=1, strict=True)]  # {"k": true} is not k=1
+K = Annotated[int, Field(ge=1, le=MAX_SEARCH_K, strict=True)]  # one bound with HTTP; {"k": true} is not k=1
 
 
 def reason_line(exc: BaseException) -> str:
