@@ -252,7 +252,9 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
     @api.get("/v1/stats")
     async def stats() -> dict[str, Any]:
         out = await run_in_threadpool(service.stats)
-        return {**out, "memories": await run_in_threadpool(service.count), "hook_replies": dict(service.replies)}
+        # the hook-reply counters are this process's, by choice (MemoryService.note_reply): named so
+        replies = await run_in_threadpool(service.process_replies)
+        return {**out, "memories": await run_in_threadpool(service.count), "hook_replies_this_process": replies}
 
     @api.post("/v1/ab/assign")
     async def ab_assign(body: AssignBody) -> dict[str, Any]:
