@@ -89,3 +89,38 @@ def test_install_url_reaches_the_command_hook_and_a_bad_url_exits_2(tmp_path):
             app, ["hook", "install", "--claude-code", "--project", str(tmp_path), "--http", "--url", bad]
         )
         assert r.exit_code == 2 and "--url" in r.output and "Traceback" not in r.output, (bad, r.output)
+
+
+def test_install_writes_through_a_symlinked_settings_file(tmp_path):
+    """Audit: a settings.json that links into a dotfiles repo was replaced by a regular file (the
+    link lost, the repo's copy left without the hooks). Now the link's target is replaced
+    atomically and the link kept — also through a relative link and a chain of two."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "claude-settings.json"
+    target.write_text(json.dumps(USER))
+    target.chmod(0o640)
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
+    middle = tmp_path / "proj" / ".claude" / "shared.json"
+    middle.symlink_to(target)
+    link = tmp_path / "proj" / ".claude" / "settings.json"
+    link.symlink_to("shared.json")  # relative, and onto another link
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path / "proj")])
+    assert r.exit_code == 0 and "hooks installed" in r.output, r.output
+    assert link.is_symlink() and middle.is_symlink() and str(link.readlink()) == "shared.json"
+    s = json.loads(target.read_text())
+    assert s["model"] == "opus" and s["hooks"]["Stop"][0]["hooks"][0]["command"] == "assay-hook"
+    assert target.stat().st_mode & 0o777 == 0o640  # the target's mode kept
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["claude-settings.json"]  # no temporary left
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path / "proj")])
+    assert "unchanged" in r.output and link.is_symlink()
+
+
+def test_install_through_a_dangling_link_creates_its_target(tmp_path):
+    """A link to a settings file not written yet: the file is created where the link points."""
+    (tmp_path / "dot").mkdir()
+    (tmp_path / ".claude").mkdir()
+    link = tmp_path / ".claude" / "settings.json"
+    link.symlink_to(tmp_path / "dot" / "settings.json")
+    r = CliRunner().invoke(app, ["hook", "install", "--claude-code", "--project", str(tmp_path)])
+    assert r.exit_code == 0 and link.is_symlink() and (tmp_path / "dot" / "settings.json").is_file()

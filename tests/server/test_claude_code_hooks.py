@@ -164,3 +164,23 @@ def test_other_events_and_bad_input(client):
     assert client.post("/v1/hooks/claude-code", content=b"[1, 2]").status_code == 400
     assert client.post("/v1/hooks/claude-code", content=b"not json").status_code == 400
     assert client.post("/v1/hooks/claude-code", json={"prompt": "x"}).status_code == 400
+
+
+def test_the_hook_reply_counters_are_labelled_per_process_and_the_readme_says_so(client, service, store, ids, root):
+    """Audit: ``/v1/stats``' ``hook_replies`` lived in process memory while the README said "All
+    state is in the store". They are per-process diagnostics (kept so, no table: see
+    ``MemoryService.note_reply``), now named and dated as such; a second server over the same
+    store starts its own at zero."""
+    from assay.server.service import MemoryService
+
+    _prompt(client, root)
+    _write_transcript(root, ids)
+    client.post("/v1/hooks/claude-code", json=_fixture("stop.input.json", root))
+    stats = client.get("/v1/stats").json()
+    assert "hook_replies" not in stats
+    mine = stats["hook_replies_this_process"]
+    assert mine["stop_events"] == 1 and mine["malformed_lines"] == 1 and mine["since"].endswith("+00:00")
+    assert MemoryService(store).process_replies()["stop_events"] == 0  # not shared through the store
+    section = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = section.split("## Memory server", 1)[1].split("\n## ", 1)[0]
+    assert "All state is in the store" not in section and "hook_replies_this_process" in section

@@ -217,5 +217,5 @@ def _stats(port: int) -> dict:
     out = json.loads(r.read())
     c.close()
     assert r.status == 200
-    out.pop("hook_replies")  # per process: the Stop hooks this server answered
+    out.pop("hook_replies_this_process")  # per process: the Stop hooks this server answered
     return out

@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from assay.memory.models import MemoryFileError
-from assay.server.config import ServerSettings
+from assay.server.config import MAX_SEARCH_K, ServerSettings
 from assay.server.hooks import SessionMap, TranscriptPathError, handle_hook
 from assay.server.service import IdempotencyConflict, MemoryService, UnknownExperimentError, UnknownSearchError
 
@@ -143,7 +143,7 @@ class AddBody(BaseModel):
 
 class SearchBody(BaseModel):
     context: str = Field(min_length=1)
-    k: int = Field(5, ge=1, le=100, strict=True)  # {"k": true} is not k=1
+    k: int = Field(5, ge=1, le=MAX_SEARCH_K, strict=True)  # {"k": true} is not k=1
     scope: str | None = Field(None, max_length=200)
     session_id: str | None = Field(None, max_length=200)
     restrict_to_scope: bool = False
@@ -252,7 +252,9 @@ def create_app(service: MemoryService, settings: ServerSettings, *, token: str) 
     @api.get("/v1/stats")
     async def stats() -> dict[str, Any]:
         out = await run_in_threadpool(service.stats)
-        return {**out, "memories": await run_in_threadpool(service.count), "hook_replies": dict(service.replies)}
+        # the hook-reply counters are this process's, by choice (MemoryService.note_reply): named so
+        replies = await run_in_threadpool(service.process_replies)
+        return {**out, "memories": await run_in_threadpool(service.count), "hook_replies_this_process": replies}
 
     @api.post("/v1/ab/assign")
     async def ab_assign(body: AssignBody) -> dict[str, Any]:

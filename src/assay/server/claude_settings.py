@@ -7,13 +7,16 @@ replaces them in place and never adds a second copy; every other hook, matcher g
 setting is kept as it was. The token is never written (``.claude/settings.json`` is often
 committed): the ``http`` hook's ``Authorization`` header names ``$ASSAY_SERVER_TOKEN``, which
 Claude Code fills from the environment because it is listed in ``allowedEnvVars``; the
-``command`` client reads the token file itself.
+``command`` client reads the token file itself. A ``settings.json`` that is a symlink (dotfiles
+kept in a repository) is written through: its final target is replaced atomically, the link
+(and any link between) stays as it was.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +111,12 @@ def merge_hooks(settings: dict[str, Any], kind: str, url: str) -> dict[str, Any]
 
 def install(project: Path, kind: str, url: str) -> tuple[Path, bool]:
     """Merge assay's hooks into ``project/.claude/settings.json`` (created when missing);
-    ``(path, changed)``. ``ValueError`` naming the file when it is not a JSON object."""
+    ``(path, changed)``. ``ValueError`` naming the file when it is not a JSON object, or when
+    it is a link into a folder that does not exist.
+
+    A symlinked file is written through the link: the file it finally points to is replaced
+    atomically (a dangling link's target is created), the link itself is kept — replacing
+    the link with a regular file would cut a dotfiles repository's copy off."""
     path = project / ".claude" / "settings.json"
     current: dict[str, Any] = {}
     if path.exists():
@@ -126,5 +134,8 @@ def install(project: Path, kind: str, url: str) -> tuple[Path, bool]:
     if merged == current and path.exists():
         return path, False
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+    target = Path(os.path.realpath(path))  # the link's final target; ``path`` itself when no link
+    if not target.parent.is_dir():
+        raise ValueError(f"{path}: links to {target}, whose folder does not exist")
+    atomic_write_text(target, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
     return path, True

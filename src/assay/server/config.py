@@ -28,6 +28,7 @@ __all__ = [
     "MIN_REMOTE_TOKEN_CHARS",
     "DEFAULT_PORT",
     "QUERY_EMBEDDERS",
+    "MAX_SEARCH_K",
 ]
 
 #: Port of ``assay serve``: unassigned by IANA, memorable, clear of the usual dev ports (8000/8080).
@@ -44,6 +45,15 @@ TOKEN_FILE_NAME = "server.token"
 #: are ~165 bits, past any online guessing, and the auto-created token (43 characters of
 #: ``token_urlsafe(32)``) passes. A user's ``ASSAY_SERVER_TOKEN=a`` does not.
 MIN_REMOTE_TOKEN_CHARS = 32
+
+#: The most memories one served search delivers (``k``): 100, over HTTP (``POST /v1/search``:
+#: 422 past it) and MCP (``memory_search``: an error naming it) alike — one bound, read by
+#: both. Every delivered memory is put in an agent's context and logged as a delivery row in
+#: the search's own write: the hooks ask for 5 (``ServerSettings.hook_k``), and 100 short notes
+#: already fill the 8,000-character context budget several times over. The store's bound
+#: (``MemorySettings.max_k``, 1,000) is for offline evaluation, which ranks deeper; a served
+#: search would only pay for that depth (1,000 delivery rows per call), never use it.
+MAX_SEARCH_K = 100
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ class ServerSettings:
       and a batch add of 1 MB of notes embeds in ~2–5 s on CPU; past 10 s something is stuck.
     - ``hook_context_max_chars``: 8,000 characters of ``additionalContext`` (the issue's
       default; Claude Code previews only the start of very long context).
-    - ``hook_k``: 5 memories per prompt (the library's search default).
+    - ``hook_k``: 5 memories per prompt (the library's search default); at most
+      :data:`MAX_SEARCH_K`, as every served search.
     - ``session_ttl_s``: 6 h: a Claude Code session's prompt → Stop pairs are minutes apart; a
       session left open overnight starts afresh.
     - ``project_roots``: the folders under which a Stop hook's ``transcript_path`` may be read
@@ -129,6 +140,8 @@ class ServerSettings:
             raise ValueError(f"token_source must be auto, file or env, got {self.token_source!r}")
         if self.max_body_bytes < 1 or self.hook_context_max_chars < 200 or self.hook_k < 1:
             raise ValueError("max_body_bytes >= 1, hook_context_max_chars >= 200 and hook_k >= 1 are required")
+        if self.hook_k > MAX_SEARCH_K:
+            raise ValueError(f"hook_k must be <= {MAX_SEARCH_K} (MAX_SEARCH_K), got {self.hook_k}")
         if self.query_embedder not in QUERY_EMBEDDERS:
             raise ValueError(f"query_embedder must be one of {', '.join(QUERY_EMBEDDERS)}, got {self.query_embedder!r}")
         if self.hook_experiment is not None and not 0 < len(self.hook_experiment) <= 200:

@@ -2,8 +2,9 @@
 
 :func:`serve` is what ``assay serve`` calls. uvicorn handles SIGTERM and SIGINT: it stops
 accepting connections, lets in-flight requests finish (up to ``graceful_shutdown_s``) and exits
-0 — the drain. Nothing lives in the process that the store does not hold, so a killed server
-loses no state; a client that retries with its idempotency key gets the recorded answer.
+0 — the drain. Nothing lives in the process that the store does not hold (but the hook-reply
+counters of ``/v1/stats``, per-process diagnostics), so a killed server loses no state; a
+client that retries with its idempotency key gets the recorded answer.
 Access logs name the method, path and status only (uvicorn's format): never a header, so never
 the token.
 """

@@ -16,8 +16,10 @@ Queries may be embedded by another runtime of the store's weights than its write
 :class:`~assay.server.query.QueryView` whose ``embedder`` is the query embedder, while adds
 (and the index's catch-up of a row without a vector) use the store's own.
 
-State lives in the store only (the session map of the hooks is a cache in front of the delivery
-log), so several servers can share one PostgreSQL database.
+State lives in the store (the session map of the hooks is a cache in front of the delivery
+log), so several servers can share one PostgreSQL database. The one exception is by choice:
+the hook-reply counters of ``/v1/stats`` (``hook_replies_this_process``, see
+:meth:`MemoryService.note_reply`) are per-process diagnostics, named and dated as such.
 """
 
 from __future__ import annotations
@@ -108,7 +110,8 @@ class MemoryService:
         self.query_embedder = query_embedder
         self._reload = reload
         self.lock = threading.RLock()
-        self.replies = {"stop_events": 0, "malformed_lines": 0}
+        self.replies = {"stop_events": 0, "malformed_lines": 0}  # this process's (note_reply)
+        self.started_at = now_utc()
         self._ab: Any = None
         self._key_locks: dict[str, list[Any]] = {}  # key → [lock, requests holding or waiting]
 
@@ -335,10 +338,24 @@ class MemoryService:
             return memory_stats(self.store)
 
     def note_reply(self, malformed: int) -> None:
-        """Count one Stop hook processed and its malformed reply-block lines (reported by ``/v1/stats``)."""
+        """Count one Stop hook processed and its malformed reply-block lines, in this process.
+
+        Per-process diagnostics by choice, not store state: they say what *this* server has
+        answered since it started (is the reply-block parser seeing malformed lines now?), as a
+        request counter does. What the agent's replies *did* — grades, engagement, new memories
+        — is in the store already; persisting the counters would add a write to every Stop,
+        on one row that servers sharing a PostgreSQL database would contend for, and a schema
+        revision, for a number that is only read as a health sign. ``/v1/stats`` names them
+        ``hook_replies_this_process``, with the process's start (:meth:`process_replies`)."""
         with self.lock:
             self.replies["stop_events"] += 1
             self.replies["malformed_lines"] += malformed
+
+    def process_replies(self) -> dict[str, Any]:
+        """``{"since", "stop_events", "malformed_lines"}``: the counters of :meth:`note_reply`
+        (this process only; ``since``: when it started, ISO 8601 UTC)."""
+        with self.lock:
+            return {"since": self.started_at.isoformat(), **self.replies}
 
     def count(self) -> int:
         """How many memories are stored."""
