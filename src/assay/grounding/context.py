@@ -51,14 +51,14 @@ Rules, in the order checked:
   liabilities" on total assets / total liabilities), for a direct match unless the sentence also
   names the candidate's own item (:func:`~assay.grounding.labels.related_to`). An item after
   "percentage/share of" is a base, not what the number is.
-- **twins** (:func:`twin_veto`): a paragraph number repeating a line item's figure is judged as
+- **twins** (:func:`~assay.grounding.twins.twin_veto`): a paragraph number repeating a line item's figure is judged as
   that line item, unless its own context names the year (:func:`~.operands.own_years`) or item.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.claims import Quantity
@@ -99,16 +99,13 @@ from assay.grounding.lexicon import (
     stated_sign_at,
     text_licences,
 )
-from assay.grounding.match import CandidateSet, match
 from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import (
     YEAR_LOWER,
     later_operand,
     match_year,
-    names_item_itself,
     nearest_in_clause,
     negligible,
-    own_years,
     unordered_direction,
 )
 from assay.grounding.triggers import ALL, CROSS, POLAR, RESPECTIVE, SUM, TOTAL
@@ -121,7 +118,6 @@ __all__ = [
     "SentenceContext",
     "SnapshotVocabulary",
     "acceptable",
-    "twin_veto",
     "question_carries_sign",
     "line_item",
 ]
@@ -137,6 +133,14 @@ _BASE_BEFORE = re.compile(
 #: After an item named by "percentage of": the item is the part, the base follows ("the percentage
 #: of Bell Wireless out of the Total BCE operating revenues", "… of more than 5 years in the total …").
 _PART_OF_TOTAL = re.compile(r"(?:\s*\([^)]{0,12}\))?(?:[^,;.]{0,40}?)\s(?:out of|in|within)\s+(?:the\s+)?total\b", re.I)
+
+
+def _may_base(text: str, s: int) -> bool:
+    """False only when ``_BASE_BEFORE`` cannot match ``text[:s]``: its match ends in white space after
+    "of", "the" or "total" (a test of the last word, not a scan of the sentence)."""
+    return s > 0 and text[s - 1].isspace() and text[:s].rstrip()[-5:].lower().endswith(("of", "the", "total"))
+
+
 _BASE = re.compile(r"\s*(?:of|to|over|relative to|as a (?:share|percentage|percent) of)\s+(?:the\s+|total\s+)*$", re.I)
 
 
@@ -194,8 +198,10 @@ class SentenceContext:
             inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
             spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
-            for a, b, _ in named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
-                spans = [(-1 << 30, -1 << 30) if a <= x and y <= b else (x, y) for x, y in spans]
+            if named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
+                spans = [
+                    (-1 << 30, -1 << 30) if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans
+                ]
             years = (
                 [
                     (m.start(), m.end(), y)
@@ -228,7 +234,12 @@ class SentenceContext:
                 k = nearest_in_clause(spans, s, e, cuts)
                 if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
                     continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if k is not None and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
+                if (
+                    k is not None
+                    and _may_base(text, s)
+                    and _BASE_BEFORE.search(text, 0, s)
+                    and not _PART_OF_TOTAL.match(text, e)
+                ):
                     continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
                     by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
@@ -252,40 +263,6 @@ class SentenceContext:
         if not self.may_state_sign:
             return None
         return stated_sign_at(self.text, q.span[0] - self.offset, q.span[1] - self.offset, self.number_ends)
-
-
-def twin_veto(
-    q: Quantity, c: Candidate, facts: Iterable[Candidate] | CandidateSet, ctx: SentenceContext, cited: bool = False
-) -> tuple[str, str] | None:
-    """The veto of a paragraph or passage number ``c`` (no period, a context for a label) that
-    repeats a line item's figure: when facts of ``facts``
-    (the cited facts; uncited, every fact) match ``q``'s value and :func:`acceptable` vetoes each
-    of them, the passage number is their figure and takes the first veto ("…final dividend
-    proposed for 2019 of 3.45 cents…" backs "the 2018 dividend was 3.45 cents" no more than the
-    2019 fact beside it does); else None (no such fact, one is acceptable, or the number's own
-    context names the year or line item the veto is about)."""
-    if c.op is not None or (c.origin != "passage" and is_line_item(c.label)) or _year(c.period) is not None:
-        return None
-    vetoes = []
-    for f in facts.near(q) if isinstance(facts, CandidateSet) else facts:
-        if f.origin != "fact" or f.op is not None or f is c or not is_line_item(f.label):
-            continue
-        if not match(q, (f,)).matched and not (cited and f.digits is not None and f.digits in (c.digits, c.displayed)):
-            continue  # cited beside it, a cell showing the same digits is the same figure ("$24.9" and "24.9")
-        veto = acceptable(q, f, ctx)
-        if veto is None:
-            return None
-        vetoes.append(veto)
-    if not vetoes:
-        return None
-    kind, _ = vetoes[0]
-    years, items = ctx.by_number.get(q.span[0], (frozenset(), ()))
-    own = c.label.lower()
-    if kind == "period_mismatch" and years & own_years(own, c):
-        return None  # its own context names the sentence's year: it is that year's figure
-    if kind == "label_mismatch" and any(names_item_itself(own, n) for n in items):
-        return None  # its own context names the sentence's line item ("…capital intensity ratio…, down 0.3 pts")
-    return vetoes[0]
 
 
 def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[str, str] | None:

@@ -6,7 +6,7 @@ veto of one (quantity, candidate) pair, the first of the sentence rules
 (:func:`~assay.grounding.context.acceptable`: signs, sums, periods, labels, directions), the
 stated comparison's subject and base (:func:`~assay.grounding.comparison.comparison_veto`) and,
 for a fact matched directly, a paragraph number judged as the line item it repeats
-(:func:`~assay.grounding.context.twin_veto`) — and ``license_sign``: the question's sign
+(:func:`~assay.grounding.twins.twin_veto`) — and ``license_sign``: the question's sign
 licence ("What was the net loss …") on each number. A sentence that names as a profit the item
 the question names as a loss (:func:`~assay.grounding.lexicon.renamed_loss_item`) is vetoed on
 figures whose labels name neither. A profit or loss stated on a change of figures of both signs
@@ -29,7 +29,7 @@ from assay.grounding.candidates import Candidate
 from assay.grounding.change_amount import cell_level_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
-from assay.grounding.context import SentenceContext, acceptable, question_carries_sign, twin_veto
+from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
@@ -40,6 +40,7 @@ from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.question_period import with_question_years
 from assay.grounding.triggers import ALL
+from assay.grounding.twins import twin_veto
 
 __all__ = ["Twins", "Veto", "read_context", "sentence_reader"]
 
