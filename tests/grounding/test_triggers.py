@@ -95,3 +95,20 @@ def test_no_whitespace_forms_cover_regex_whitespace():
     # forms' "no\\s" pre-check: every ASCII character re's \\s matches has its entry
     spaces = [c for c in map(chr, range(128)) if re.fullmatch(r"\s", c)]
     assert all(f"no{c}" in FAMILIES[FORMS] for c in spaces)
+
+
+_BASE_WORDS = ["as a percentage of", "percent of", "share of", "% of", "of the", "of total", "the", "total", "of"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(_BASE_WORDS), st.sampled_from(["revenue", "5%", "\n", "\t", " "])), max_size=8),
+    st.sampled_from(["", " ", "  ", "\n", " \n", "\u00a0"]),
+)
+def test_the_share_base_look_back_runs_wherever_it_could_match(words, tail):
+    from assay.grounding.context import _BASE_BEFORE, _may_base
+
+    text = " ".join(words) + tail + "net sales"
+    s = len(text) - len("net sales")
+    if _BASE_BEFORE.search(text, 0, s):
+        assert _may_base(text, s), repr(text)
