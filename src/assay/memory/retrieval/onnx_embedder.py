@@ -65,9 +65,12 @@ project runs transformers 5): this module does the same export and quantisation 
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +122,10 @@ def export_int8(folder: Path | None = None) -> Path:
             raise ModuleNotFoundError(f"{ONNX_EXTRA_HINT} and the 'ml' extra for the one-time export ({e})") from None
         folder.mkdir(parents=True, exist_ok=True)
         # eager attention: the graph ONNX Runtime's BERT fusion recognises (SDPA's export it does not)
-        bert = AutoModel.from_pretrained(
-            str(minilm_model_dir()), local_files_only=True, attn_implementation="eager"
-        ).eval()
+        with _no_loading_bar():
+            bert = AutoModel.from_pretrained(
+                str(minilm_model_dir()), local_files_only=True, attn_implementation="eager"
+            ).eval()
 
         class _Hidden(torch.nn.Module):  # keyword arguments: BertModel's positional order varies by version
             def __init__(self) -> None:
@@ -138,7 +142,7 @@ def export_int8(folder: Path | None = None) -> Path:
         fused = folder / f".model.fused.{os.getpid()}.onnx"
         tmp = folder / f".model.int8.{os.getpid()}.onnx"
         try:
-            with torch.no_grad():
+            with torch.no_grad(), _quiet_torch_export(torch.jit.TracerWarning):
                 torch.onnx.export(
                     model,
                     (ids, torch.ones_like(ids), torch.zeros_like(ids)),
@@ -159,21 +163,120 @@ def export_int8(folder: Path | None = None) -> Path:
                 layers=cfg.num_hidden_layers,
             )
             _check_nodes(fused)
-            quantize_dynamic(
-                str(fused),
-                str(tmp),
-                weight_type=QuantType.QInt8,
-                per_channel=True,
-                reduce_range=False,
-                nodes_to_exclude=list(FP32_MATMULS),
-                op_types_to_quantize=["MatMul", "Attention"],  # the embedding tables stay float32
-                extra_options={"DefaultTensorType": 1},  # TensorProto.FLOAT: the fused ops' outputs
-            )
+            with _quiet_quantize():
+                quantize_dynamic(
+                    str(fused),
+                    str(tmp),
+                    weight_type=QuantType.QInt8,
+                    per_channel=True,
+                    reduce_range=False,
+                    nodes_to_exclude=list(FP32_MATMULS),
+                    op_types_to_quantize=["MatMul", "Attention"],  # the embedding tables stay float32
+                    extra_options={"DefaultTensorType": 1},  # TensorProto.FLOAT: the fused ops' outputs
+                )
             os.replace(tmp, out)
         finally:
             for p in (fp32, fused, tmp):
                 p.unlink(missing_ok=True)
     return out
+
+
+# The one-time export's known noise, silenced for its own calls only (nothing else: other warnings,
+# errors and other records pass; every setting is restored on the way out). The messages were
+# printed on the first ``assay serve``: nothing the user can act on.
+
+#: ``(category name, message regex, module regex)`` of the warnings ``torch.onnx.export`` gives for
+#: this model: the TorchScript exporter's deprecations (this module chose it: the BERT fusion needs
+#: its graph), the tracer's note on transformers' mask code, opset 17's ``aten::index`` note.
+_EXPORT_WARNINGS = (
+    ("DeprecationWarning", r"You are using the legacy TorchScript-based ONNX export", ""),
+    ("DeprecationWarning", r"The feature will be removed", ""),
+    ("TracerWarning", r"", r"transformers\.masking_utils"),
+    ("UserWarning", r"Exporting aten::index operator ", ""),
+)
+
+#: The start of the root-logger record ``quantize_dynamic`` logs for a model without pre-processing
+#: metadata (its shape inference pre-pass; the recipe was measured without it).
+_QUANTIZE_NOTE = "Please consider to run pre-processing before quantization"
+
+
+@contextlib.contextmanager
+def _quiet_torch_export(tracer_warning: type[Warning]) -> Iterator[None]:
+    """:data:`_EXPORT_WARNINGS` ignored inside; the warning filters restored after."""
+    categories: dict[str, type[Warning]] = {
+        "DeprecationWarning": DeprecationWarning,
+        "UserWarning": UserWarning,
+        "TracerWarning": tracer_warning,
+    }
+    with warnings.catch_warnings():
+        for category, message, module in _EXPORT_WARNINGS:
+            warnings.filterwarnings("ignore", message=message, category=categories[category], module=module)
+        yield
+
+
+class _DropRootNote(logging.Filter):
+    """Drops :data:`_QUANTIZE_NOTE` (a record logged on the root logger itself); passes the rest."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith(_QUANTIZE_NOTE))
+
+
+class _AsIfNoHandler(logging.Handler):
+    """A stand-in for a root logger without handlers: what Python does for a record no handler
+    took (``logging.lastResort``), so that ``logging.warning``'s implicit ``basicConfig()`` does
+    not fire and leave a handler on the root logger after the call."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        root = logging.getLogger()
+        node: logging.Logger | None = logging.getLogger(record.name) if record.name != "root" else root
+        while node is not None and node is not root:  # a handler on the way up took it: Python would stop there
+            if node.handlers:
+                return
+            node = node.parent if node.propagate else None
+        last = logging.lastResort
+        if last is not None and record.levelno >= last.level:
+            last.handle(record)
+
+
+@contextlib.contextmanager
+def _quiet_quantize() -> Iterator[None]:
+    """:data:`_QUANTIZE_NOTE` dropped inside; the root logger's filters and handlers as they were after."""
+    root = logging.getLogger()
+    note = _DropRootNote()
+    stand_in = _AsIfNoHandler() if not root.handlers else None
+    root.addFilter(note)
+    if stand_in is not None:
+        root.addHandler(stand_in)
+    try:
+        yield
+    finally:
+        root.removeFilter(note)
+        if stand_in is not None:
+            root.removeHandler(stand_in)
+
+
+@contextlib.contextmanager
+def _no_loading_bar() -> Iterator[None]:
+    """No "Loading weights" progress bar from ``from_pretrained`` inside (transformers'
+    ``set_tqdm_hook``, where the installed version has it; other bars as before); the previous
+    hook restored after."""
+    from transformers.utils import logging as hf_logging
+
+    set_hook = getattr(hf_logging, "set_tqdm_hook", None)
+    if set_hook is None:
+        yield
+        return
+
+    def hook(factory: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if kwargs.get("desc") == "Loading weights":
+            kwargs = {**kwargs, "disable": True}
+        return previous(factory, args, kwargs) if previous is not None else factory(*args, **kwargs)
+
+    previous = set_hook(hook)
+    try:
+        yield
+    finally:
+        set_hook(previous)
 
 
 def fused_operators(layers: int) -> dict[str, int]:
