@@ -74,3 +74,10 @@ def test_property_each_column_backs_its_own_year_only(a: int, b: int):
     assert status(f"Revenue in 2023 was ${a:,} million.", page) == "pass"
     assert status(f"Revenue in 2022 was ${b:,} million.", page) == "pass"
     assert status(f"Revenue in 2023 was ${b:,} million.", page) == "fail"
+
+
+def test_a_difference_of_a_rows_two_year_columns_is_no_level():
+    # found by the property test above (a=200, b=100): 200 - 100 backed "Revenue in 2023 was $100 million"
+    page = "In millions\n2023\n2022\nRevenue\n200\n100"
+    assert status("Revenue in 2023 was $100 million.", page) == "fail"
+    assert status("Revenue rose by $100 million from 2022 to 2023.", page) == "pass"

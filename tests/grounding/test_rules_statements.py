@@ -4,6 +4,7 @@ hypothesis property on generated change statements."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -444,3 +445,64 @@ def test_the_proportion_of_an_item_as_a_percentage_of_revenue_names_that_item():
     assert status(bad, snap) == "fail"
     share = _facts(("Gross profit | 2019", 40, "%", "2019"), ("Net sales | 2019", 900, "USD", "2019"))
     assert status("The percentage of sales represented by gross profit in 2019 was 40% [X0].", share) == "pass"
+
+
+# --- gate-12: a difference of two periods is no level ------------------------------------------
+
+_SALES = Snapshot(
+    facts=[
+        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+        Fact(id="F3", label="Cost of sales", value=214137, unit="USD millions", period="FY2023"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Total net sales were $11,043 million [F1, F2].", "Total net sales were $11.0 billion [F2, F1]."],
+)
+def test_a_difference_of_two_periods_stated_as_a_level_fails(answer):
+    r = check_answer(answer, _SALES)
+    assert r.status == "fail" and "change of 'total net sales'" in r.violations[0].reason
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Total net sales fell by $11,043 million [F1, F2].",
+        "Total net sales were $11,043 million lower than in FY2022 [F1, F2].",
+        "The difference in total net sales was $11,043 million [F1, F2].",
+        "Gross margin was $169,148 million [F1, F3].",  # two line items of one period: a level
+    ],
+)
+def test_a_stated_change_or_a_difference_of_two_items_still_passes(answer):
+    assert check_answer(answer, _SALES).status == "pass"
+
+
+def test_the_question_can_name_the_change():
+    answer = "It was $11,043 million [F1, F2]."
+    assert check_answer(answer, _SALES).status == "fail"
+    assert check_answer(answer, _SALES, question="What was the change in total net sales?").status == "pass"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1000, 900_000),
+    st.integers(1000, 900_000),
+    st.sampled_from(["Revenue", "Operating income", "Total assets"]),
+    st.sampled_from(["was", "were", "stood at", "came to", "totaled"]),
+)
+def test_property_a_two_period_difference_backs_no_level(a, b, label, verb):
+    if abs(a - b) < 100 or abs(a - b) in (a, b):
+        return  # a difference equal to a level is that level
+    snap = Snapshot(
+        facts=[
+            Fact(id="F1", label=label, value=a, unit="USD millions", period="FY2023"),
+            Fact(id="F2", label=label, value=b, unit="USD millions", period="FY2022"),
+        ]
+    )
+    d = f"${abs(a - b):,} million"
+    assert check_answer(f"{label} {verb} {d} [F1, F2].", snap).status == "fail"
+    way = "rose" if a > b else "fell"
+    assert check_answer(f"{label} {way} by {d} [F1, F2].", snap).status == "pass"

@@ -21,6 +21,14 @@ number in value and are not what it is:
   is 0 in the other named year (then the difference IS the level: "decreased by 27,603 from
   FY18 to FY19", FY18 = 0).
 
+The mirror rule, :func:`difference_veto`: a difference of one line item's figures of two periods
+is a change, so a number stated as a level — no direction, no percentage points, and no word of
+a change in its sentence or question (:data:`CHANGE_STATED`: "change", "difference", "more",
+"higher", "from", "between", "증가" …) — is not backed by it: "Total net sales were $11,043
+million [F1, F2]" on FY2022 − FY2023 (a new user's false accept: every fact cited, their
+difference stated as one year's sales). A difference of two line items of one period ("Gross
+profit was $X [revenue, cost of sales]") stays: that is how a level is derived.
+
 Measured on the TAT-QA change-sentence set (cited ``moved_unit``: these are the five of its
 false accepts); the labels a change is recognised by are
 :data:`~assay.grounding.labels.A_CHANGE_LABEL`.
@@ -28,13 +36,16 @@ false accepts); the labels a change is recognised by are
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate
-from assay.grounding.labels import A_CHANGE_LABEL, line_item, period_year, told_direction
+from assay.claims.wording import DOWN_WORDS, UP_WORDS
+from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.labels import A_CHANGE_LABEL, GENERIC_ITEMS, line_item, period_year, told_direction
 
-__all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "RATIO_OPS"]
+__all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "difference_veto", "RATIO_OPS"]
 
 #: Derivations that are ratios of two figures (dimension ``ratio``; :mod:`assay.grounding.candidates`).
 RATIO_OPS = frozenset({"a/b", "|a|/|b|", "(a-b)/b"})
@@ -161,3 +172,41 @@ def _relative_change(q: Quantity) -> bool:
 def _amount(q: Quantity) -> bool:
     """Whether ``q`` is a change amount: a direction from the wording, no written sign, no %, pp or x."""
     return q.direction is not None and not q.explicit_sign and q.unit not in ("%", "pp", "x")
+
+
+#: Words that state a change or a comparison (any of them in the sentence or its question licenses
+#: a difference of two periods): the direction words of :mod:`assay.claims.wording` and these stems.
+CHANGE_STATED = re.compile(
+    r"(?<![A-Za-z])(?:"
+    + "|".join(sorted(UP_WORDS | DOWN_WORDS, key=len, reverse=True))
+    + r"|chang|differ|gap|varian|delta|movement|moved|net\s+(?:increase|decrease)|swing|more|less|greater|smaller"
+    r"|fewer|exceed|above|below|than|between|compared|versus|vs\b|from|widen|narrow|growth|additional|incremental"
+    r"|year[-\s]over[-\s]year|yoy|y/y|shortfall|excess|saving|grow|rais|cut|add|swung|shift|turn|recover|rebound"
+    r"|revers|flip|worsen|improv|went)"
+    r"|증가|감소|차이|변동|늘|줄|상승|하락|보다",
+    re.I,
+)
+
+
+def difference_veto(q: Quantity, c: Candidate, text: str, question: str | None) -> tuple[str, str] | None:
+    """``("sign", reason)`` when ``c`` is a difference of one line item's figures of two periods
+    (:func:`~assay.grounding.candidates.time_rank`: two facts' periods, or two cells of a passage
+    row under two column years) and ``q`` is stated as a level (module doc): no direction, not in percentage points, and
+    neither ``text`` (its sentence) nor ``question`` names a change (:data:`CHANGE_STATED`); else None."""
+    if c.op != "a-b" or len(c.operands) != 2 or q.direction is not None or q.unit == "pp":
+        return None
+    a, b = c.operands
+    item = line_item(a.label)
+    if item != line_item(b.label) or item in GENERIC_ITEMS or A_CHANGE_LABEL.search(a.label):
+        return None
+    ra, rb = time_rank(a), time_rank(b)  # periods, or a passage row's column years
+    if ra is None or rb is None or ra[0] != rb[0] or ra == rb:
+        return None
+    if _states_change(text) or _states_change(question or ""):
+        return None
+    return "sign", f"the sentence states a level, but {c.ref} is the change of {item!r} between two periods"
+
+
+@lru_cache(maxsize=1024)
+def _states_change(text: str) -> bool:
+    return CHANGE_STATED.search(text) is not None

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
-from assay.grounding.change_amount import cell_level_veto, level_veto, percent_change_veto
+from assay.grounding.change_amount import cell_level_veto, difference_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
@@ -92,6 +92,7 @@ def sentence_reader(
             share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
+        veto = veto or difference_veto(q, c, text, question)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
