@@ -13,10 +13,16 @@ from assay.grounding import forms, quarters
 from assay.grounding.lexicon import CROSS_PERIOD_WORDS, GAIN_WORDS, LOSS_WORDS, SUM_WORDS, may_cross, may_polar, may_sum
 from assay.grounding.triggers import (
     ALL,
+    AVERAGE,
+    BOUND,
     CROSS,
     FAMILIES,
     FORMS,
+    INFLOW,
+    NEEDLES,
+    NEGATION,
     POLAR,
+    QUARTER,
     RESPECTIVE,
     SUM,
     TOTAL,
@@ -34,14 +40,11 @@ def _rule_prechecks(text: str) -> int:
     bits |= TOTAL if (not text.isascii() or "total" in low) else 0
     bits |= RESPECTIVE if (not text.isascii() or "espective" in low) else 0
     bits |= POLAR if may_polar(text) else 0
-    form = (
-        forms._MAY_NEGATE.search(text)
-        or forms._MAY_FLOW.search(text)
-        or quarters._MAY_QUARTER.search(text)
-        or forms._MAY_AVERAGE.search(text)
-        or any(h in low for h in forms._BOUND_HINTS)
-    )
-    bits |= FORMS if form else 0
+    bits |= NEGATION if forms._MAY_NEGATE.search(text) else 0
+    bits |= INFLOW if forms._MAY_FLOW.search(text) else 0
+    bits |= QUARTER if quarters._MAY_QUARTER.search(text) else 0
+    bits |= AVERAGE if forms._MAY_AVERAGE.search(text) else 0
+    bits |= BOUND if any(h in low for h in forms._BOUND_HINTS) else 0
     return bits
 
 
@@ -94,7 +97,15 @@ def test_claims_without_numbers_are_not_scanned():
 def test_no_whitespace_forms_cover_regex_whitespace():
     # forms' "no\\s" pre-check: every ASCII character re's \\s matches has its entry
     spaces = [c for c in map(chr, range(128)) if re.fullmatch(r"\s", c)]
-    assert all(f"no{c}" in FAMILIES[FORMS] for c in spaces)
+    assert all(f"no{c}" in FAMILIES[NEGATION] for c in spaces)
+    assert all(sentence_triggers([f"There was no{c}change of 5%"])[0] & NEGATION for c in spaces)
+
+
+def test_every_family_entry_holds_a_needle_of_its_family():
+    ws = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if re.fullmatch(r"\s", c)), " "))
+    for bit, entries in FAMILIES.items():
+        for entry in entries:
+            assert any(n in entry.translate(ws) and b & bit for n, b in NEEDLES.items()), (bit, entry)
 
 
 _BASE_WORDS = ["as a percentage of", "percent of", "share of", "% of", "of the", "of total", "the", "total", "of"]

@@ -184,72 +184,86 @@ class SentenceContext:
         t_sum, t_cross = text_licences(text) if may & (SUM | CROSS | TOTAL) else (False, False)
         q_sum, q_cross = licences(q)
         summed, cross = q_sum or t_sum, q_cross or t_cross  # a cross-period licence is a sum licence
-        by_number: dict[int, tuple[set[int], list[str]]] = {}
-        named: tuple[tuple[int, int, str], ...] = ()
-        polar: dict[int, set[int]] = {}
-        n_years = 0
         polar_text = bool(may & POLAR) and (not text.isascii() or may_polar(text))
-        if numbers:
-            respectively = bool(may & RESPECTIVE) and _RESPECTIVELY.search(text) is not None
-            years_known = bool(vocab.years)
-            low = text.lower() if text.isascii() else None  # the case-blind scans read it without re.I
-            named = tuple(vocab.named_spans(text, low))  # a cut inside a named item is none: "cash, and restricted …"
-            clauses = [m.span() for m in _CLAUSE.finditer(text)]  # one scan for both lists
-            inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)] if named else []
+        qloss = bool(q) and may_polar(q) and LOSS.search(q) is not None
+        if not numbers:
+            return cls(text, offset, {}, (), summed, cross, {}, frozenset(), (), qloss, frozenset(), 0, may, polar_text)
+        k_years: dict[int, set[int]] = {}  # number index → the years given it
+        k_items: dict[int, list[str]] = {}  # number index → the items named for it
+        polar: dict[int, set[int]] = {}
+        respectively = bool(may & RESPECTIVE) and _RESPECTIVELY.search(text) is not None
+        low = text.lower() if text.isascii() else None  # the case-blind scans read it without re.I
+        named = tuple(vocab.named_spans(text, low))  # a cut inside a named item is none: "cash, and restricted …"
+        clauses = [m.span() for m in _CLAUSE.finditer(text)]  # one scan for both lists
+        if named:
+            inside = [e for s, e in clauses if any(a < s < b for a, b, _ in named)]
             cuts = [0, *(e for _, e in clauses if e not in inside), len(text) + 1]
-            spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
-            if named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
-                spans = [
-                    (-1 << 30, -1 << 30) if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans
-                ]
-            years = (
-                [
-                    (m.start(), m.end(), y)
-                    for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
-                    if (y := match_year(m)) in vocab.years
-                ]
-                if years_known
-                else []
-            )
-            n_years = len(years)
-            if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
-                paired = len(years) == len(numbers)
-                named_set = {y for _, _, y in years}
-                for (_, e1, y1), (s2, _, y2) in zip(years, years[1:], strict=False):
-                    if _RANGE.fullmatch(text, e1, s2):  # "fiscal years 2019 to 2017": and the years between
-                        named_set |= set(range(min(y1, y2), max(y1, y2) + 1)) & vocab.years
-                        paired = False
-                for i, n in enumerate(numbers):
-                    mine = {years[i][2]} if paired else named_set
-                    by_number.setdefault(n.span[0], (set(), []))[0].update(mine)
-            for s, e, y in [] if respectively else years:
-                k = nearest_in_clause(spans, s, e, cuts) if len(numbers) > 1 else 0  # one number: every year is its
-                if k is not None:
-                    by_number.setdefault(numbers[k].span[0], (set(), []))[0].add(y)
-            for m in POLARITY.finditer(text) if polar_text else ():
-                k = nearest_in_clause(spans, m.start(), m.end(), cuts)
-                if k is not None:
-                    polar.setdefault(numbers[k].span[0], set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-            for s, e, name in named:
+        else:
+            cuts = [0, *(e for _, e in clauses), len(text) + 1]
+        spans = [(n.span[0] - offset, n.span[1] - offset) for n in numbers]
+        if named:  # a number inside a named item ("(Scope 1)") is part of the name: far off
+            spans = [(-1 << 30, -1 << 30) if any(a <= x and y <= b for a, b, _ in named) else (x, y) for x, y in spans]
+        years = (
+            [
+                (m.start(), m.end(), y)
+                for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
+                if (y := match_year(m)) in vocab.years
+            ]
+            if vocab.years
+            else []
+        )
+        if respectively and years:  # "in 2019 and 2018, respectively": in order, or any of them
+            paired = len(years) == len(numbers)
+            named_set = {y for _, _, y in years}
+            for (_, e1, y1), (s2, _, y2) in zip(years, years[1:], strict=False):
+                if _RANGE.fullmatch(text, e1, s2):  # "fiscal years 2019 to 2017": and the years between
+                    named_set |= set(range(min(y1, y2), max(y1, y2) + 1)) & vocab.years
+                    paired = False
+            for i in range(len(numbers)):
+                k_years[i] = {years[i][2]} if paired else named_set
+        elif years and len(numbers) == 1:  # one number: every year is its
+            k_years[0] = {y for _, _, y in years}
+        elif years:
+            for s, e, y in years:
                 k = nearest_in_clause(spans, s, e, cuts)
-                if k is not None and numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
-                    continue  # "44.1% of net sales": the base of a ratio, not what it is
-                if (
-                    k is not None
-                    and _may_base(text, s)
-                    and _BASE_BEFORE.search(text, 0, s)
-                    and not _PART_OF_TOTAL.match(text, e)
-                ):
-                    continue  # "… as a percentage of revenue": the base, wherever the number stands
                 if k is not None:
-                    by_number.setdefault(numbers[k].span[0], (set(), []))[1].append(name)
-        frozen = {k: (frozenset(y), tuple(i)) for k, (y, i) in by_number.items()}
-        polarity = {k: next(iter(v)) for k, v in polar.items() if len(v) == 1}
-        exact = frozenset(n for _, items in frozen.values() for n in items if n in vocab.items)
+                    k_years.setdefault(k, set()).add(y)
+        for m in POLARITY.finditer(text) if polar_text else ():
+            k = nearest_in_clause(spans, m.start(), m.end(), cuts)
+            if k is not None:
+                polar.setdefault(k, set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
+        for s, e, name in named:
+            k = nearest_in_clause(spans, s, e, cuts)
+            if k is None:
+                continue
+            if numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
+                continue  # "44.1% of net sales": the base of a ratio, not what it is
+            if _may_base(text, s) and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
+                continue  # "… as a percentage of revenue": the base, wherever the number stands
+            k_items.setdefault(k, []).append(name)
+        frozen = {
+            numbers[k].span[0]: (frozenset(k_years.get(k, ())), tuple(k_items.get(k, ())))
+            for k in (k_years.keys() | k_items.keys())
+        }
+        polarity = {numbers[k].span[0]: next(iter(v)) for k, v in polar.items() if len(v) == 1}
+        exact = frozenset(n for items in k_items.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
-        contra, qloss = from_to_contradictions(text, offset, numbers), may_polar(q) and LOSS.search(q) is not None
+        contra = from_to_contradictions(text, offset, numbers)
         return cls(
-            text, offset, frozen, ends, summed, cross, polarity, exact, named, qloss, contra, n_years, may, polar_text
+            text,
+            offset,
+            frozen,
+            ends,
+            summed,
+            cross,
+            polarity,
+            exact,
+            named,
+            qloss,
+            contra,
+            len(years),
+            may,
+            polar_text,
         )
 
     def before(self, q: Quantity, width: int = 60) -> str:

@@ -72,7 +72,7 @@ from assay.grounding.labels import is_line_item, related_to
 from assay.grounding.lexicon import CLAUSE
 from assay.grounding.match import readings
 from assay.grounding.quarters import named_quarters, quarter_veto
-from assay.grounding.triggers import ALL, FORMS
+from assay.grounding.triggers import ALL, AVERAGE, BOUND, FORMS, INFLOW, NEGATION, QUARTER
 
 __all__ = [
     "INFLOW_WORDS",
@@ -112,15 +112,15 @@ Window = tuple[Quantity, int, int, int, int]
 def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...], may: int = ALL) -> SentenceForms:
     """The sentence ``text`` (at ``offset`` of the answer, stating ``numbers``) read for the rules
     of the module docstring; memoised (a pure function of its arguments). ``may``: the sentence's
-    :func:`~assay.grounding.triggers.sentence_triggers` bits (without :data:`~.triggers.FORMS`, no
-    rule's pre-check can hold: nothing is read)."""
+    :func:`~assay.grounding.triggers.sentence_triggers` bits (a rule whose family bit it lacks is
+    not run: its pre-check would not hold)."""
     if not numbers or not may & FORMS:
         return _EMPTY
-    negated = negated_numbers(text, offset, numbers)
-    inflow = inflow_numbers(text, offset, numbers)
-    quarters = named_quarters(text, offset, numbers)
-    bounds = stated_bounds(text, offset, numbers)
-    averages = average_numbers(text, offset, numbers)
+    negated = negated_numbers(text, offset, numbers) if may & NEGATION else frozenset()
+    inflow = inflow_numbers(text, offset, numbers) if may & INFLOW else frozenset()
+    quarters = named_quarters(text, offset, numbers) if may & QUARTER else {}
+    bounds = stated_bounds(text, offset, numbers) if may & BOUND else {}
+    averages = average_numbers(text, offset, numbers) if may & AVERAGE else frozenset()
     if not (negated or inflow or quarters or bounds or averages):
         return _EMPTY
     return SentenceForms(negated, inflow, quarters, bounds, averages)

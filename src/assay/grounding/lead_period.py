@@ -43,7 +43,7 @@ _BASE_BEFORE = re.compile(
 
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
     """The one known year of ``text``'s opening adverbial of time (module doc), else None."""
-    if not vocab.years:
+    if not vocab.years or "," not in text:  # the adverbial ends in a comma (_LEAD): none, no lead
         return None
     m = _LEAD.match(text)
     if m is None:

@@ -26,42 +26,63 @@ from collections.abc import Sequence
 from assay.claims import Claim
 from assay.grounding.lexicon import CROSS_PERIOD_WORDS, GAIN_WORDS, LOSS_WORDS, SUM_WORDS
 
-__all__ = ["SUM", "CROSS", "TOTAL", "RESPECTIVE", "POLAR", "FORMS", "ALL", "FAMILIES"]
+__all__ = ["SUM", "CROSS", "TOTAL", "RESPECTIVE", "POLAR", "NEGATION", "INFLOW", "QUARTER", "AVERAGE", "BOUND"]
+__all__ += ["FORMS", "ALL", "FAMILIES", "NEEDLES"]
 __all__ += ["claim_triggers", "sentence_triggers"]
 
-SUM, CROSS, TOTAL, RESPECTIVE, POLAR, FORMS = 1, 2, 4, 8, 16, 32
+SUM, CROSS, TOTAL, RESPECTIVE, POLAR = 1, 2, 4, 8, 16
+#: The form rules' families (:mod:`assay.grounding.forms`): negation, inflows, quarters, averages, bounds.
+NEGATION, INFLOW, QUARTER, AVERAGE, BOUND = 32, 64, 128, 256, 512
+FORMS = NEGATION | INFLOW | QUARTER | AVERAGE | BOUND
 #: Every bit: the value for a sentence whose families are not known (each rule runs its pre-check).
 ALL = SUM | CROSS | TOTAL | RESPECTIVE | POLAR | FORMS
 
 _SPACES = tuple(c for c in map(chr, range(128)) if re.fullmatch(r"\s", c))
-#: The pre-check substrings of the form rules (:mod:`assay.grounding.forms`, :mod:`assay.grounding.quarters`),
-#: lower case: negation (``not|n['’]t|never|failed|no\s``), inflows (``receiv|receipt|collect|inflow|
-#: proceeds|brought|took\s+in|taken\s+in``), quarters (``Q[1-4]|[1-4]Q|quarter``), averages
-#: (``averag|mean``) and the bound hints (``_BOUND_HINTS``); their non-ASCII entries need no entry here.
-_FORM_WORDS = (
-    ("not", "n't", "never", "failed", *(f"no{c}" for c in _SPACES))
-    + ("receiv", "receipt", "collect", "inflow", "proceeds", "brought", "took", "taken")
-    + (*(f"q{i}" for i in "1234"), *(f"{i}q" for i in "1234"), "quarter", "averag", "mean")
-    + ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
-    + ("minimum of", "under ", "below ", "at most", "up to", "maximum of")
-)
-#: Family bit → its substrings (lower case, ASCII: on ASCII text a case-insensitive match of an
-#: entry is the entry as a substring of the lower-cased text).
+#: Family bit → the substrings its rule's pre-check looks for (lower case, ASCII: on ASCII text a
+#: case-insensitive match of an entry is the entry as a substring of the lower-cased text; the
+#: non-ASCII entries need none, a non-ASCII sentence gets every bit). The form rules' pre-checks:
+#: ``not|n['’]t|never|failed|no\s``, ``receiv|receipt|collect|inflow|proceeds|brought|took\s+in|
+#: taken\s+in``, ``Q[1-4]|[1-4]Q|quarter``, ``averag|mean`` and ``_BOUND_HINTS``.
 FAMILIES: dict[int, tuple[str, ...]] = {
     SUM: tuple(w for w in SUM_WORDS if w.isascii()),
     CROSS: tuple(w for w in CROSS_PERIOD_WORDS if w.isascii()),
     TOTAL: ("total",),
     RESPECTIVE: ("espective",),
     POLAR: tuple(w for w in LOSS_WORDS + GAIN_WORDS if w.isascii()),
-    FORMS: _FORM_WORDS,
+    NEGATION: ("not", "n't", "never", "failed", *(f"no{c}" for c in _SPACES)),
+    INFLOW: ("receiv", "receipt", "collect", "inflow", "proceeds", "brought", "took", "taken"),
+    QUARTER: (*(f"q{i}" for i in "1234"), *(f"{i}q" for i in "1234"), "quarter"),
+    AVERAGE: ("averag", "mean"),
+    BOUND: ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
+    + ("minimum of", "under ", "below ", "at most", "up to", "maximum of"),
 }
+#: What is searched: each substring → the bits it sets. Fewer than :data:`FAMILIES`' entries (each
+#: search is a scan of the whole answer): an entry holding another entry of its family ("net
+#: loss" ⊃ "loss", "in total" ⊃ "total") is found through it, one stem stands for its forms ("recei"
+#: for "receiv", "receipt"; "income" for "net income", "operating income", "income from
+#: operations"), and white space is read as one space (``no\s`` is "no "). Every entry of a family
+#: holds one of its substrings, so a bit is set wherever its entries are (tested); a substring
+#: looser than its entries only sets a bit the rule's own pre-check then clears.
+NEEDLES: dict[str, int] = {
+    "total": SUM | TOTAL | CROSS,
+    **dict.fromkeys(("combined", "together", "sum", "for both"), SUM),
+    **dict.fromkeys(("two", "both years", "cumulative", "within", "over the next"), CROSS),
+    "espective": RESPECTIVE,
+    **dict.fromkeys(("loss", "lost", "deficit", "negative", "income", "profit", "earn", "gain"), POLAR),
+    **dict.fromkeys(("not", "n't", "never", "failed", "no "), NEGATION),
+    **dict.fromkeys(("recei", "collect", "inflow", "proceeds", "brought", "took", "taken"), INFLOW),
+    **dict.fromkeys(FAMILIES[QUARTER], QUARTER),
+    **dict.fromkeys(FAMILIES[AVERAGE], AVERAGE),
+    **dict.fromkeys(FAMILIES[BOUND], BOUND),
+}
+_ONE_SPACE = str.maketrans(dict.fromkeys(_SPACES, " "))
 
 
 def sentence_triggers(texts: Sequence[str]) -> list[int]:
     """Per text of ``texts`` (an answer's sentences; ``""`` for one not to be read), the bit set
     (:data:`SUM` … :data:`FORMS`) of the word families it holds (module doc); :data:`ALL` for a
     non-ASCII text. Shape: ``len(texts)`` ints. Cost: one ``str.find`` pass per substring over
-    the joined lower-cased texts, plus one ``bisect`` per (substring, sentence) hit."""
+    the joined lower-cased texts (:data:`NEEDLES`), plus one ``bisect`` per (substring, sentence) hit."""
     out = [0] * len(texts)
     parts, starts, pos = [], [], 0
     for i, t in enumerate(texts):
@@ -72,15 +93,14 @@ def sentence_triggers(texts: Sequence[str]) -> list[int]:
         starts.append(pos)
         parts.append(low)
         pos += len(low) + 1  # "\0" between sentences: no entry holds it, so no hit spans two
-    joined = "\0".join(parts)
+    joined = "\0".join(parts).translate(_ONE_SPACE)
     ends = [s + len(p) for s, p in zip(starts, parts, strict=True)]
-    for bit, words in FAMILIES.items():
-        for w in words:
-            i = joined.find(w)
-            while i != -1:
-                k = bisect_right(starts, i) - 1
-                out[k] |= bit
-                i = joined.find(w, ends[k] + 1)  # the next sentence: this one holds the family
+    for w, bits in NEEDLES.items():
+        i = joined.find(w)
+        while i != -1:
+            k = bisect_right(starts, i) - 1
+            out[k] |= bits
+            i = joined.find(w, ends[k] + 1)  # the next sentence: this one holds the substring
     return out
 
 
