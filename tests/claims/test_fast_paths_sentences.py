@@ -56,7 +56,8 @@ def _split_reference(text: str, masked: str) -> list[tuple[int, int]]:
 _SENTENCE_PARTS = [
     "Revenue was $5.2 billion.", "Richard S. Hill", "J. R. R.", "Mr.", "Inc.", "U.S.", "VMware, Inc.", "S.", "s.",
     "Q.", "incl.", "FY2023.", "[F1]", "[F1, F2].", " ", "  ", "\n", "\n\n", ".", "!", "?", "。", "3.5", "A.", "Ab.",
-    "x.", "Z.", "É.", "ab", "1/3", "2023-03-31", "3.12.2023",
+    "x.", "Z.", "É.", "ab", "1/3", "2023-03-31", "3.12.2023", "approx.", "e.g.", "etc..", "Sept.", "(Co.", "a-b.",
+    "performance.", "abcdefghijklmnopqrstuvwxyzab.", "APPROX.", "Él.", "ſt.", "\tLtd.", "x!", "1.",
 ]  # fmt: skip
 
 

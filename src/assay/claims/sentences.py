@@ -81,7 +81,21 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     masked = masked if masked is not None else mask(text, re.compile(DEFAULT_CITATION_PATTERN))
     cuts = [0]
     for m in _SENT_END.finditer(masked):
-        word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
+        st = m.start()
+        if masked[st] != ".":
+            cuts.append(m.end())  # "!", "?", "。": no abbreviation (its pattern ends in a period)
+            continue
+        lo = max(0, st - 24)
+        run = masked[max(lo, masked.rfind(" ", lo, st) + 1) : st]
+        if run.isascii() and run.isalpha():
+            # the common word before a period: the whole letter run _ABBREV_BEFORE would find
+            if run.lower() in _ABBREVIATIONS:
+                continue
+            if "A" <= run[-1] <= "Z" and _INITIAL.search(masked, max(0, st - 40), st + 1):
+                continue
+            cuts.append(m.end())
+            continue
+        word = _ABBREV_BEFORE.search(masked, lo, st + 1)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
         if (
@@ -97,7 +111,7 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     spans: list[tuple[int, int]] = []
     for a, b in pairwise(cuts):
         seg = text[a:b]
-        lead = _LEAD_MARKERS.match(seg) if "[" in seg[:8] or seg[:1].isspace() else None
+        lead = _LEAD_MARKERS.match(seg) if seg.lstrip()[:1] == "[" else None  # (its whitespace, then "[")
         if lead and spans and lead.end() < len(seg.rstrip()) + 1:
             pa, _ = spans[-1]
             spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
