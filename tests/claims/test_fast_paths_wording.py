@@ -1,10 +1,14 @@
-"""The wording look-ups' first-character pre-checks change nothing (speed, 0f5c384 → cx).
+"""The wording look-ups' first-character pre-checks and the word index's token set change
+nothing (speed, 0f5c384 → cx).
 
 :func:`~assay.claims.wording.direction_after`, :meth:`WordIndex.negative_word
 <assay.claims.wording.WordIndex.negative_word>` and :func:`~assay.claims.wording.change_base_at`
 try their pattern after a number only when the first character it could start with (after the
 whitespace) is an initial of one of its branches: every branch's first letter is among the
-initials, and the look-ups give what the bare patterns give on generated text.
+initials, and the look-ups give what the bare patterns give on generated text. The index's
+set of words (:func:`~assay.claims.wording._tokens`) is the word pattern's, and its clause dot
+(:data:`~assay.claims.patterns.CLAUSE_DOT`, look-behinds grouped by length) matches what one
+look-behind per abbreviation matched.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from hypothesis import strategies as st
 
 from assay.claims import wording as w
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
+from assay.claims.patterns import ABBREVIATIONS, CLAUSE_DOT
 
 
 def _direction_reference(text: str, end: int) -> int | None:
@@ -69,6 +74,42 @@ def test_property_wording_prechecks_are_the_patterns(parts):
             assert w.change_base_at(text, start, end) == _base_reference(text, start, end), (text, start, end)
         if not index.neg:
             assert index.negative_word(end, end) == _negative_after_reference(text, end), (text, end)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="abzAZ-- \n\t.,'5é\u00a0İ", max_size=30))
+def test_property_tokens_are_the_word_pattern(text):
+    for low in (text.lower(), text.encode("ascii", "replace").decode().lower()):
+        assert w._tokens(low) == set(w._WORD.findall(low))
+
+
+_ONE_PER_ABBREVIATION = r"\.(?=\s)(?<!\b[A-Z]\.)" + "".join(
+    rf"(?<!(?i:\b{re.escape(a)}\.))" for a in sorted(ABBREVIATIONS, key=len, reverse=True)
+)  # CLAUSE_DOT before its look-behinds were grouped by length
+_DOT_PARTS = [
+    *sorted(ABBREVIATIONS),
+    "INC",
+    "Approx",
+    "U.S",
+    "x",
+    "S",
+    "ab",
+    "İnc",
+    "ſt",
+    "\u212ao",
+    " ",
+    ".",
+    "\n",
+    "5",
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_DOT_PARTS), max_size=10), st.sampled_from([". ", ".", " ", "-", ".\n"]))
+def test_property_grouped_clause_dot_is_one_look_behind_per_abbreviation(parts, sep):
+    text = sep.join(parts) + sep
+    grouped, single = re.compile(CLAUSE_DOT), re.compile(_ONE_PER_ABBREVIATION)
+    assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in single.finditer(text)], text
 
 
 def _first(items) -> tuple[set[str], bool]:

@@ -48,7 +48,7 @@ class WordIndex:
         signs: list[tuple[int, int]] = []
         neg: list[tuple[int, int, str]] = []
         #: the text's lowercased words (one C-level pass; the lexicons are intersected with it)
-        self.tokens = tokens = set(_WORD.findall(low))
+        self.tokens = tokens = _tokens(low)
         for w in tokens & _KEYWORDS:
             up, down, sign, loss = _ROLES[w]
             for m in _token_re(w).finditer(low):
@@ -181,6 +181,22 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
 # --- helpers -------------------------------------------------------------------------------
 
 
+def _tokens(low: str) -> set[str]:
+    """``set(_WORD.findall(low))``: on ASCII text, the whitespace-split chunks of ``low`` with
+    every character but letters and "-" made a space (C-level passes, ~3× faster than one
+    regex match per word); a chunk with a hyphen ("write-down", "-a", "a--b") is split by the
+    pattern itself (no token crosses a chunk's bounds, so the same tokens)."""
+    if not low.isascii():
+        return set(_WORD.findall(low))
+    words = set(low.translate(_NOT_WORD_CHARS).split())
+    hyphened = [w for w in words if "-" in w]
+    if hyphened:
+        words.difference_update(hyphened)
+        for w in hyphened:
+            words.update(_WORD.findall(w))
+    return words
+
+
 def _may_follow(text: str, end: int, stop: int, initials: frozenset[str]) -> bool:
     """Cheap pre-check of a ``\\s*``-led pattern matched at ``end`` (up to ``stop``) whose every
     branch starts with a letter: the first non-whitespace character of ``text[end:stop]`` may
@@ -216,6 +232,8 @@ _LEVEL_BEFORE = re.compile(
 )
 _CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+#: Every ASCII character but letters and "-", to a space (:func:`_tokens`).
+_NOT_WORD_CHARS = str.maketrans({chr(i): " " for i in range(128) if not (chr(i).isalpha() or chr(i) == "-")})
 _UP_WORDS = frozenset(
     (
         "grew grow grows growing rose rise rises increase increased increasing up gained higher climbed jumped "
