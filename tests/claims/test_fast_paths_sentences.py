@@ -90,10 +90,12 @@ def test_property_date_hint_is_necessary(parts):
     text = "".join(parts)
     if NUMERIC_DATE.search(text):
         assert ci._DATE_HINT.search(text), text
+    assert ci._may_hold_date(text) == bool(ci._DATE_HINT.search(text)), text
 
 
 def test_a_decimal_alone_is_no_date_hint_and_dates_still_are():
     assert ci._DATE_HINT.search("revenue was $4,753.6 million and 12.5%") is None
+    assert not ci._may_hold_date("revenue was $4,753.6 million and 12.5%")
     for date in ("2023-03-31", "3/31/2023", "31.12.2023", "3.1.23", "12/31"):
-        assert ci._DATE_HINT.search(date), date
+        assert ci._DATE_HINT.search(date) and ci._may_hold_date(date), date
         assert mask(f"on {date} it", _CITE) == "on " + " " * len(date) + " it"  # blanked, same length

@@ -65,11 +65,23 @@ def _ids(body: str) -> list[str]:
 
 def _mask_dates(masked: str, keep_fractions: bool) -> str:
     """The date pass of :func:`mask` (markers already blanked)."""
-    if not _DATE_HINT.search(masked):
+    if not _may_hold_date(masked):
         return masked
     if keep_fractions:
         return NUMERIC_DATE.sub(_blank_unless_fraction, masked)
     return NUMERIC_DATE.sub(_blank, masked)
+
+
+def _may_hold_date(masked: str) -> bool:
+    """``bool(_DATE_HINT.search(masked))``, each of its forms searched literal first ("/", "-" or
+    ".", then the digits around it looked at), and "/"/"-" only where the text holds one: sre
+    scans for a literal in C, while a pattern that opens with a digit class is tried at every
+    position (~9× faster on a memo)."""
+    return bool(
+        ("/" in masked and _SLASH_HINT.search(masked))
+        or ("-" in masked and _HYPHEN_HINT.search(masked))
+        or _DOT_HINT.search(masked)
+    )
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -89,3 +101,7 @@ _DEFAULT = re.compile(DEFAULT_CITATION_PATTERN)
 #: or ``d/d``, or ``d.dd`` then a second separator), so a text without it is not scanned for dates;
 #: a decimal ("4,753.6") is no hint (issue 15 speed: the date pass was 3% of reading a memo).
 _DATE_HINT = re.compile(r"\d[/\-]\d|\d\.\d{1,2}[/\-.]\d")
+#: :data:`_DATE_HINT`'s forms, literal first (:func:`_may_hold_date`).
+_SLASH_HINT = re.compile(r"/(?<=\d/)(?=\d)")
+_HYPHEN_HINT = re.compile(r"-(?<=\d-)(?=\d)")
+_DOT_HINT = re.compile(r"\.(?<=\d\.)\d{1,2}[/\-.]\d")
