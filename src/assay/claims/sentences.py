@@ -111,18 +111,18 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     spans: list[tuple[int, int]] = []
     for a, b in pairwise(cuts):
         seg = text[a:b]
-        lead = _LEAD_MARKERS.match(seg) if seg.lstrip()[:1] == "[" else None  # (its whitespace, then "[")
+        rest = seg.lstrip()
+        lead = _LEAD_MARKERS.match(seg) if rest[:1] == "[" else None  # (its whitespace, then "[")
         if lead and spans and lead.end() < len(seg.rstrip()) + 1:
             pa, _ = spans[-1]
             spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
             a += lead.end()
-        s, e = a, b
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s < e:
-            spans.append((s, e))
+            seg = text[a:b]
+            rest = seg.lstrip()
+        body = rest.rstrip()  # the span less its whitespace (strip's is str.isspace(), as before)
+        if body:
+            s = a + len(seg) - len(rest)
+            spans.append((s, s + len(body)))
     return spans
 
 
