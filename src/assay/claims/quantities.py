@@ -32,7 +32,6 @@ is unchanged (``tests/claims/test_reader_equivalence.py``, ``benchmarks/bench_cl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, mask
@@ -126,24 +125,26 @@ def extract_masked(
     return _with_base_and_loss(masked, out, index)
 
 
-def number_matches(masked: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(masked)`` for :data:`~assay.claims.patterns.NUMBER` (or its no-space
-    form), searched from digit to digit: a match starts at most MAX_PREFIX characters before its
-    first digit, so each search may start there (skipping digit-free text in C, not in sre), and
-    a digit run right after an ASCII letter ("FY2019", "Q3") is in no match — the character a
-    match reads before its number is never a letter or digit, and its look-behind rejects one —
-    so the search skips it (``tests/claims/test_fast_paths_numbers.py``)."""
+def number_matches(masked: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """``list(pattern.finditer(masked))`` for :data:`~assay.claims.patterns.NUMBER` (or its
+    no-space form), searched from digit to digit: a match starts at most MAX_PREFIX characters
+    before its first digit, so each search may start there (skipping digit-free text in C, not
+    in sre), and a digit run right after an ASCII letter ("FY2019", "Q3") is in no match — the
+    character a match reads before its number is never a letter or digit, and its look-behind
+    rejects one — so the search skips it (``tests/claims/test_fast_paths_numbers.py``)."""
+    out: list[re.Match[str]] = []
     pos = 0
-    while (d := _DIGITS.search(masked, pos)) is not None:
+    while (d := _DIGIT.search(masked, pos)) is not None:
         k = d.start()
         if k and masked[k - 1] in _LETTERS:
-            pos = d.end()
+            pos = _DIGITS.match(masked, k).end()  # type: ignore[union-attr]  # (a digit is at k)
             continue
         m = pattern.search(masked, scan_start(masked, max(pos, k - MAX_PREFIX), k))
         if m is None:
-            return
+            break
         pos = m.end()
-        yield m
+        out.append(m)
+    return out
 
 
 def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
@@ -390,6 +391,7 @@ _OPERATOR_BEFORE = re.compile(r"(?:[*/×÷]|\bx)\s*$")
 _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
+_DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NO_BASE: tuple[None, None] = (None, None)
