@@ -56,7 +56,8 @@ def _split_reference(text: str, masked: str) -> list[tuple[int, int]]:
 _SENTENCE_PARTS = [
     "Revenue was $5.2 billion.", "Richard S. Hill", "J. R. R.", "Mr.", "Inc.", "U.S.", "VMware, Inc.", "S.", "s.",
     "Q.", "incl.", "FY2023.", "[F1]", "[F1, F2].", " ", "  ", "\n", "\n\n", ".", "!", "?", "。", "3.5", "A.", "Ab.",
-    "x.", "Z.", "É.", "ab", "1/3", "2023-03-31", "3.12.2023",
+    "x.", "Z.", "É.", "ab", "1/3", "2023-03-31", "3.12.2023", "approx.", "e.g.", "etc..", "Sept.", "(Co.", "a-b.",
+    "performance.", "abcdefghijklmnopqrstuvwxyzab.", "APPROX.", "Él.", "ſt.", "\tLtd.", "x!", "1.",
 ]  # fmt: skip
 
 
@@ -89,10 +90,12 @@ def test_property_date_hint_is_necessary(parts):
     text = "".join(parts)
     if NUMERIC_DATE.search(text):
         assert ci._DATE_HINT.search(text), text
+    assert ci._may_hold_date(text) == bool(ci._DATE_HINT.search(text)), text
 
 
 def test_a_decimal_alone_is_no_date_hint_and_dates_still_are():
     assert ci._DATE_HINT.search("revenue was $4,753.6 million and 12.5%") is None
+    assert not ci._may_hold_date("revenue was $4,753.6 million and 12.5%")
     for date in ("2023-03-31", "3/31/2023", "31.12.2023", "3.1.23", "12/31"):
-        assert ci._DATE_HINT.search(date), date
+        assert ci._DATE_HINT.search(date) and ci._may_hold_date(date), date
         assert mask(f"on {date} it", _CITE) == "on " + " " * len(date) + " it"  # blanked, same length

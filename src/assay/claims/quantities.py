@@ -66,7 +66,7 @@ from assay.claims.ranges import link_ranges
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
-__all__ = ["Quantity", "extract_quantities", "extract_masked"]
+__all__ = ["Quantity", "extract_quantities", "extract_masked", "number_matches"]
 
 
 def extract_quantities(
@@ -110,15 +110,7 @@ def extract_masked(
     index = index if index is not None else WordIndex(masked) if wording else None
     ascii_text = masked.isascii()
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
-    pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
-    pos = 0
-    while (d := _DIGIT.search(masked, pos)) is not None:
-        # = pattern.finditer(masked): a match starts at most MAX_PREFIX characters before its
-        # first digit, so the search may start there (skipping digit-free text in C, not in sre)
-        m = pattern.search(masked, scan_start(masked, max(pos, d.start() - MAX_PREFIX), d.start()))
-        if m is None:
-            break
-        pos = m.end()
+    for m in number_matches(masked, NUMBER if space_thousands else NUMBER_NO_SPACE):
         if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
         bare = m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace())
@@ -131,6 +123,28 @@ def extract_masked(
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
+
+
+def number_matches(masked: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """``list(pattern.finditer(masked))`` for :data:`~assay.claims.patterns.NUMBER` (or its
+    no-space form), searched from digit to digit: a match starts at most MAX_PREFIX characters
+    before its first digit, so each search may start there (skipping digit-free text in C, not
+    in sre), and a digit run right after an ASCII letter ("FY2019", "Q3") is in no match — the
+    character a match reads before its number is never a letter or digit, and its look-behind
+    rejects one — so the search skips it (``tests/claims/test_fast_paths_numbers.py``)."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    while (d := _DIGIT.search(masked, pos)) is not None:
+        k = d.start()
+        if k and masked[k - 1] in _LETTERS:
+            pos = _DIGITS.match(masked, k).end()  # type: ignore[union-attr]  # (a digit is at k)
+            continue
+        m = pattern.search(masked, scan_start(masked, max(pos, k - MAX_PREFIX), k))
+        if m is None:
+            break
+        pos = m.end()
+        out.append(m)
+    return out
 
 
 def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
@@ -378,6 +392,7 @@ _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
 _DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask
+from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask, mask_default
 from assay.claims.patterns import ABBREVIATIONS
 from assay.claims.quantities import Quantity, extract_masked
 from assay.claims.unchecked import Unchecked, unchecked_masked
@@ -43,7 +43,12 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     (``extract_quantities(..., words=True)``), and each claim lists its unchecked spans.
     """
     cite_re = re.compile(citation_pattern)
-    masked = mask(text, cite_re, keep_fractions=True)
+    default = citation_pattern == DEFAULT_CITATION_PATTERN
+    if default:  # one scan masks the markers and finds them (not one find_citations per sentence)
+        masked, markers = mask_default(text)
+    else:
+        masked, markers = mask(text, cite_re, keep_fractions=True), []
+    m_starts = [m[0] for m in markers]
     index = WordIndex(masked)
     quantities = extract_masked(masked, words=True, index=index)
     starts = [q.span[0] for q in quantities]
@@ -52,10 +57,17 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
     claims: list[Claim] = []
     for start, end in split_sentences(text, masked):
         sentence = text[start:end]
-        cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
+        if not default:
+            cites = tuple(dict.fromkeys(find_citations(sentence, cite_re)))
+        elif markers:  # the sentence's markers: those that start and end inside it
+            inside = markers[bisect_left(m_starts, start) : bisect_left(m_starts, end)]
+            ids = [i for s, e, marker_ids in inside if e <= end for i in marker_ids]
+            cites = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
+        else:
+            cites = ()
         nums = tuple(quantities[bisect_left(starts, start) : bisect_left(starts, end)])
         unread = tuple(unchecked[bisect_left(u_starts, start) : bisect_left(u_starts, end)]) if unchecked else ()
-        claims.append(Claim(sentence, (start, end), nums, cites, unread))
+        claims.append(_claim(sentence, (start, end), nums, cites, unread))
     return claims
 
 
@@ -69,7 +81,21 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     masked = masked if masked is not None else mask(text, re.compile(DEFAULT_CITATION_PATTERN))
     cuts = [0]
     for m in _SENT_END.finditer(masked):
-        word = _ABBREV_BEFORE.search(masked, max(0, m.start() - 24), m.start() + 1)
+        st = m.start()
+        if masked[st] != ".":
+            cuts.append(m.end())  # "!", "?", "。": no abbreviation (its pattern ends in a period)
+            continue
+        lo = max(0, st - 24)
+        run = masked[max(lo, masked.rfind(" ", lo, st) + 1) : st]
+        if run.isascii() and run.isalpha():
+            # the common word before a period: the whole letter run _ABBREV_BEFORE would find
+            if run.lower() in _ABBREVIATIONS:
+                continue
+            if "A" <= run[-1] <= "Z" and _INITIAL.search(masked, max(0, st - 40), st + 1):
+                continue
+            cuts.append(m.end())
+            continue
+        word = _ABBREV_BEFORE.search(masked, lo, st + 1)
         if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
             continue
         if (
@@ -85,22 +111,40 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     spans: list[tuple[int, int]] = []
     for a, b in pairwise(cuts):
         seg = text[a:b]
-        lead = _LEAD_MARKERS.match(seg) if "[" in seg[:8] or seg[:1].isspace() else None
+        rest = seg.lstrip()
+        lead = _LEAD_MARKERS.match(seg) if rest[:1] == "[" else None  # (its whitespace, then "[")
         if lead and spans and lead.end() < len(seg.rstrip()) + 1:
             pa, _ = spans[-1]
             spans[-1] = (pa, a + len(seg[: lead.end()].rstrip()))  # the marker, not the space after it
             a += lead.end()
-        s, e = a, b
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s < e:
-            spans.append((s, e))
+            seg = text[a:b]
+            rest = seg.lstrip()
+        body = rest.rstrip()  # the span less its whitespace (strip's is str.isspace(), as before)
+        if body:
+            s = a + len(seg) - len(rest)
+            spans.append((s, s + len(body)))
     return spans
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+_new = object.__new__
+
+
+def _claim(
+    text: str,
+    span: tuple[int, int],
+    numbers: tuple[Quantity, ...],
+    citations: tuple[str, ...],
+    unchecked: tuple[Unchecked, ...],
+) -> Claim:
+    """``Claim(text, span, numbers, citations, unchecked)`` without the frozen dataclass's
+    ``object.__setattr__`` per field (as :func:`~assay.claims.quantity.digits_quantity`): the
+    same instance dict, so the same fields, equality, hash and ``replace``."""
+    c = _new(Claim)
+    c.__dict__.update(text=text, span=span, numbers=numbers, citations=citations, unchecked=unchecked)
+    return c
+
 
 _ABBREVIATIONS = ABBREVIATIONS
 _ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")

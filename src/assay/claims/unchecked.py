@@ -218,12 +218,13 @@ def _forms_for(masked: str, tokens: set[str] | frozenset[str] | None) -> re.Patt
 def _heads_before_scales(low: str, scales: set[str] | frozenset[str]) -> tuple[bool, bool]:
     """Whether lowercased ``low`` has, right before one of ``scales`` and whitespace, ``a``/``an``
     (the core of the indefinite-scale branch) and two Roman-numeral letters (of the Roman one).
-    Found from the few scale words back, each with ``str.find`` (a literal search in C; one
-    regex alternation of them is ~15× slower)."""
+    Found from the few scale words back, each with a literal-first search (in C; one regex
+    alternation of them is ~15× slower) that also steps over the words right after a figure
+    ("5 million", most of a memo's; ``tests/claims/test_fast_paths_numbers.py``)."""
     indefinite = roman = False
     for word in scales:
-        k = low.find(word)
-        while k != -1:
+        for m in _NOT_AFTER_A_FIGURE[word].finditer(low):  # (one after "5 " is neither: skipped in C)
+            k = m.start()
             j = k
             while j > 0 and low[j - 1].isspace():  # str.isspace() is re's \s (checked over all of Unicode)
                 j -= 1
@@ -234,10 +235,15 @@ def _heads_before_scales(low: str, scales: set[str] | frozenset[str]) -> tuple[b
                     roman = True
                 if indefinite and roman:
                     return True, True
-            k = low.find(word, k + 1)
     return indefinite, roman
 
 
+#: Each scale word where it does not follow a digit and one space ("5 million": the letters
+#: before its whitespace are neither "a"/"an" nor Roman numerals), literal first; no scale word
+#: overlaps itself, so these are the word's occurrences that ``str.find`` stepped to, less those.
+_NOT_AFTER_A_FIGURE = {
+    w: re.compile(re.escape(w) + r"(?<!\d " + re.escape(w) + ")") for w in _SINGULAR_SCALES | _ROMAN_SCALES
+}
 _INDEFINITE = next(i for i, b in enumerate(_BRANCHES) if b[0] == "indefinite_scale")
 _ROMAN_AMOUNT = next(i for i, b in enumerate(_BRANCHES) if b[0] == "roman_numeral_amount")
 #: The only non-ASCII code points ``re.I`` matches to an ASCII letter (checked over all of Unicode).

@@ -1,0 +1,109 @@
+"""The answer reader's speed work (branch cx) reads exactly what it read at commit 0f5c384.
+
+``src/assay/claims`` at 0f5c384 is written from git into a temp package and run beside today's
+reader on bench-style memos (``benchmarks/bench_gate_memo.py``'s sentences), the string
+literals of the claims tests, and (slow, with the shared data) every TAT-QA paragraph and
+FinanceBench answer: the ``repr`` of every claim (its quantities and unchecked spans), of the
+quantities in answer and passage mode and of the sentence spans must be equal. Skipped without
+that commit in the checkout's history.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import assay.claims as now
+
+_COMMIT = "0f5c384"
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def before(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    listed = subprocess.run(
+        ["git", "-C", str(_ROOT), "ls-tree", "--name-only", f"{_COMMIT}:src/assay/claims"],
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode != 0:
+        pytest.skip(f"commit {_COMMIT} is not in this checkout's history")
+    tmp = tmp_path_factory.mktemp("claims_before")
+    pkg = tmp / "claims_0f5c384"
+    pkg.mkdir()
+    for name in listed.stdout.split():
+        if name.endswith(".py"):
+            shown = subprocess.run(
+                ["git", "-C", str(_ROOT), "show", f"{_COMMIT}:src/assay/claims/{name}"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            (pkg / name).write_text(re.sub(r"\bassay\.claims\b", "claims_0f5c384", shown), encoding="utf-8")
+    sys.path.insert(0, str(tmp))
+    try:
+        return importlib.import_module("claims_0f5c384")
+    finally:
+        sys.path.remove(str(tmp))
+
+
+def _read(mod: ModuleType, text: str) -> list[str]:
+    return [
+        repr(mod.extract_claims(text)),
+        repr(mod.extract_quantities(text, words=True)),
+        repr(mod.extract_quantities(text, space_thousands=False)),
+        repr(mod.split_sentences(text)),
+        repr(mod.find_unchecked(text)),
+    ]
+
+
+_LABELS = ["revenue", "capital expenditure", "net loss", "dividends paid", "r&d expense", "share repurchases"]
+_FILLER = "the company reported that in the period under review its growth fell rose and a few million".split()
+
+
+def _memo(rng: random.Random) -> str:
+    sentences = []
+    for _ in range(30):
+        filler = " ".join(rng.choice(_FILLER) for _ in range(5))
+        value = round(rng.uniform(100, 99_999), 1)
+        fid = rng.randrange(200)
+        sentences.append(
+            f"In FY{rng.randrange(2014, 2024)} {rng.choice(_LABELS)} was ${value:,.1f} million [F{fid}] and {filler}."
+        )
+    return " ".join(sentences)
+
+
+def test_bench_memos_and_test_strings_read_as_at_0f5c384(before):
+    rng = random.Random(15)
+    texts = [_memo(rng) for _ in range(60)]
+    for path in sorted((_ROOT / "tests" / "claims").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        texts += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    for text in texts:
+        assert _read(now, text) == _read(before, text), text[:200]
+
+
+@pytest.mark.slow
+def test_real_answers_and_passages_read_as_at_0f5c384(before, shared_data):
+    texts = []
+    for path in sorted((shared_data / "tatqa").glob("*.json")):
+        for ctx in json.loads(path.read_text(encoding="utf-8")):
+            texts += [str(p["text"]) for p in ctx["paragraphs"]]
+            texts += [f"The answer is {q['answer']}." for q in ctx["questions"]]
+    bench = shared_data / "financebench" / "financebench_open_source.jsonl"
+    for line in bench.read_text(encoding="utf-8").splitlines() if bench.is_file() else []:
+        row = json.loads(line)
+        texts.append(str(row.get("answer") or ""))
+        texts += [str(e.get("evidence_text") or "") for e in row.get("evidence") or [] if isinstance(e, dict)]
+    assert len(texts) > 4000
+    for text in texts:
+        assert _read(now, text) == _read(before, text), text[:200]
