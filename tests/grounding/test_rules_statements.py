@@ -506,3 +506,51 @@ def test_property_a_two_period_difference_backs_no_level(a, b, label, verb):
     assert check_answer(f"{label} {verb} {d} [F1, F2].", snap).status == "fail"
     way = "rose" if a > b else "fell"
     assert check_answer(f"{label} {way} by {d} [F1, F2].", snap).status == "pass"
+
+
+# a new user's attempts on gate-12 (licence words as parts of other words, in another clause, in a
+# question that asks no change; Korean stems inside other words), each beside a true change phrasing
+_LEVELS = [
+    "Total net sales from the company's products were $11,043 million [F1, F2].",
+    "Moreover, total net sales were $11,043 million [F1, F2].",
+    "Additionally, total net sales were $11,043 million [F1, F2].",
+    "Total net sales upon completion were $11,043 million [F1, F2].",
+    "Total net sales (turnover) were $11,043 million [F1, F2].",
+    "Total net sales, with savings accounts excluded, were $11,043 million [F1, F2].",
+    "Total net sales were $11,043 million [F1, F2]; services changed little.",
+    "오늘 기준 총 순매출은 11,043백만 달러였다 [F1, F2].",
+    "총 순매출은 보다 자세히 보면 11,043백만 달러였다 [F1, F2].",
+]
+_CHANGES = [
+    "Total net sales posted a $11,043 million slump [F1, F2].",
+    "The contraction in total net sales was $11,043 million [F1, F2].",
+    "Total net sales eased by $11,043 million [F1, F2].",
+    "Total net sales were $11,043 million short of FY2022 [F1, F2].",
+    "총 순매출의 증감액은 11,043백만 달러였다 [F1, F2].",
+    "Total net sales declined $11,043 million year over year [F1, F2].",
+]
+
+
+@pytest.mark.parametrize("answer", _LEVELS)
+def test_a_licence_word_must_be_a_word_of_the_numbers_clause(answer):
+    assert check_answer(answer, _SALES).status == "fail"
+
+
+@pytest.mark.parametrize("answer", _CHANGES)
+def test_true_change_phrasings_pass(answer):
+    assert check_answer(answer, _SALES).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("question", "status"),
+    [
+        ("How much did the company earn from total net sales in FY2023?", "fail"),
+        ("How did it compare to analyst consensus?", "fail"),
+        ("What is the company's turnover?", "fail"),
+        ("How much did total net sales shrink in FY2023?", "pass"),
+        ("What was the change in total net sales from FY2022 to FY2023?", "pass"),
+        ("How much less were total net sales in FY2023 than in FY2022?", "pass"),  # a TAT-QA gold question's form
+    ],
+)
+def test_only_a_question_asking_a_change_licenses_a_difference(question, status):
+    assert check_answer("Total net sales were $11,043 million [F1, F2].", _SALES, question=question).status == status

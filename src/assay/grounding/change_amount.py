@@ -22,9 +22,10 @@ number in value and are not what it is:
   FY18 to FY19", FY18 = 0).
 
 The mirror rule, :func:`difference_veto`: a difference of one line item's figures of two periods
-is a change, so a number stated as a level — no direction, no percentage points, and no word of
-a change in its sentence or question (:data:`CHANGE_STATED`: "change", "difference", "more",
-"higher", "from", "between", "증가" …) — is not backed by it: "Total net sales were $11,043
+is a change, so a number stated as a level — no direction, no percentage points, no word of a
+change or comparison in its clause ("fell by", "the difference", "lower than", "from … to …",
+"증가" …: :data:`~assay.grounding.lexicon.CHANGE_WORDS`, whole words) and none of a change in its
+question — is not backed by it: "Total net sales were $11,043
 million [F1, F2]" on FY2022 − FY2023 (a new user's false accept: every fact cited, their
 difference stated as one year's sales). A difference of two line items of one period ("Gross
 profit was $X [revenue, cost of sales]") stays: that is how a level is derived.
@@ -41,9 +42,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from assay.claims import Quantity
-from assay.claims.wording import DOWN_WORDS, UP_WORDS
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import A_CHANGE_LABEL, GENERIC_ITEMS, line_item, period_year, told_direction
+from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON
 
 __all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "difference_veto", "RATIO_OPS"]
 
@@ -174,25 +175,14 @@ def _amount(q: Quantity) -> bool:
     return q.direction is not None and not q.explicit_sign and q.unit not in ("%", "pp", "x")
 
 
-#: Words that state a change or a comparison (any of them in the sentence or its question licenses
-#: a difference of two periods): the direction words of :mod:`assay.claims.wording` and these stems.
-CHANGE_STATED = re.compile(
-    r"(?<![A-Za-z])(?:"
-    + "|".join(sorted(UP_WORDS | DOWN_WORDS, key=len, reverse=True))
-    + r"|chang|differ|gap|varian|delta|movement|moved|net\s+(?:increase|decrease)|swing|more|less|greater|smaller"
-    r"|fewer|exceed|above|below|than|between|compared|versus|vs\b|from|widen|narrow|growth|additional|incremental"
-    r"|year[-\s]over[-\s]year|yoy|y/y|shortfall|excess|saving|grow|rais|cut|add|swung|shift|turn|recover|rebound"
-    r"|revers|flip|worsen|improv|went)"
-    r"|증가|감소|차이|변동|늘|줄|상승|하락|보다",
-    re.I,
-)
-
-
-def difference_veto(q: Quantity, c: Candidate, text: str, question: str | None) -> tuple[str, str] | None:
+def difference_veto(q: Quantity, c: Candidate, text: str, offset: int, question: str | None) -> tuple[str, str] | None:
     """``("sign", reason)`` when ``c`` is a difference of one line item's figures of two periods
     (:func:`~assay.grounding.candidates.time_rank`: two facts' periods, or two cells of a passage
-    row under two column years) and ``q`` is stated as a level (module doc): no direction, not in percentage points, and
-    neither ``text`` (its sentence) nor ``question`` names a change (:data:`CHANGE_STATED`); else None."""
+    row under two column years) and ``q`` is stated as a level (module doc): no direction, not in
+    percentage points, no change or comparison word (:data:`~assay.grounding.lexicon.CHANGE`,
+    :data:`~assay.grounding.lexicon.COMPARISON`) in its clause of sentence ``text`` (at ``offset``
+    of the answer; 80 characters before the number to 40 after it), nor a change word, "from … to
+    …" or "than" in ``question``; else None."""
     if c.op != "a-b" or len(c.operands) != 2 or q.direction is not None or q.unit == "pp":
         return None
     a, b = c.operands
@@ -202,11 +192,27 @@ def difference_veto(q: Quantity, c: Candidate, text: str, question: str | None) 
     ra, rb = time_rank(a), time_rank(b)  # periods, or a passage row's column years
     if ra is None or rb is None or ra[0] != rb[0] or ra == rb:
         return None
-    if _states_change(text) or _states_change(question or ""):
+    if _clause_states_change(text, q.span[0] - offset, q.span[1] - offset) or _question_states_change(question or ""):
         return None
     return "sign", f"the sentence states a level, but {c.ref} is the change of {item!r} between two periods"
 
 
+_THAN = re.compile(r"\bthan\b", re.I)
+_FROM_TO = re.compile(r"\bfrom\b[^.;]{1,60}?\bto\b", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _clause_states_change(text: str, s: int, e: int) -> bool:
+    """A change or comparison word, or "from … to …", in the clause of ``text[s:e]`` (CLAUSE cuts),
+    from 80 characters before it to 40 after it."""
+    lo = max([m.end() for m in CLAUSE.finditer(text, 0, s)] + [0, s - 80])
+    cut = CLAUSE.search(text, e)
+    hi = min(cut.start() if cut else len(text), e + 40)
+    window = text[lo:hi]
+    return bool(CHANGE.search(window) or COMPARISON.search(window) or _FROM_TO.search(window))
+
+
 @lru_cache(maxsize=1024)
-def _states_change(text: str) -> bool:
-    return CHANGE_STATED.search(text) is not None
+def _question_states_change(question: str) -> bool:
+    """A change word, "from … to …" or "than" ("How much less … in 2018 than 2019?") in ``question``."""
+    return bool(question) and bool(CHANGE.search(question) or _FROM_TO.search(question) or _THAN.search(question))

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from assay.claims.patterns import CLAUSE_DOT
+from assay.claims.wording import DOWN_WORDS, UP_WORDS
 
 __all__ = [
     "LOSS_WORDS",
@@ -33,6 +34,10 @@ __all__ = [
     "may_sum",
     "may_cross",
     "may_polar",
+    "CHANGE_WORDS",
+    "COMPARISON_WORDS",
+    "CHANGE",
+    "COMPARISON",
 ]
 
 LOSS_WORDS = ("net loss", "operating loss", "losses", "loss", "lost", "deficit", "negative", "손실", "적자")
@@ -103,6 +108,38 @@ QUESTION_SIGN_WORDS = (
 )
 
 
+#: Words that state a change (gate-12, :func:`~assay.grounding.change_amount.difference_veto`): with one
+#: in a number's clause, or in the question, a difference of two periods may back it. Whole words
+#: (``words_regex``): "Moreover", "upon", "turnover", "savings" license nothing; the direction words of
+#: :mod:`assay.claims.wording` are added where the list is used.
+CHANGE_WORDS = (
+    "change changes changed changing difference differences differed differs gap gaps variance variances delta "
+    "movement movements moved swing swings swung shift shifts shifted growth expansion contraction slump slumped "
+    "dip dips plunge erosion eroded deterioration eased sagged tanked shed shrink shrunk widened widening narrowed "
+    "narrowing improvement worsened reversal reversed recovered rebounded added adds additional incremental "
+    "increment shortfall cut cuts raised year-over-year year-on-year yoy y/y"
+).split() + [
+    "net increase",
+    "net decrease",
+    "gave back",
+    "증가",
+    "감소",
+    "증감",
+    "차이",
+    "차액",
+    "격차",
+    "변동",
+    "늘었",
+]
+CHANGE_WORDS += ["늘어", "늘린", "줄었", "줄어", "줄인", "상승", "하락", "증대", "축소", "대비"]
+#: Words that state a comparison with another figure: they license a difference in the number's own
+#: clause (not in the question: "compared to analyst consensus" states no change of the figure).
+COMPARISON_WORDS = (
+    "than exceed exceeds exceeded exceeding outpaced outstripped surpassed topped beat trailed trails lagged "
+    "behind above below compared versus vs vs. between"
+).split() + ["ahead of", "short of", "shy of", "보다 적", "보다 많"]
+
+
 #: Words a list entry must not be followed by to count: "negative growth of 2.8%" states a
 #: direction (a fall), not a negative figure (as :func:`assay.claims.lexicons.negative_word`).
 NOT_BEFORE = {"negative": r"(?!\s+(?:growth|change|changes|return|returns)\b)"}
@@ -130,6 +167,9 @@ GAIN = words_regex(GAIN_WORDS)
 SUM = words_regex(SUM_WORDS)
 CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
+#: The direction words of the reader count as change words (imported late: claims → grounding only).
+CHANGE = words_regex(tuple(CHANGE_WORDS) + tuple(sorted(UP_WORDS | DOWN_WORDS)))
+COMPARISON = words_regex(tuple(COMPARISON_WORDS))
 
 
 #: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,

@@ -92,7 +92,7 @@ def sentence_reader(
             share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
-        veto = veto or difference_veto(q, c, text, question)
+        veto = veto or difference_veto(q, c, text, claim.span[0], question)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
