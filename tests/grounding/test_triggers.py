@@ -88,10 +88,14 @@ def test_every_form_cue_sets_the_forms_bit():
 def test_claims_without_numbers_are_not_scanned():
     from assay.claims import extract_claims
 
-    claims = extract_claims("Net loss widened. Net loss was $5 million [F1].")
+    claims = extract_claims(
+        "Net loss widened. Net loss was $5 million [F1]. Sales were $3 million. Costs were $2 million."
+    )
     bits = claim_triggers(claims)
-    assert [bool(c.numbers) for c in claims] == [False, True]
-    assert bits[0] == 0 and bits[1] & POLAR
+    assert [bool(c.numbers) for c in claims] == [False, True, True, True]
+    assert bits[0] == 0 and bits[1] & POLAR and not bits[2] & POLAR
+    # a short answer is not scanned: every bit, each rule runs its own pre-check
+    assert claim_triggers(extract_claims("Sales were $3 million.")) == [ALL]
 
 
 def test_no_whitespace_forms_cover_regex_whitespace():
