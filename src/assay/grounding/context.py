@@ -378,14 +378,10 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
         mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
-        exact = [n for n in named_items if n in ctx.exact] if mine else []
-        stray = [n for n in exact if not any(related_to(n, m, True) for m in mine)]
+        related = [any(related_to(n, m, n in ctx.exact) for m in mine) for n in named_items] if mine else []
+        stray = [n for n, r in zip(named_items, related, strict=False) if n in ctx.exact and not r]
         if stray and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
             return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if (
-            mine
-            and not any(related_to(n, m, n in ctx.exact) for n in named_items for m in mine)
-            and not names_own_item(ctx.text, mine, ctx.named)
-        ):
+        if mine and not any(related) and not names_own_item(ctx.text, mine, ctx.named):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
