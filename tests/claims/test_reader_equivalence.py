@@ -10,11 +10,8 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +22,7 @@ from assay.claims import extract_quantities
 from assay.claims import wording as w
 from assay.claims.patterns import NUMERIC_DATE
 from assay.claims.wording import WordIndex
+from claims_at_commit import claims_at_commit
 
 _ORIGINAL_DATE = re.compile(
     r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)"
@@ -91,25 +89,14 @@ _OLD_CLAUSE_END = '_CLAUSE_END = re.compile(r"[.;!?](?=\\s)|\\n")'
 
 
 def _before_reader(tmp_path: Path):
-    root = Path(__file__).resolve().parents[2]
-    pkg = tmp_path / "claims_609bb0e"
-    pkg.mkdir()
-    for name in ("__init__", "citations", "patterns", "quantities", "sentences", "wording"):
-        shown = subprocess.run(
-            ["git", "-C", str(root), "show", f"609bb0e:src/assay/claims/{name}.py"], capture_output=True, text=True
-        )
-        if shown.returncode != 0:
-            pytest.skip("commit 609bb0e (the reader before issue 15) is not in this checkout's history")
-        source = re.sub(r"\bassay\.claims\b", "claims_609bb0e", shown.stdout)
+    def edit(name: str, source: str) -> str:
         if name == "wording":  # a deliberate rule change since: no clause ends at "Inc." or "S." (initials)
             assert _OLD_CLAUSE_END in source
             source = source.replace(_OLD_CLAUSE_END, f"_CLAUSE_END = re.compile({w._CLAUSE_END.pattern!r})")
-        (pkg / f"{name}.py").write_text(source, encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        return importlib.import_module("claims_609bb0e")
-    finally:
-        sys.path.remove(str(tmp_path))
+        return source
+
+    modules = ("__init__", "citations", "patterns", "quantities", "sentences", "wording")
+    return claims_at_commit("609bb0e", tmp_path, modules, edit)
 
 
 @pytest.mark.slow

@@ -11,18 +11,15 @@ that commit in the checkout's history.
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import random
-import re
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 import assay.claims as now
+from claims_at_commit import claims_at_commit
 
 _COMMIT = "0f5c384"
 _ROOT = Path(__file__).resolve().parents[2]
@@ -30,30 +27,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def before(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    listed = subprocess.run(
-        ["git", "-C", str(_ROOT), "ls-tree", "--name-only", f"{_COMMIT}:src/assay/claims"],
-        capture_output=True,
-        text=True,
-    )
-    if listed.returncode != 0:
-        pytest.skip(f"commit {_COMMIT} is not in this checkout's history")
-    tmp = tmp_path_factory.mktemp("claims_before")
-    pkg = tmp / "claims_0f5c384"
-    pkg.mkdir()
-    for name in listed.stdout.split():
-        if name.endswith(".py"):
-            shown = subprocess.run(
-                ["git", "-C", str(_ROOT), "show", f"{_COMMIT}:src/assay/claims/{name}"],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            (pkg / name).write_text(re.sub(r"\bassay\.claims\b", "claims_0f5c384", shown), encoding="utf-8")
-    sys.path.insert(0, str(tmp))
-    try:
-        return importlib.import_module("claims_0f5c384")
-    finally:
-        sys.path.remove(str(tmp))
+    return claims_at_commit(_COMMIT, tmp_path_factory.mktemp("claims_before"))
 
 
 def _read(mod: ModuleType, text: str) -> list[str]:

@@ -1,0 +1,53 @@
+"""The claim reader as it was at a commit, for equivalence tests: ``assay.claims`` written from git
+into a temporary package (``claims_<commit>``) and imported beside today's."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def claims_at_commit(
+    commit: str,
+    dest: Path,
+    modules: Iterable[str] | None = None,
+    edit: Callable[[str, str], str] | None = None,
+) -> ModuleType:
+    """``assay.claims`` at ``commit`` imported as ``claims_<commit>`` from a package written under
+    ``dest``; ``modules``: the module names to write (default: every ``.py`` file of the package at
+    that commit); ``edit(name, source)``: a deliberate change applied to one module's source.
+    Skips the test (``pytest.skip``) when the commit is not in this checkout's history."""
+    if modules is None:
+        listed = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{commit}:src/assay/claims"],
+            capture_output=True,
+            text=True,
+        )
+        if listed.returncode != 0:
+            pytest.skip(f"commit {commit} is not in this checkout's history")
+        modules = [n[:-3] for n in listed.stdout.split() if n.endswith(".py")]
+    name = f"claims_{commit}"
+    pkg = dest / name
+    pkg.mkdir()
+    for module in modules:
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{commit}:src/assay/claims/{module}.py"], capture_output=True, text=True
+        )
+        if shown.returncode != 0:
+            pytest.skip(f"commit {commit} is not in this checkout's history")
+        source = re.sub(r"\bassay\.claims\b", name, shown.stdout)
+        (pkg / f"{module}.py").write_text(edit(module, source) if edit else source, encoding="utf-8")
+    sys.path.insert(0, str(dest))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(dest))
