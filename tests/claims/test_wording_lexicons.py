@@ -241,3 +241,14 @@ def test_the_noun_gain_states_no_rise_and_the_verb_does():
     assert q_of("The gain on the sale was $5 million.", "$5 million").direction is None
     assert q_of("Sales gained 2.8%.", "2.8%").direction == 1
     assert q_of("Sales posted a 2.8% gain.", "2.8%").direction == 1
+
+
+def test_a_korean_comparative_after_boda_names_the_base_and_the_way():
+    from assay.claims import extract_quantities
+
+    (more,) = extract_quantities("2022년 매출은 2023년보다 2.9% 많았다")[-1:]
+    (less,) = extract_quantities("2023년 매출은 2022년보다 2.8% 낮았다")[-1:]
+    (deficit,) = extract_quantities("2023년보다 500억원 적자였다")[-1:]
+    assert (more.change_base, more.direction) == ("against_other", 1)
+    assert (less.change_base, less.direction) == ("against_other", -1)
+    assert deficit.change_base is None  # "적자" (a deficit) is no comparative

@@ -554,3 +554,25 @@ def test_true_change_phrasings_pass(answer):
 )
 def test_only_a_question_asking_a_change_licenses_a_difference(question, status):
     assert check_answer("Total net sales were $11,043 million [F1, F2].", _SALES, question=question).status == status
+
+
+# Korean comparatives with 보다 ("than"): the base stands before 보다, the comparative after the number
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("2022 회계연도 총 순매출은 2023 회계연도보다 2.9% 많았다 [F1, F2].", "pass"),
+        ("2022 회계연도 총 순매출은 2023 회계연도보다 2.9% 높았다 [F1, F2].", "pass"),
+        ("2023 회계연도 총 순매출은 2022 회계연도보다 2.8% 적었다 [F1, F2].", "pass"),
+        ("2023 회계연도 총 순매출은 2022 회계연도보다 2.8% 많았다 [F1, F2].", "fail"),  # the other way
+        ("2023 회계연도 총 순매출은 2022 회계연도보다 2.9% 많았다 [F1, F2].", "fail"),  # subject and base swapped
+        ("2022 회계연도 총 순매출은 2023 회계연도보다 2.9% 적었다 [F1, F2].", "fail"),
+    ],
+)
+def test_a_korean_comparison_with_boda_is_a_change_against_its_base(answer, status):
+    sales = Snapshot(
+        facts=[
+            Fact(id="F1", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+            Fact(id="F2", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        ]
+    )
+    assert check_answer(answer, sales).status == status

@@ -153,7 +153,8 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
     or a verb of comparison before it ending in "by" ("exceeded FY2023
     revenue by 2.9%", "trailed … by"). ``"from_base"``: "from", "over", "versus", "vs.",
     "compared with/to", "relative to", "against" right after it, or "대비" before it ("down
-    2.8% from fiscal 2022", "전년 대비 12% 감소"). Both mean the base is another figure the
+    2.8% from fiscal 2022", "전년 대비 12% 감소"); "against_other" too for a base with 보다 before it and
+    a comparative after it ("2023년보다 2.9% 많았다" +1, "… 적었다/낮았다" −1). Both mean the base is another figure the
     sentence names; which one is left to the caller (either order). Direction: +1 for "higher/
     greater/more/larger/bigger than", "above", "exceeded/surpassed/outpaced … by"; −1 for
     "lower/less/smaller than", "below", "trailed/lagged/fell short of … by"; else None. Words
@@ -175,6 +176,10 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
             return "against_other", (-1 if m.group("less") else 1)
     if not text.isascii() and text.find("대비", max(lo, start - 20), start) != -1:
         return "from_base", None
+    if not text.isascii() and text.find("보다", max(lo, start - 30), start) != -1:
+        m = _KR_COMPARATIVE.match(text, end, stop)  # "2023 회계연도보다 2.9% 많았다": more than the base
+        if m is not None:
+            return "against_other", (1 if m.group("more") else -1)
     return None, None
 
 
@@ -267,6 +272,12 @@ _DIRECTION_AFTER = re.compile(
     r"|(?:[이가을를은는의나]\s?|만큼\s?|가량\s?|정도\s?)?(?:(?P<kup>증가|상승|늘|증대|성장|확대|개선|올|급증|급등)"
     r"|(?P<kdown>감소|하락|줄|축소|악화|떨어|내려|내렸|급감|급락|역성장|뒷걸음)))",
     re.I,
+)
+#: A Korean comparative right after a number whose base stands before it with 보다 ("2023년보다 2.9%
+#: 많았다/높았다", "… 적었다/낮았다"): whole endings, so "적자" (a deficit) is none.
+_KR_COMPARATIVE = re.compile(
+    r"\s*(?:[이가]\s?|만큼\s?|가량\s?|정도\s?)?(?:(?P<more>많았|많은|많다|많게|높았|높은|높다|높게|컸|큰|크다)"
+    r"|(?P<less>적었|적은|적다|적게|낮았|낮은|낮다|낮게|작았|작은|작다))"
 )
 #: Loss words asserting a negative figure (before the number, in its clause).
 _NEGATIVE_WORDS = frozenset("loss losses lost deficit deficits negative shortfall".split())
