@@ -51,3 +51,10 @@ def claims_at_commit(
         return importlib.import_module(name)
     finally:
         sys.path.remove(str(dest))
+
+
+#: Texts the sentence-end rules since 39fb590 may read otherwise (a deliberate change, issue 15: an
+#: ellipsis, a CJK mark, a closing quote or bracket after the mark, a mark before a capitalised
+#: word with no space; tested in tests/grounding/test_boundaries_and_sub_questions.py): the
+#: reader-equivalence tests leave them out (205 of the 4,789 real texts).
+SENTENCE_ENDS_SINCE = re.compile(r"[…。！？]|\.\.\.|[.!?][\"'”’)）」』]|[a-z0-9%)][.!?][A-Z][a-z]")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from assay.claims.citations import DEFAULT_CITATION_PATTERN, find_citations, mask, mask_default
-from assay.claims.patterns import ABBREVIATIONS
+from assay.claims.patterns import ABBREVIATIONS, CLOSERS, OPENS_SENTENCE
 from assay.claims.quantities import Quantity, extract_masked
 from assay.claims.unchecked import Unchecked, unchecked_masked
 from assay.claims.wording import WordIndex
@@ -74,16 +74,27 @@ def extract_claims(text: str, *, citation_pattern: str = DEFAULT_CITATION_PATTER
 def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int]]:
     """Sentence spans ``[start, end)`` of ``text`` (whitespace trimmed, empty ones dropped).
 
-    Splits after ``.``/``!``/``?``/``。`` followed by whitespace, and at line breaks; never inside a
-    decimal or after a common abbreviation (``Inc.``, ``U.S.``). ``masked`` is ``text`` with
-    citation markers blanked; a marker that opens a sentence is moved to the previous one.
+    Splits after ``.``/``!``/``?``/``…`` followed by whitespace (or the text's end), after
+    ``.``/``!``/``?`` right before a capitalised word ("moved.Total"), after ``。``/``！``/``？``
+    (no space follows them in CJK text), each with the closing quotes and brackets that follow
+    it ("moved." Total, "(see note 3.) Revenue"), and at line breaks; never inside a decimal or
+    after a common abbreviation (``Inc.``, ``U.S.``). An ellipsis (``…``, ``...``) followed by
+    whitespace ends a sentence only before a capital letter, an opening quote or bracket
+    (:func:`_ellipsis_continues`): "revenue was … $383.3 billion" is one sentence. ``masked`` is
+    ``text`` with citation markers blanked; a marker that opens a sentence is moved to the
+    previous one. Why the cuts matter (issue 15): a change word of one sentence licenses a
+    difference stated as a level in the next only when the two are read as one ("Sales moved…
+    Total net sales were $11,043 million [F1, F2]." was a false accept).
     """
     masked = masked if masked is not None else mask(text, re.compile(DEFAULT_CITATION_PATTERN))
     cuts = [0]
     for m in _SENT_END.finditer(masked):
         st = m.start()
-        if masked[st] != ".":
-            cuts.append(m.end())  # "!", "?", "。": no abbreviation (its pattern ends in a period)
+        mark = masked[st]
+        if (mark == "…" or (mark == "." and masked[st - 1 : st] == ".")) and _ellipsis_continues(masked, m):
+            continue
+        if mark != ".":
+            cuts.append(m.end())  # "!", "?", "…", "。": no abbreviation (its pattern ends in a period)
             continue
         lo = max(0, st - 24)
         run = masked[max(lo, masked.rfind(" ", lo, st) + 1) : st]
@@ -151,4 +162,28 @@ _ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
 _INITIAL = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
 _NEWLINES = re.compile(r"\n+")
 _LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
-_SENT_END = re.compile(r"[.!?。](?=\s+|$)(?!\d)")
+#: A sentence's end (see :func:`split_sentences`; the same as ``[.!?](?=\s)`` and
+#: :data:`~assay.claims.patterns.SENTENCE_END_EXTRA`, abbreviations and ellipses then checked in
+#: Python): ``.!?…`` and its closers before whitespace or the end; ``.!?…`` after a lower-case
+#: letter, digit, ``%``, ``)`` or a dot right before a capitalised word; ``。！？`` and their
+#: closers anywhere. ``m.start()`` is the punctuation mark.
+_SENT_END = re.compile(  # (a literal mark first in each branch: see SENTENCE_END_EXTRA)
+    "|".join(
+        [
+            *(re.escape(c) + rf"[{CLOSERS}]*(?=\s|$)" for c in ".!?…"),
+            *(re.escape(c) + r"(?<=[a-z0-9%).…].)(?=[A-Z][a-z])" for c in ".!?…"),
+            *(c + f"[{CLOSERS}]*" for c in "。！？"),
+        ]
+    )
+)
+_AFTER_ELLIPSIS = re.compile(OPENS_SENTENCE)
+
+
+def _ellipsis_continues(masked: str, m: re.Match[str]) -> bool:
+    """Whether the end mark of ``m`` is an ellipsis (``…`` or the last dot of ``...``) that the
+    sentence goes on after: what follows is not a capital letter, an opening quote or bracket
+    (nor the text's end)."""
+    st = m.start()
+    if masked[st] != "…" and masked[max(0, st - 2) : st + 1] != "...":
+        return False
+    return _AFTER_ELLIPSIS.match(masked, m.end()) is None

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import Literal
 
-from assay.claims.patterns import CLAUSE_DOT, NUMBER_WORDS
+from assay.claims.patterns import CLAUSE_END, NUMBER_WORDS
 
 __all__ = ["ChangeBase", "DOWN_WORDS", "UP_WORDS", "WordIndex", "change_base_at", "direction_after"]
 
@@ -235,7 +235,7 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
 _LEVEL_BEFORE = re.compile(
     r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
 )
-_CLAUSE_END = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
+_CLAUSE_END = re.compile(CLAUSE_END)  # (patterns.CLAUSE_END: clause and sentence ends)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 #: Every ASCII character but letters and "-", to a space (:func:`_tokens`).
 _NOT_WORD_CHARS = str.maketrans({chr(i): " " for i in range(128) if not (chr(i).isalpha() or chr(i) == "-")})

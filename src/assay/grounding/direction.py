@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from assay.claims import Quantity
-from assay.claims.patterns import CLAUSE_DOT
+from assay.claims.patterns import CLAUSE_END
 from assay.grounding.candidates import Candidate, period_rank
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "shifted_level",
 ]
 
-_CLAUSE = re.compile(r";(?=\s)|!(?=\s)|\?(?=\s)|" + CLAUSE_DOT + r"(?=\s)|\n")  # = (?:[;!?]|DOT)(?=\s)|\n
+_CLAUSE = re.compile(CLAUSE_END)  # (patterns.CLAUSE_END: clause and sentence ends)
 
 
 _NO_NUMBERS: frozenset[int] = frozenset()
