@@ -44,7 +44,7 @@ from functools import lru_cache
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import A_CHANGE_LABEL, GENERIC_ITEMS, line_item, period_year, told_direction
-from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON
+from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON, sub_questions
 
 __all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "difference_veto", "RATIO_OPS"]
 
@@ -214,5 +214,9 @@ def _clause_states_change(text: str, s: int, e: int) -> bool:
 
 @lru_cache(maxsize=1024)
 def _question_states_change(question: str) -> bool:
-    """A change word, "from … to …" or "than" ("How much less … in 2018 than 2019?") in ``question``."""
-    return bool(question) and bool(CHANGE.search(question) or _FROM_TO.search(question) or _THAN.search(question))
+    """A change word, "from … to …" or "than" ("How much less … in 2018 than 2019?") in each of
+    ``question``'s :func:`~assay.grounding.lexicon.sub_questions` ("How did total net sales change,
+    and what were total net sales in FY2023?" does not: the figure may answer the second)."""
+    return bool(question) and all(
+        CHANGE.search(p) or _FROM_TO.search(p) or _THAN.search(p) for p in sub_questions(question)
+    )

@@ -29,6 +29,7 @@ __all__ = [
     "CLAUSE",
     "stated_sign_at",
     "question_carries_sign",
+    "sub_questions",
     "total_over_years",
     "may_name",
     "may_sum",
@@ -224,8 +225,33 @@ def may_polar(text: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def licences(question: str) -> tuple[bool, bool]:
-    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question)."""
-    return text_licences(question) if question else (False, False)
+    """Whether ``question`` licenses a sum, and a cross-period sum (read once per question):
+    every one of its :func:`sub_questions` does (which part a figure answers is unknown)."""
+    if not question:
+        return False, False
+    parts = [text_licences(p) for p in sub_questions(question)]
+    return all(s for s, _ in parts), all(c for _, c in parts)
+
+
+#: Where a question asks a second question (issue 15): ", and how much …", "; and what …", "?
+#: What …" — a wh-word after the cut. Instructions after a "?" ("Give a response by …", "Round
+#: your answer …", FinanceBench's) ask for no figure of their own and stay with their question.
+_SUB_QUESTION = re.compile(
+    r"(?:[,;]\s*|\s+)and\s+(?=(?:what|how|which|by how much)\b)|[?？]\s+(?=(?:and\s+)?(?:what|how|which)\b)", re.I
+)
+
+
+@lru_cache(maxsize=1024)
+def sub_questions(question: str) -> tuple[str, ...]:
+    """The questions ``question`` asks, in order: one unless it asks a second (``_SUB_QUESTION``:
+    "How did total net sales change, and what were total net sales in FY2023?" is two). A
+    licence the question gives a bare figure (a change, a sign, a sum) holds only when every
+    sub-question gives it: a figure may answer any of them. Pure, memoised."""
+    cuts = [m.end() for m in _SUB_QUESTION.finditer(question)]
+    if not cuts:
+        return (question,)
+    bounds = [0, *cuts, len(question)]
+    return tuple(question[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if question[a:b].strip())
 
 
 def text_licences(text: str) -> tuple[bool, bool]:
@@ -241,8 +267,12 @@ def text_licences(text: str) -> tuple[bool, bool]:
 
 
 def question_carries_sign(question: str | None) -> bool:
-    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`)."""
-    return bool(question) and QSIGN.search(question or "") is not None
+    """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`),
+    in each of its :func:`sub_questions` ("What was the net loss, and what was revenue?" does not:
+    the figure may be the revenue)."""
+    if not question or QSIGN.search(question) is None:
+        return False
+    return all(QSIGN.search(p) is not None for p in sub_questions(question))
 
 
 def total_over_years(text: str) -> bool:
