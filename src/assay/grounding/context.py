@@ -106,6 +106,7 @@ from assay.grounding.operands import (
     match_year,
     nearest_in_clause,
     negligible,
+    period_owner,
     unordered_direction,
 )
 from assay.grounding.triggers import ALL, CROSS, POLAR, RESPECTIVE, SUM, TOTAL
@@ -225,7 +226,7 @@ class SentenceContext:
             k_years[0] = {y for _, _, y in years}
         elif years:
             for s, e, y in years:
-                k = nearest_in_clause(spans, s, e, cuts)
+                k = period_owner(text, spans, s, e, cuts)
                 if k is not None:
                     k_years.setdefault(k, set()).add(y)
         for m in POLARITY.finditer(text) if polar_text else ():

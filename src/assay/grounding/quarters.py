@@ -22,7 +22,7 @@ from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
 from assay.grounding.candidates import Candidate
 from assay.grounding.lexicon import CLAUSE
-from assay.grounding.operands import nearest_in_clause
+from assay.grounding.operands import period_owner
 
 __all__ = ["named_quarters", "quarter_veto"]
 
@@ -43,7 +43,7 @@ def named_quarters(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[
     spans = [(q.span[0] - offset, q.span[1] - offset) for q in numbers]
     out: dict[int, set[str]] = {}
     for p in quarters:
-        k = nearest_in_clause(spans, p.span[0], p.span[1], cuts)
+        k = period_owner(text, spans, p.span[0], p.span[1], cuts)
         if k is not None:
             out.setdefault(numbers[k].span[0], set()).add(p.key)
     return {k: frozenset(v) for k, v in out.items()}
