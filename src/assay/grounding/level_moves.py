@@ -10,16 +10,31 @@ each pair whose values contradict the verb; :func:`assay.grounding.sentence_rule
 vetoes every match of such a number (issue 15, a ``direction_word`` hole found by a new user).
 The move with a stated change ("decreased by 3% from 20% to 23%") and "a decrease from the
 $118 million" keep their rule (:func:`assay.grounding.direction.from_to_contradictions`).
+
+A move also runs forward in time (:func:`move_order_veto`, gate-13; a new user's false accepts):
+"Total net sales rose from $383.3 billion to $394.3 billion [F1, F2]" agrees with its values,
+but F1 is FY2023 and F2 FY2022 — the sentence runs the figure backwards and so states a rise
+where sales fell. Of a pair (:func:`stated_moves`: the same three forms), the later-named level
+must be of a later period than every fact of its line item the earlier-named one matches; and a
+lone level a change moves to ("fell 2.8% to $394.3 billion", "increased to $383.3 billion") is
+the item's latest level among the facts the sentence draws on (cited mode: its cited facts), and
+the move from the item's latest earlier level goes the stated way. Only facts are judged (a
+candidate with a period and a line item); a level with no earlier fact of its item is not.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from assay.claims import Quantity
+from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.labels import line_item
+from assay.grounding.match import match
 
-__all__ = ["contradicted_levels", "RISE_VERBS", "FALL_VERBS"]
+__all__ = ["contradicted_levels", "stated_moves", "move_order_veto", "Move", "RISE_VERBS", "FALL_VERBS"]
 
 #: Verbs of a rise and of a fall (any tense) that move a figure "from A to B" / "to B from A".
 RISE_VERBS = (
@@ -36,11 +51,85 @@ _HEDGE = r"(?:(?:about|approximately|around|roughly|nearly|almost|just|some|the)
 #: Before A: the verb, at most 40 characters of its clause, then "from" / "to" right before A.
 _BEFORE_FROM = re.compile(_VERB + r"[^.;,\n]{0,40}?\bfrom\s+" + _HEDGE + r"$", re.I)
 _BEFORE_TO = re.compile(_VERB + r"[^.;,\n]{0,40}?\bto\s+" + _HEDGE + r"$", re.I)
+#: Before a lone level: the verb, at most 40 characters of its clause (a change's own figure, "fell
+#: 2.8%", decimal point and all), then "to" right before the level.
+_LONE_TO = re.compile(_VERB + r"[^;,\n]{0,40}?\bto\s+" + _HEDGE + r"$", re.I)
 #: Between A and B: "… to" / "… from" within 40 characters of one clause.
 _GAP_TO = re.compile(r"[^.;\n]{0,40}?\bto\s+" + _HEDGE, re.I)
 _GAP_FROM = re.compile(r"[^.;\n]{0,40}?\bfrom\s+" + _HEDGE, re.I)
 #: Between A (the new level) and B (the old one): ", up from", "(2018: …)" aside.
 _GAP_UP_DOWN = re.compile(r"[^.;\n]{0,30}?,?\s*\b(?:(?P<up>up)|(?P<down>down))\s+from\s+" + _HEDGE, re.I)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A level the sentence moves a figure to: ``way`` +1 (a rise) / −1 (a fall), ``earlier`` the
+    level it moves from when the sentence states it (a pair), else None (a lone level)."""
+
+    way: int
+    earlier: Quantity | None = None
+
+
+@lru_cache(maxsize=4096)
+def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[int, Move]:
+    """Start (in the answer) of each level the sentence moves a figure to → its :class:`Move`
+    (module doc; the pair forms of :func:`contradicted_levels`, and a lone level after a verb of
+    change and "to": "increased to $383.3 billion", "fell 2.8% to $394.3 billion"). Pure, memoised."""
+    out: dict[int, Move] = {}
+    for a, b in zip(numbers, numbers[1:], strict=False):
+        if a.unit != b.unit or a.direction is not None or b.direction is not None or a.explicit_sign:
+            continue
+        before, gap = text[: a.span[0] - offset], text[a.span[1] - offset : b.span[0] - offset]
+        if (m := _BEFORE_FROM.search(before)) and _GAP_TO.fullmatch(gap):
+            out[b.span[0]] = Move(1 if m.group("up") else -1, a)  # "rose from A to B"
+        elif (m := _BEFORE_TO.search(before)) and _GAP_FROM.fullmatch(gap):
+            out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "rose to A from B"
+        elif m := _GAP_UP_DOWN.fullmatch(gap):
+            out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "A, up from B"
+    paired = {m.earlier.span[0] for m in out.values() if m.earlier is not None}
+    for q in numbers:
+        if q.span[0] in out or q.span[0] in paired or q.direction is not None or q.explicit_sign:
+            continue
+        if m := _LONE_TO.search(text, 0, q.span[0] - offset):
+            out[q.span[0]] = Move(1 if m.group("up") else -1)  # "increased to B", "fell 2.8% to B"
+    return out
+
+
+def move_order_veto(q: Quantity, c: Candidate, move: Move, facts: Iterable[Candidate]) -> tuple[str, str] | None:
+    """``("period_mismatch", reason)`` when the level ``q`` a sentence moves a figure to, matched
+    by fact ``c``, runs against time or against the stated way (module doc); else None.
+
+    ``facts``: the facts the sentence draws on (cited mode: its cited facts; uncited: the
+    snapshot's), read only for ``c``'s line item."""
+    rank = time_rank(c) if c.op is None and c.origin == "fact" else None
+    if rank is None:
+        return None
+    item = line_item(c.label)
+    kin = [(r, f) for f in facts if f.origin == "fact" and line_item(f.label) == item and (r := time_rank(f))]
+    kin = [(r, f) for r, f in kin if r[0] == rank[0]]
+    if move.earlier is not None:
+        froms = [r for r, f in kin if match(move.earlier, [f]).matched]
+        if froms and min(froms) >= rank:
+            return (
+                "period_mismatch",
+                f"the sentence moves the figure to {c.ref}'s level from a level of its period or later",
+            )
+        return None
+    if any(r > rank for r, _ in kin):
+        return (
+            "period_mismatch",
+            f"the sentence moves the figure to {c.ref}'s level, but a later level of {item!r} is drawn on",
+        )
+    earlier = [(r, f) for r, f in kin if r < rank]
+    if earlier:
+        prev = max(earlier, key=lambda rf: rf[0])[1]
+        if c.value != prev.value and (c.value > prev.value) != (move.way > 0):
+            way = "rose" if move.way > 0 else "fell"
+            return (
+                "period_mismatch",
+                f"the sentence says {item!r} {way} to {c.ref}'s level; from {prev.ref} it went the other way",
+            )
+    return None
 
 
 def contradicted_levels(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:

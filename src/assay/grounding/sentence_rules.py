@@ -34,7 +34,7 @@ from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_b
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.lead_period import with_lead_year
-from assay.grounding.level_moves import contradicted_levels
+from assay.grounding.level_moves import Move, contradicted_levels, move_order_veto, stated_moves
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
@@ -76,6 +76,10 @@ def sentence_reader(
     years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
     moved: list[frozenset[int]] = []  # the levels whose stated move contradicts them, read on the first match
     forms: list[SentenceForms] = []  # what the sentence's form says of its numbers, read on the first match
+    may_move = " to " in text or " from " in text  # (stated_moves' forms all hold one of them)
+
+    def moves() -> dict[int, Move]:
+        return stated_moves(text, claim.span[0], tuple(claim.numbers))
 
     def accept(q: Quantity, c: Candidate) -> Veto:
         if not moved:
@@ -102,6 +106,8 @@ def sentence_reader(
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
                 said = "a loss" if stated is not None and stated < 0 else "a profit"
                 return "sign", f"the wording states {said}, but the order in time of {c.ref}'s figures is unknown"
+        if veto is None and c.origin == "fact" and may_move and q.span[0] in (mv := moves()):  # forward in time
+            veto = move_order_veto(q, c, mv[q.span[0]], twins() if cited else idx.facts.values())  # type: ignore[arg-type]
         if veto is None and c.column_year is not None:  # a passage number's column names its year
             if not years:
                 years.append(named_years(text))
