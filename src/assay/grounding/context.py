@@ -102,11 +102,13 @@ from assay.grounding.lexicon import (
 from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import (
     YEAR_LOWER,
+    judged_year,
     later_operand,
     match_year,
     nearest_in_clause,
     negligible,
     period_owner,
+    split_years,
     unordered_direction,
 )
 from assay.grounding.triggers import ALL, CROSS, POLAR, RESPECTIVE, SUM, TOTAL
@@ -208,7 +210,7 @@ class SentenceContext:
             [
                 (m.start(), m.end(), y)
                 for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
-                if (y := match_year(m)) in vocab.years
+                if (y := match_year(m)) in vocab.years or judged_year(text, m, vocab.years, spans)
             ]
             if vocab.years
             else []
@@ -373,7 +375,7 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         moved = shifted_level(c)  # a level ± its change column is the level of another period
         if moved is not None and named_years == {moved}:
             return "period_mismatch", f"{c.ref} is {moved}'s figure moved by its change: another period's"
-        if len(years) and off:
+        if len(years) and off and not (c.op is None and split_years(c.label) & named_years):  # "FY2019": 2018/19
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"

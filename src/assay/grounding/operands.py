@@ -23,6 +23,10 @@ __all__ = [
     "YEAR",
     "nearest_in_clause",
     "period_owner",
+    "fiscal_period",
+    "trailed_figure",
+    "judged_year",
+    "split_years",
     "names_item_itself",
 ]
 
@@ -118,6 +122,60 @@ YEAR = re.compile(r"((?:19|20)(?<![\d.,$]..)\d{2})(?!\d|[.,]\d)|[FC](?<!\w.)Y\s?
 YEAR_LOWER = re.compile(r"((?:19|20)(?<![\d.,$]..)\d{2})(?!\d|[.,]\d)|[fc](?<!\w.)y\s?'?(\d{2})\b")
 
 
+#: Before a year, what makes it a fiscal period whatever the snapshot's years ("fiscal 2021", "fiscal
+#: year 2021", "FY2021", "FY 2021"; ``FY21`` is the match itself); after it, "2021 회계연도" / "사업연도".
+_FISCAL_BEFORE = re.compile(r"(?:\b(?:fiscal|financial)\s+(?:year\s+)?|\bfy\s?'?)$", re.I)
+_FISCAL_AFTER = re.compile(r"\s?(?:년\s?)?(?:회계|사업)\s?연도")
+
+
+def fiscal_period(text: str, m: re.Match[str]) -> bool:
+    """Whether year match ``m`` of :data:`YEAR` / :data:`YEAR_LOWER` in ``text`` names a fiscal
+    period by its form ("fiscal 2021", "FY2021", "FY21", "2021 회계연도"), so the period rule
+    judges it even when no fact of the snapshot is of that year (a new user's false accept:
+    "FY2021 revenue was $383.3 billion [F1]" on a FY2023 fact passed; gate-13). A plain year
+    is judged so only where it trails a figure (:func:`trailed_figure`)."""
+    if m.group(2) is not None:
+        return True  # FY21 / CY21
+    s = m.start()
+    return _FISCAL_BEFORE.search(text, max(0, s - 20), s) is not None or _FISCAL_AFTER.match(text, m.end()) is not None
+
+
+#: A year that is a range's endpoint ("from fiscal year 2017 to 2019", "2017-2019", "between 2017
+#: and 2019"): the span of a change, not the period of a figure.
+_RANGE_BEFORE = re.compile(
+    r"(?:\b(?:from|between|since)\s+(?:fiscal\s+(?:year\s+)?|fy\s?)?|(?:19|20)\d\d\s*(?:to|through|-|–|and)\s*(?:fy\s?)?)$",
+    re.I,
+)
+_RANGE_AFTER = re.compile(r"\s*(?:to|through|thru|-|–|and)\s+(?:fiscal\s+(?:year\s+)?|fy\s?)?(?:19|20)?\d\d\b", re.I)
+#: A split fiscal year in a label ("Income taxes | 2018/2019", "2018/19", "2018-19").
+_SPLIT_YEAR = re.compile(r"\b((?:19|20)\d\d)\s*[/–-]\s*((?:19|20)?\d\d)\b")
+
+
+def judged_year(text: str, m: re.Match[str], known: frozenset[int], spans: list[tuple[int, int]]) -> bool:
+    """Whether the period rule judges year match ``m`` of sentence ``text``: a year of the
+    snapshot's facts (``known``), or another year that names a figure's period by its form —
+    fiscal-marked (:func:`fiscal_period`) or trailing a figure (:func:`trailed_figure`) — and is no
+    range's endpoint (``_RANGE_BEFORE``/``_RANGE_AFTER``: "from fiscal year 2017 to 2019" on the
+    sum of the 2018 and 2019 changes names no 2017 figure; TAT-QA's templated sentences). gate-13."""
+    if match_year(m) in known:
+        return True
+    if not (fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None):
+        return False
+    s = m.start()
+    return _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None
+
+
+def split_years(label: str) -> frozenset[int]:
+    """The two years of a split fiscal year a label names ("2018/2019", "2018/19": {2018, 2019}),
+    else empty: such a column is the fiscal year of either name ("FY2019" for 2018/19)."""
+    m = _SPLIT_YEAR.search(label) if "/" in label or "-" in label or "–" in label else None
+    if m is None:
+        return frozenset()
+    a, b = int(m.group(1)), m.group(2)
+    b2 = int(b) if len(b) == 4 else a // 100 * 100 + int(b)
+    return frozenset({a, b2}) if b2 == a + 1 else frozenset()
+
+
 def match_year(m: re.Match[str]) -> int:
     """The four-digit year of a match of :data:`YEAR` (``2023``, or ``FY23`` read as 2023)."""
     return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
@@ -155,13 +213,18 @@ def period_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: 
     in fiscal 2023 versus $383.3 billion in fiscal 2022" gives 2023 to the 394.3, which
     :func:`nearest_in_clause` gave the 383.3 — eight characters away against eleven: a swap of
     the two years' figures passed, issue 15), else :func:`nearest_in_clause`."""
+    k = trailed_figure(text, spans, s)
+    return k if k is not None else nearest_in_clause(spans, s, e, cuts)
+
+
+def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | None:
+    """Index into ``spans`` of the number a period mention starting at ``text[s]`` trails (only a
+    period phrase between them: "$383.3 billion in 2021"), else None."""
     k, end = None, -1
     for i, (_, b) in enumerate(spans):
         if end < b <= s:
             k, end = i, b
-    if k is not None and _TRAILING_PERIOD.fullmatch(text, end, s):
-        return k
-    return nearest_in_clause(spans, s, e, cuts)
+    return k if k is not None and _TRAILING_PERIOD.fullmatch(text, end, s) else None
 
 
 #: Before an item that is the base of a share, not what a figure is: "18.7 percent of net sales".

@@ -1,0 +1,82 @@
+"""A period the snapshot has no fact of is judged when its form says it is a figure's period
+(gate-13; :func:`assay.grounding.operands.judged_year`): "FY2021 revenue was $383.3 billion [F1]"
+on a FY2023 fact passed, the period rule reading only the snapshot's years. Fiscal-marked years
+("fiscal 2021", "FY21", "2021 회계연도") and a plain year trailing its figure ("$383.3 billion in
+2021") are judged; a range's endpoint ("from fiscal year 2017 to 2019") and a year elsewhere
+("founded in 1976") are not; a split fiscal year ("2018/2019") is the fiscal year of either name.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.facts import Fact, Snapshot
+from assay.grounding import check_answer
+from assay.grounding.operands import split_years
+
+_SALES = Snapshot(
+    facts=[
+        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "FY2021 revenue was $383.3 billion [F1].",
+        "Total net sales were $383.3 billion in fiscal 2021 [F1].",
+        "Total net sales were $383.3 billion in fiscal year 2024 [F1].",
+        "Total net sales were $383.3 billion in FY21 [F1].",
+        "Total net sales were $383.3 billion in 2021 [F1].",
+        "2021 회계연도 총 순매출은 3,833억 달러였다 [F1].",
+        "Apple projects total net sales of $383.3 billion for fiscal 2024 [F1].",
+    ],
+)
+def test_a_period_no_fact_is_of_fails_when_its_form_names_a_figures_period(answer):
+    r = check_answer(answer, _SALES)
+    assert r.status == "fail" and r.violations[0].kind == "period_mismatch", answer
+    true = answer.replace("2021", "2023").replace("2024", "2023").replace("FY21", "FY23")
+    assert check_answer(true, _SALES).status == "pass", true
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Apple, founded in 1976, had total net sales of $383.3 billion in fiscal 2023 [F1].",
+        "Total net sales of $383.3 billion [F1] were the highest since 2018.",
+        "Between fiscal 2019 and fiscal 2023 sales grew; they were $383.3 billion in fiscal 2023 [F1].",
+    ],
+)
+def test_a_year_that_names_no_figures_period_is_not_judged(answer):
+    assert check_answer(answer, _SALES).status == "pass", answer
+
+
+def test_a_range_endpoint_is_not_judged_and_a_split_year_is_either_year():
+    changes = Snapshot(
+        facts=[
+            Fact(id="C1", label="Change in expenses | 2018", value=1000, unit="thousands", period="2018"),
+            Fact(id="C2", label="Change in expenses | 2019", value=2059, unit="thousands", period="2019"),
+        ]
+    )
+    total = "The total change in expenses from fiscal year 2017 to 2019 was 3,059 thousand [C1, C2]."
+    assert check_answer(total, changes).status == "pass"
+    split = Snapshot(facts=[Fact(id="T", label="Income taxes | 2018/2019", value=-298, unit="millions", period="2018")])
+    assert check_answer("The amount of income taxes in FY2019 was −298 million [T].", split).status == "pass"
+    assert check_answer("The amount of income taxes in FY2020 was −298 million [T].", split).status == "fail"
+    assert split_years("Income taxes | 2018/2019") == {2018, 2019}
+    assert split_years("Sales | 2018/19") == {2018, 2019}
+    assert split_years("Sales | 2018-2020") == frozenset()
+    assert split_years("Sales | 2019") == frozenset()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1995, 2040), st.sampled_from(["in fiscal {y}", "in FY{y}", "for fiscal year {y}", "in {y}"]))
+def test_property_a_named_fiscal_year_must_be_the_facts(year, form):
+    phrase = form.format(y=year)
+    answer = f"Total net sales were $383.3 billion {phrase} [F1]."
+    expected = "pass" if year == 2023 else "fail"
+    assert check_answer(answer, _SALES).status == expected, answer
