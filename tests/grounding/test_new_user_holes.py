@@ -144,6 +144,15 @@ def test_an_opening_period_scopes_the_sentence():
     assert status("For FY2022, net income was $97.0 billion [F7, F8].", APPLE) == "fail"
 
 
+def test_an_opening_period_with_no_comma_scopes_the_sentence_too():
+    lead = "In fiscal 2023 total net sales were $383.3 billion [F1] and net income was {} [F7, F8]."
+    assert status(lead.format("$99.8 billion"), APPLE) == "fail"  # FY2022's net income (gate-13)
+    assert status(lead.format("$97.0 billion"), APPLE) == "pass"
+    assert status("In fiscal 2023 revenue was $383.3 billion, down from $394.3 billion [F1, F2].", APPLE) == "pass"
+    both = "In 2023 and 2022 net income was $97.0 billion and $99.8 billion [F7, F8]."  # two years: no lead
+    assert status(both, APPLE) == "pass"
+
+
 def test_an_opening_period_leaves_bases_and_respectively_alone():
     assert status("In fiscal 2023, revenue was $383.3 billion [F1], down from $394.3 billion [F2].", APPLE) == "pass"
     assert status("In fiscal 2023, revenue fell 2.8% from $394.3 billion [F1, F2].", APPLE) == "pass"

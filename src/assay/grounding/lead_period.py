@@ -6,8 +6,9 @@ nearest number of its clause, so in "In fiscal 2023, revenue was $383.3 billion 
 income was $99.8 billion [F7, F8]" the year reaches the first figure only, and FY2022's $99.8
 billion (F8, cited beside F7) passed as the sentence's net income (a new user's false accept).
 An opening adverbial of time — "In fiscal 2023,", "For FY2022,", "During 2019,", "As of
-December 31, 2022," — says when everything after it happened. Rule: when the sentence opens with
-one such phrase (one known year, a comma), each number the reader gave no year of its own gets
+December 31, 2022," (or with no comma: "In fiscal 2023 total net sales were …") — says when
+everything after it happened. Rule: when the sentence opens with one such phrase (one known
+year), each number the reader gave no year of its own gets
 that year, unless it is stated as a base ("from $394.3 billion", "compared with", "versus",
 "than", "up from": another period's level) or the sentence says "respectively". Conservative as
 the period rule is: a year the snapshot's facts do not know changes nothing.
@@ -27,12 +28,15 @@ from assay.grounding.triggers import RESPECTIVE
 __all__ = ["with_lead_year", "lead_year"]
 
 #: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
-#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words.
+#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
+#: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
+#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …").
 _LEAD = re.compile(
     r"\s*(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
     r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
-    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)(?:\s+[A-Za-z]+){0,3}\s*,",
+    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
+    r"(?:(?:\s+[A-Za-z]+){0,3}\s*,|\s+(?!(?:and|or|to|through|thru|vs|versus|&)\b)(?=[A-Za-z]))",
     re.I,
 )
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
@@ -43,7 +47,7 @@ _BASE_BEFORE = re.compile(
 
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
     """The one known year of ``text``'s opening adverbial of time (module doc), else None."""
-    if not vocab.years or "," not in text:  # the adverbial ends in a comma (_LEAD): none, no lead
+    if not vocab.years:
         return None
     m = _LEAD.match(text)
     if m is None:
