@@ -30,6 +30,7 @@ from assay.grounding.change_amount import cell_level_veto, difference_veto, leve
 from assay.grounding.column_period import column_veto, named_years
 from assay.grounding.comparison import comparison_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
+from assay.grounding.derivation_names import one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary
@@ -97,6 +98,8 @@ def sentence_reader(
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)
+        if veto is None and c.op is not None and ctx.named:  # a derivation named as one of its operands
+            veto = one_operand_veto(q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[1], ctx.named, text)
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]

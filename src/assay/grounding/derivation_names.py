@@ -1,0 +1,95 @@
+"""A derivation of two line items is named as neither of them (gate-13; used by
+:func:`assay.grounding.sentence_rules.sentence_reader`).
+
+The label rule (:func:`assay.grounding.context.acceptable`) asks whether the items a sentence
+names are related to a candidate's labels — any operand's, for a derivation — so "Net income was
+$17.3 billion [F5, F7]" passed on operating income − net income: the named "net income" is
+F7's item (a new user's false accept; so did "Operating income was … [F1, F3]" on sales − gross
+margin, which is cost of sales). A sum or difference of two different line items is a third
+quantity (gross margin = sales − cost of sales, total = products + services); when the sentence
+names, for the number, the item of exactly one of its two operands and no word of the
+derivation itself, the number is that item's figure in the sentence's claim, and the derivation
+is not it. Rule: :func:`one_operand_veto`. A difference of one item's two periods is a change
+(:mod:`assay.grounding.change_amount`), and a sentence naming both operands, or neither, or a
+word of the derivation ("than", "exceeded", "less", "minus", "excluding", "before", "after",
+"net of", "plus", "combined", "together", "total", "sum", "difference", "gap") is not judged here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.claims import Quantity
+from assay.grounding.candidates import Candidate
+from assay.grounding.labels import CONCEPTS, line_item
+
+__all__ = ["one_operand_veto"]
+
+#: A name coordinated with another ("Products and services net sales", "A, B and C"): several items.
+_COORDINATED_BEFORE = re.compile(r"(?:\b(?:and|or|plus)|&|,)\s*$", re.I)
+_COORDINATED_AFTER = re.compile(r"\s*(?:(?:and|or|plus)\b|&|,)", re.I)
+#: A name right after "of": the complement of another quantity ("cost of sales", "share of the revenue").
+_OF_BEFORE = re.compile(r"\bof\s+(?:the\s+|total\s+)*$", re.I)
+
+#: Words that name the derivation itself ("X less Y", "X exceeded Y by", "before taxes", "in total").
+_DERIVATION_WORDS = re.compile(
+    r"\b(?:than|exceed\w*|less|minus|exclud\w*|before|after|net\s+of|plus|combined|together|total\w*|sum|"
+    r"difference|gap|spread|above|below|remaining|rest|other)\b|합계|차이|제외|합산",
+    re.I,
+)
+
+
+def one_operand_veto(
+    q: Quantity, c: Candidate, named_items: tuple[str, ...], named: tuple[tuple[int, int, str], ...], text: str
+) -> tuple[str, str] | None:
+    """``("label_mismatch", reason)`` when ``c`` is a sum or difference of two facts of different
+    line items and the items the sentence ``text`` names for ``q`` (``named_items``, from
+    :class:`~assay.grounding.context.SentenceContext`; ``named``: every named item's span in
+    ``text``) name exactly one of the two (:func:`_names`), with no word of the derivation in the
+    sentence (module doc); else None. A name that is the complement of "of" ("cost of sales",
+    "a share of revenue") names another quantity, not its item, and is left out; a coordinated
+    name ("Products and services net sales") names several items, and nothing is judged."""
+    if c.op not in ("a-b", "a+b") or len(c.operands) != 2 or not named_items:
+        return None
+    spans = [(st, e, n) for st, e, n in named if n in named_items and not _OF_BEFORE.search(text, 0, st)]
+    if not spans or any(
+        _COORDINATED_BEFORE.search(text, 0, st) or _COORDINATED_AFTER.match(text, e) for st, e, _ in spans
+    ):
+        return None  # none, or a coordinated name: "Products and services net sales" names both
+    names = {n for _, _, n in spans}
+    a, b = c.operands
+    if a.origin != "fact" or b.origin != "fact" or line_item(a.label) == line_item(b.label):
+        return None
+    ra = any(_names(n, a.label) for n in names)
+    rb = any(_names(n, b.label) for n in names)
+    if ra == rb or _derivation_worded(text, named):
+        return None
+    own = a if ra else b
+    what = "difference" if c.op == "a-b" else "sum"
+    return (
+        "label_mismatch",
+        f"the sentence names {line_item(own.label)!r}, but {c.ref} is the {what} of "
+        f"{line_item(a.label)!r} and {line_item(b.label)!r}: another quantity",
+    )
+
+
+def _names(named: str, label: str) -> bool:
+    """Whether a named item IS the line item of ``label``: the same words, or two synonyms of one
+    material concept ("revenue" / "total net sales"). Stricter than
+    :func:`~assay.grounding.labels.related_to`, whose concept of a longer item ("cost of sales"
+    holds "sales") would make cost of sales a name of total net sales."""
+    item = line_item(label)
+    if named == item or named == label.lower():
+        return True
+    cn = CONCEPTS.get(named)
+    return cn is not None and cn == CONCEPTS.get(item)
+
+
+def _derivation_worded(text: str, named: tuple[tuple[int, int, str], ...]) -> bool:
+    """A word of the derivation in ``text`` outside its named items ("Total net sales" names an item,
+    not a total)."""
+    if _DERIVATION_WORDS.search(text) is None:
+        return False
+    for st, e, _ in named:
+        text = text[:st] + " " * (e - st) + text[e:]
+    return _DERIVATION_WORDS.search(text) is not None
