@@ -1,5 +1,5 @@
 """Two label readings the TAT-QA template sets found wrong (issue 15, item 2): a change column's
-negative figure is a decrease, not a loss (``labels.label_polarity``); a paragraph naming an item
+negative figure is a decrease, not a loss (``label_signs.label_polarity``); a paragraph naming an item
 only as the base of a share ("18.7 percent of net sales") does not make its figure that item
 (``operands.names_item_itself`` in ``context.twin_veto``). Each with its true counterpart."""
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from assay.cases import Case
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
-from assay.grounding.labels import own_clause
+from assay.grounding.label_signs import own_clause
 from assay.grounding.lexicon import LOSS
 from assay.grounding.perturbations import label_swap, period_swap, sign_word
 

@@ -32,7 +32,7 @@ profit was $X [revenue, cost of sales]") stays: that is how a level is derived.
 
 Measured on the TAT-QA change-sentence set (cited ``moved_unit``: these are the five of its
 false accepts); the labels a change is recognised by are
-:data:`~assay.grounding.labels.A_CHANGE_LABEL`.
+:data:`~assay.grounding.label_signs.A_CHANGE_LABEL`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
-from assay.grounding.labels import A_CHANGE_LABEL, GENERIC_ITEMS, line_item, period_year, told_direction
+from assay.grounding.label_signs import A_CHANGE_LABEL, told_direction
+from assay.grounding.labels import GENERIC_ITEMS, line_item, period_year
 from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON, sub_questions
 
 __all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "difference_veto", "RATIO_OPS"]
@@ -107,8 +108,8 @@ def percent_change_veto(q: Quantity, c: Candidate) -> tuple[str, str] | None:
     else None.
 
     A page's number may be a change when its own line tells a direction ("sales increased 1.3%",
-    :func:`~assay.grounding.labels.told_direction`, or its paragraph twin does), its row label names
-    one (:data:`~assay.grounding.labels.A_CHANGE_LABEL`: "Change", "Growth", "Increase (decrease)")
+    :func:`~assay.grounding.label_signs.told_direction`, or its paragraph twin does), its row label names
+    one (:data:`~assay.grounding.label_signs.A_CHANGE_LABEL`: "Change", "Growth", "Increase (decrease)")
     or a header-like line of its page names a change column ("% Change", "22 vs. 21":
     ``Candidate.page_names_change``; which cell sits in that column is not known, so every cell of
     such a page keeps the benefit of the doubt). A number of a page with none of these is a level —

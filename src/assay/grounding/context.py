@@ -70,21 +70,16 @@ from assay.grounding.direction import (
     from_to_contradictions,
     shifted_level,
 )
+from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
 from assay.grounding.labels import (
     GENERIC_ITEMS,
-    NEUTRAL_CHANGE,
     SnapshotVocabulary,
-    fact_sign,
     is_line_item,
-    label_polarity,
     line_item,
     names_own_item,
     related_to,
-    told_direction,
 )
-from assay.grounding.labels import (
-    period_year as _year,
-)
+from assay.grounding.labels import period_year as _year
 from assay.grounding.lexicon import (
     CLAUSE,
     CROSS_PERIOD_WORDS,

@@ -10,7 +10,7 @@ from bisect import bisect_right
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
-from assay.grounding.labels import fact_sign
+from assay.grounding.label_signs import fact_sign
 
 __all__ = [
     "YEAR_LOWER",

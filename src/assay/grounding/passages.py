@@ -28,7 +28,7 @@ from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, Dim, make_candidate
-from assay.grounding.labels import told_direction
+from assay.grounding.label_signs import told_direction
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -238,7 +238,7 @@ def _twin_directions(
     """Give each table cell of passage ``page`` (``direct[first:]``, ``rows[first_row:]``) that tells no
     direction of its own the one direction its paragraph twins tell: numbers on text lines (``told``)
     of the same dimension and displayed digits whose own clause states a rise or a fall
-    (:func:`~assay.grounding.labels.told_direction`). In place; cells with no twin, or twins of both
+    (:func:`~assay.grounding.label_signs.told_direction`). In place; cells with no twin, or twins of both
     directions, are left as they are."""
     said: dict[tuple[str, float | None], set[int]] = {}
     for c in direct[first:]:
