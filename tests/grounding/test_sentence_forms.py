@@ -53,6 +53,15 @@ def test_a_korean_negated_change_backs_no_figure():
     assert status("2023 회계연도 매출은 2.8% 감소하지 않았다 [F1, F2].") == "fail"
 
 
+def test_a_korean_denied_level_backs_no_figure():
+    # gate-13 (a new user's false accept): "was not" / "did not record" after the figure
+    assert status("2023 회계연도 총 순매출은 3,833억 달러가 아니었다 [F1].") == "fail"
+    assert status("2023 회계연도 총 순매출은 3,833억 달러를 기록하지 않았다 [F1].") == "fail"
+    assert status("2023 회계연도 총 순매출은 3,833억 달러였다 [F1].") == "pass"
+    assert status("2023 회계연도 총 순매출은 3,833억 달러를 기록했다 [F1].") == "pass"
+    assert status("2023 회계연도 총 순매출은 3,833억 달러이며 증가하지 않았다 [F1].") == "pass"  # the rise is denied
+
+
 def test_negated_numbers_reads_the_verb_that_gives_the_direction():
     text = "Sales did not decline 2.8% and costs fell 3.1%."
     (claim,) = extract_claims(text)

@@ -186,7 +186,10 @@ _CHANGE_WORD = re.compile(
 )
 #: A Korean change verb negated after the number: "12% 감소하지 않았다", "늘지 못했다".
 _KR_NEG_AFTER = re.compile(r"[^\s.;,]{0,3}\s?[가-힣]{0,6}?지\s?(?:않|못)")
-_MAY_NEGATE = re.compile(r"not|n['’]t|never|failed|no\s|지\s?[않못]", re.I)
+#: A Korean level denied after the number: "3,833억 달러가 아니었다" (was not), "…를 기록하지 않았다"
+#: (did not record); not a bound ("넘지 않았다", "초과하지 않았다", "웃돌지 않았다": did not exceed).
+_KR_NEG_LEVEL = re.compile(r"\s?(?:[이가을를은는에]\s?)?(?:아니|(?!넘|초과|웃돌|상회)[가-힣]{1,6}?지\s?(?:않|못))")
+_MAY_NEGATE = re.compile(r"not|n['’]t|never|failed|no\s|지\s?[않못]|아니", re.I)
 
 
 def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
@@ -201,6 +204,8 @@ def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
             out.add(q.span[0])
             continue
         if q.direction is None:
+            if not text.isascii() and _KR_NEG_LEVEL.match(text, q.span[1] - offset):
+                out.add(q.span[0])  # "3,833억 달러가 아니었다" (gate-13)
             continue
         verbs = list(_CHANGE_WORD.finditer(before))
         verb = verbs[-1] if verbs else None
