@@ -126,7 +126,7 @@ class CandidateSet:
         if not self._vals.size:
             return []
         stated, s = max(abs(q.value), 1e-12), q.scale
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # an inf error is never nearest
             errs = np.fmin(
                 np.fmin(np.abs(self._vals / s - stated), np.abs(self._vals * 100 / s - stated)),
                 np.abs(self._disp - stated),
