@@ -103,6 +103,7 @@ from assay.grounding.operands import (
     nearest_in_clause,
     negligible,
     period_owner,
+    respective_items,
     split_years,
     unordered_direction,
 )
@@ -164,6 +165,8 @@ class SentenceContext:
     #: False when no clause of the sentence can hold a loss or profit word: an ASCII text with none
     #: of them (``stated_sign_at`` reads substrings of it, so it would find none).
     may_state_sign: bool = True
+    #: Items paired with numbers by "respectively" (:func:`~.operands.respective_items`): each is its number's.
+    paired: bool = False
 
     @classmethod
     def read(
@@ -230,8 +233,9 @@ class SentenceContext:
             k = nearest_in_clause(spans, m.start(), m.end(), cuts)
             if k is not None:
                 polar.setdefault(k, set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-        for s, e, name in named:
-            k = nearest_in_clause(spans, s, e, cuts)
+        paired_items = respective_items(text, named, spans) if respectively else None
+        for j, (s, e, name) in enumerate(named):
+            k = paired_items[j] if paired_items is not None else nearest_in_clause(spans, s, e, cuts)
             if k is None:
                 continue
             if numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
@@ -262,6 +266,7 @@ class SentenceContext:
             len(years),
             may,
             polar_text,
+            paired_items is not None,
         )
 
     def before(self, q: Quantity, width: int = 60) -> str:
@@ -378,8 +383,9 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
         related = [any(related_to(n, m, n in ctx.exact) for m in mine) for n in named_items] if mine else []
         stray = [n for n, r in zip(named_items, related, strict=False) if n in ctx.exact and not r]
-        if stray and (c.op is not None or not names_own_item(ctx.text, mine, ctx.named)):  # named exact items: c's
+        own = not ctx.paired and names_own_item(ctx.text, mine, ctx.named)  # (a paired item is its number's)
+        if stray and (c.op is not None or not own):  # named exact items: c's
             return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if mine and not any(related) and not names_own_item(ctx.text, mine, ctx.named):
+        if mine and not any(related) and not own:
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None

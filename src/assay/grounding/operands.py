@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
@@ -23,6 +24,7 @@ __all__ = [
     "YEAR",
     "nearest_in_clause",
     "period_owner",
+    "respective_items",
     "fiscal_period",
     "trailed_figure",
     "judged_year",
@@ -225,6 +227,24 @@ def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | Non
         if end < b <= s:
             k, end = i, b
     return k if k is not None and _TRAILING_PERIOD.fullmatch(text, end, s) else None
+
+
+def respective_items(
+    text: str, named: Sequence[tuple[int, int, str]], spans: list[tuple[int, int]]
+) -> list[int] | None:
+    """For a "respectively" sentence, the number each named item pairs with, in order — "Net income and
+    total net sales were $97.0 billion and $383.3 billion, respectively": item i ↔ number i — when the
+    items are a list ("A and B", "A, B and C") before the first number, as many as the numbers; else None (the nearest
+    number, as for any sentence). gate-13: the swapped items passed, each item given the nearer figure."""
+    if len(named) != len(spans) or len(spans) < 2 or any(e > spans[0][0] for _, e, _ in named):
+        return None
+    if any(_COORDINATION.fullmatch(text, a[1], b[0]) is None for a, b in zip(named, named[1:], strict=False)):
+        return None  # not a list of items: "License and subscription revenue in 2019 and 2018, respectively"
+    return list(range(len(spans)))
+
+
+#: Between two listed items: "A and B", "A, B and C", "A & B", "A, and the B".
+_COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:the\s+)?", re.I)
 
 
 #: Before an item that is the base of a share, not what a figure is: "18.7 percent of net sales".
