@@ -97,6 +97,7 @@ from assay.grounding.lexicon import (
 from assay.grounding.operands import YEAR as _YEAR
 from assay.grounding.operands import (
     YEAR_LOWER,
+    item_owner,
     judged_year,
     later_operand,
     match_year,
@@ -235,7 +236,7 @@ class SentenceContext:
                 polar.setdefault(k, set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
         paired_items = respective_items(text, named, spans) if respectively else None
         for j, (s, e, name) in enumerate(named):
-            k = paired_items[j] if paired_items is not None else nearest_in_clause(spans, s, e, cuts)
+            k = paired_items[j] if paired_items is not None else item_owner(text, spans, s, e, cuts)
             if k is None:
                 continue
             if numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):
@@ -367,15 +368,21 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
         # one period: it must be named; a derivation: every named year is an operand's (an operand of unknown
-        # period: one named year must be an operand's); two year mentions: every operand's year is named
+        # period: one named year must be an operand's); two year mentions: every operand's year is named in
+        # the sentence ("$383.3 billion in fiscal 2023 were $11.0 billion less than in fiscal 2022")
         if c.op is None or None in op_years:
             off = not years & named_years
         else:
-            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - named_years))
+            said = frozenset().union(*(ys for ys, _ in ctx.by_number.values()))  # every year the sentence names
+            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - said))
         moved = shifted_level(c)  # a level ± its change column is the level of another period
         if moved is not None and named_years == {moved}:
             return "period_mismatch", f"{c.ref} is {moved}'s figure moved by its change: another period's"
-        if len(years) and off and not (c.op is None and split_years(c.label) & named_years):  # "FY2019": 2018/19
+        if (
+            len(years)
+            and off
+            and not (c.op is None and (split_years(c.label) | split_years(c.period or "")) & named_years)
+        ):  # "FY2019": 2018/19
             named = ", ".join(str(y) for y in sorted(named_years))
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"

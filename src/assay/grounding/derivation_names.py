@@ -7,12 +7,14 @@ $17.3 billion [F5, F7]" passed on operating income − net income: the named "ne
 F7's item (a new user's false accept; so did "Operating income was … [F1, F3]" on sales − gross
 margin, which is cost of sales). A sum or difference of two different line items is a third
 quantity (gross margin = sales − cost of sales, total = products + services); when the sentence
-names, for the number, the item of exactly one of its two operands and no word of the
-derivation itself, the number is that item's figure in the sentence's claim, and the derivation
-is not it. Rule: :func:`one_operand_veto`. A difference of one item's two periods is a change
-(:mod:`assay.grounding.change_amount`), and a sentence naming both operands, or neither, or a
-word of the derivation ("than", "exceeded", "less", "minus", "excluding", "before", "after",
-"net of", "plus", "combined", "together", "total", "sum", "difference", "gap") is not judged here.
+names, for the number, the item of exactly one of its two operands (its very words: a concept
+group holds derived measures beside their operands, "EBITDA" with operating income) and no
+third item, nor a word of the derivation itself in their clause, the number is that item's
+figure in the sentence's claim, and the derivation is not it. Rule: :func:`one_operand_veto`.
+A difference of one item's two periods is a change (:mod:`assay.grounding.change_amount`), and
+a sentence naming both operands, or neither, or a word of the derivation ("than", "exceeded",
+"less", "minus", "excluding", "before", "after", "net of", "plus", "combined", "together",
+"total", "sum", "difference", "gap") is not judged here.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import re
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
-from assay.grounding.labels import CONCEPTS, line_item
+from assay.grounding.labels import line_item
+from assay.grounding.lexicon import CLAUSE
 
 __all__ = ["one_operand_veto"]
 
@@ -33,20 +36,26 @@ _OF_BEFORE = re.compile(r"\bof\s+(?:the\s+|total\s+)*$", re.I)
 
 #: Words that name the derivation itself ("X less Y", "X exceeded Y by", "before taxes", "in total").
 _DERIVATION_WORDS = re.compile(
-    r"\b(?:than|exceed\w*|less|minus|exclud\w*|before|after|net\s+of|plus|combined|together|total\w*|sum|"
+    r"\b(?:than|exceed\w*|less|minus|exclud\w*|before|after|net\s+of|plus|combined|together|totals?|sum|"
     r"difference|gap|spread|above|below|remaining|rest|other)\b|합계|차이|제외|합산",
     re.I,
 )
 
 
 def one_operand_veto(
-    q: Quantity, c: Candidate, named_items: tuple[str, ...], named: tuple[tuple[int, int, str], ...], text: str
+    q: Quantity,
+    c: Candidate,
+    named_items: tuple[str, ...],
+    named: tuple[tuple[int, int, str], ...],
+    text: str,
+    offset: int,
 ) -> tuple[str, str] | None:
     """``("label_mismatch", reason)`` when ``c`` is a sum or difference of two facts of different
     line items and the items the sentence ``text`` names for ``q`` (``named_items``, from
     :class:`~assay.grounding.context.SentenceContext`; ``named``: every named item's span in
-    ``text``) name exactly one of the two (:func:`_names`), with no word of the derivation in the
-    sentence (module doc); else None. A name that is the complement of "of" ("cost of sales",
+    ``text``, which starts at ``offset`` of the answer) name exactly one of the two and no third
+    item (:func:`_names`: the same words), with no word of the derivation in their clause (module
+    doc); else None. A name that is the complement of "of" ("cost of sales",
     "a share of revenue") names another quantity, not its item, and is left out; a coordinated
     name ("Products and services net sales") names several items, and nothing is judged."""
     if c.op not in ("a-b", "a+b") or len(c.operands) != 2 or not named_items:
@@ -62,7 +71,11 @@ def one_operand_veto(
         return None
     ra = any(_names(n, a.label) for n in names)
     rb = any(_names(n, b.label) for n in names)
-    if ra == rb or _derivation_worded(text, named):
+    if ra == rb or any(not _names(n, a.label) and not _names(n, b.label) for n in names):
+        return None  # both, neither, or a third item named too ("… produced a gross margin of $X")
+    lo = max([m.end() for m in CLAUSE.finditer(text, 0, min(st for st, _, _ in spans))] + [0])
+    cut = CLAUSE.search(text, q.span[1] - offset)
+    if _derivation_worded(text[: cut.start() if cut else len(text)], named, lo):
         return None
     own = a if ra else b
     what = "difference" if c.op == "a-b" else "sum"
@@ -74,22 +87,18 @@ def one_operand_veto(
 
 
 def _names(named: str, label: str) -> bool:
-    """Whether a named item IS the line item of ``label``: the same words, or two synonyms of one
-    material concept ("revenue" / "total net sales"). Stricter than
-    :func:`~assay.grounding.labels.related_to`, whose concept of a longer item ("cost of sales"
-    holds "sales") would make cost of sales a name of total net sales."""
-    item = line_item(label)
-    if named == item or named == label.lower():
-        return True
-    cn = CONCEPTS.get(named)
-    return cn is not None and cn == CONCEPTS.get(item)
+    """Whether a named item IS the line item of ``label``: the same words. Not a synonym of its
+    concept: the concept groups hold derived measures beside their operands ("EBITDA" with
+    operating income, "net debt" with total debt), and :func:`~assay.grounding.labels.related_to`'s
+    concept of a longer item ("cost of sales" holds "sales") would make cost of sales total net sales."""
+    return named == line_item(label) or named == label.lower()
 
 
-def _derivation_worded(text: str, named: tuple[tuple[int, int, str], ...]) -> bool:
-    """A word of the derivation in ``text`` outside its named items ("Total net sales" names an item,
-    not a total)."""
-    if _DERIVATION_WORDS.search(text) is None:
+def _derivation_worded(text: str, named: tuple[tuple[int, int, str], ...], lo: int) -> bool:
+    """A word of the derivation in ``text[lo:]`` (the clause of the name and the number) outside its
+    named items ("Total net sales" names an item, not a total)."""
+    if _DERIVATION_WORDS.search(text, lo) is None:
         return False
     for st, e, _ in named:
         text = text[:st] + " " * (e - st) + text[e:]
-    return _DERIVATION_WORDS.search(text) is not None
+    return _DERIVATION_WORDS.search(text, lo) is not None

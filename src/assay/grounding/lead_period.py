@@ -10,7 +10,8 @@ December 31, 2022," (or with no comma: "In fiscal 2023 total net sales were …"
 everything after it happened. Rule: when the sentence opens with one such phrase (one known
 year), each number the reader gave no year of its own gets
 that year, unless it is stated as a base ("from $394.3 billion", "compared with", "versus",
-"than", "up from": another period's level) or the sentence says "respectively". Conservative as
+"than", "up from": another period's level) or beside a relative period ("a year earlier", "the
+prior year's", "the year before") or the sentence says "respectively". Conservative as
 the period rule is: a year the snapshot's facts do not know changes nothing.
 """
 
@@ -45,6 +46,16 @@ _BASE_BEFORE = re.compile(
 )
 
 
+#: A relative period beside a number: another period's figure, whatever the opening says ("a year
+#: earlier", "the prior year's", "last year", "the year before", "had been"; gate-13, a new user's
+#: false rejects of the comma-less lead).
+_RELATIVE = re.compile(
+    r"\b(?:a\s+year\s+(?:earlier|before|ago|prior)|(?:the\s+)?(?:prior|previous|preceding|last|past)(?:\s+fiscal)?"
+    r"\s+(?:year|period)|year[-\s]ago|the\s+year\s+before|had\s+been|previously|a\s+year\s+ago)\b",
+    re.I,
+)
+
+
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
     """The one known year of ``text``'s opening adverbial of time (module doc), else None."""
     if not vocab.years:
@@ -65,13 +76,18 @@ def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tup
         return ctx
     by_number = dict(ctx.by_number)
     changed = False
-    for n in numbers:
+    for i, n in enumerate(numbers):
         years, items = by_number.get(n.span[0], (frozenset(), ()))
         if years:
             continue
-        before = ctx.text[max(0, n.span[0] - ctx.offset - 40) : n.span[0] - ctx.offset]
+        s, e = n.span[0] - ctx.offset, n.span[1] - ctx.offset
+        before = ctx.text[max(0, s - 40) : s]
         if _BASE_BEFORE.search(before):
             continue
+        prev = numbers[i - 1].span[1] - ctx.offset if i else 0
+        nxt = numbers[i + 1].span[0] - ctx.offset if i + 1 < len(numbers) else len(ctx.text)
+        if _RELATIVE.search(ctx.text, max(prev, s - 60), s) or _RELATIVE.search(ctx.text, e, min(nxt, e + 40)):
+            continue  # "a year earlier it was $394.3 billion", "($99.8 billion the year before)"
         by_number[n.span[0]] = (frozenset({year}), items)
         changed = True
     return replace(ctx, by_number=by_number) if changed else ctx

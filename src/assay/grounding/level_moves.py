@@ -95,18 +95,29 @@ def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[
     return out
 
 
-def move_order_veto(q: Quantity, c: Candidate, move: Move, facts: Iterable[Candidate]) -> tuple[str, str] | None:
+def move_order_veto(
+    q: Quantity,
+    c: Candidate,
+    move: Move,
+    facts: Iterable[Candidate],
+    named_years: frozenset[int] = frozenset(),
+    moves: int = 1,
+) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when the level ``q`` a sentence moves a figure to, matched
     by fact ``c``, runs against time or against the stated way (module doc); else None.
 
     ``facts``: the facts the sentence draws on (cited mode: its cited facts; uncited: the
-    snapshot's), read only for ``c``'s line item."""
+    snapshot's), read only for ``c``'s line item, of ``c``'s granularity (a quarter is never
+    ordered against a fiscal year). The latest-level test of a lone level is made only when the
+    sentence states one move (``moves``) and names no year for the level (``named_years``: "rose
+    to $394.3 billion in fiscal 2022, then fell to …" tells the year each move reaches); the way
+    test only on two positive levels (a loss or an outflow stored negative "rises" as it grows)."""
     rank = time_rank(c) if c.op is None and c.origin == "fact" else None
     if rank is None:
         return None
     item = line_item(c.label)
     kin = [(r, f) for f in facts if f.origin == "fact" and line_item(f.label) == item and (r := time_rank(f))]
-    kin = [(r, f) for r, f in kin if r[0] == rank[0]]
+    kin = [(r, f) for r, f in kin if r[0] == rank[0] and (r[2] == 0) == (rank[2] == 0)]
     if move.earlier is not None:
         froms = [r for r, f in kin if match(move.earlier, [f]).matched]
         if froms and min(froms) >= rank:
@@ -115,7 +126,7 @@ def move_order_veto(q: Quantity, c: Candidate, move: Move, facts: Iterable[Candi
                 f"the sentence moves the figure to {c.ref}'s level from a level of its period or later",
             )
         return None
-    if any(r > rank for r, _ in kin):
+    if moves == 1 and not named_years and any(r > rank for r, _ in kin):
         return (
             "period_mismatch",
             f"the sentence moves the figure to {c.ref}'s level, but a later level of {item!r} is drawn on",
@@ -123,7 +134,7 @@ def move_order_veto(q: Quantity, c: Candidate, move: Move, facts: Iterable[Candi
     earlier = [(r, f) for r, f in kin if r < rank]
     if earlier:
         prev = max(earlier, key=lambda rf: rf[0])[1]
-        if c.value != prev.value and (c.value > prev.value) != (move.way > 0):
+        if 0 < c.value != prev.value > 0 and (c.value > prev.value) != (move.way > 0):
             way = "rose" if move.way > 0 else "fell"
             return (
                 "period_mismatch",

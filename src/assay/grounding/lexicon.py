@@ -241,13 +241,27 @@ _SUB_QUESTION = re.compile(
 )
 
 
+#: A second question that asks a figure of its own: "what was/were/is …", "how much/many", "by how
+#: much" — not of a reason ("what was the reason", "what drove it", "what about net income", "how
+#: do the declines compare": no figure). One of a pronoun counts ("what were they in FY2023?").
+_PRONOUN = r"(?:the\s+(?:reason|cause|driver)s?)\b"  # (not "it"/"they": "what were they in FY2023?" asks a level)
+_ASKS_A_FIGURE = re.compile(
+    r"(?:and\s+)?(?:"
+    rf"(?:what|which\s+\w+)\s+(?:was|were|is|are|will|would|has|have|had)\s+(?!{_PRONOUN})"
+    rf"|(?:how|by\s+how)\s+(?:much|many)\b(?!(?:\s+\w+)?\s+(?:was|were|is|are|did|does|do|has|have|had)\s+{_PRONOUN})"
+    r")",
+    re.I,
+)
+
+
 @lru_cache(maxsize=1024)
 def sub_questions(question: str) -> tuple[str, ...]:
-    """The questions ``question`` asks, in order: one unless it asks a second (``_SUB_QUESTION``:
-    "How did total net sales change, and what were total net sales in FY2023?" is two). A
+    """The questions ``question`` asks, in order: one unless it asks a second figure
+    (``_SUB_QUESTION`` then ``_ASKS_A_FIGURE``: "How did total net sales change, and what were
+    total net sales in FY2023?" is two; "…, and what drove it?" is one). A
     licence the question gives a bare figure (a change, a sign, a sum) holds only when every
     sub-question gives it: a figure may answer any of them. Pure, memoised."""
-    cuts = [m.end() for m in _SUB_QUESTION.finditer(question)]
+    cuts = [m.end() for m in _SUB_QUESTION.finditer(question) if _ASKS_A_FIGURE.match(question, m.end())]
     if not cuts:
         return (question,)
     bounds = [0, *cuts, len(question)]

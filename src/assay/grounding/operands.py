@@ -24,6 +24,7 @@ __all__ = [
     "YEAR",
     "nearest_in_clause",
     "period_owner",
+    "item_owner",
     "respective_items",
     "fiscal_period",
     "trailed_figure",
@@ -203,7 +204,7 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: "… for FY2023" (the year match starts at its digits), "… (2023", "…, in the fiscal year 2023",
 #: "… as of the end of 2023".
 _TRAILING_PERIOD = re.compile(
-    r"\s*(?:\(\s*|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
+    r"\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
     r"(?:(?:fiscal|financial)\s+(?:year\s+)?|year\s+)?(?:fy|cy)?)",
     re.I,
 )
@@ -217,6 +218,22 @@ def period_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: 
     the two years' figures passed, issue 15), else :func:`nearest_in_clause`."""
     k = trailed_figure(text, spans, s)
     return k if k is not None else nearest_in_clause(spans, s, e, cuts)
+
+
+def item_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
+    """Index into ``spans`` of the number a named item at ``text[s:e]`` names: in Korean, an item
+    marked as the topic or subject (은/는/이/가 right after it: "…원, 영업이익은 6조 5,670억
+    원이었다") names the next number of its clause, not the nearer one before it (gate-13: the
+    figure before the comma took the item after it); otherwise :func:`nearest_in_clause`."""
+    if text[e : e + 1] in _TOPIC and e < len(text) and "가" <= text[e - 1 : e] <= "힣":
+        hi = cuts[bisect_right(cuts, s)] if bisect_right(cuts, s) < len(cuts) else len(text)
+        after = [i for i, (a, _) in enumerate(spans) if e <= a < hi]
+        if after:
+            return min(after, key=lambda i: spans[i][0])
+    return nearest_in_clause(spans, s, e, cuts)
+
+
+_TOPIC = "은는이가"
 
 
 def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | None:
