@@ -373,8 +373,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         if c.op is None or None in op_years:
             off = not years & named_years
         else:
-            said = frozenset().union(*(ys for ys, _ in ctx.by_number.values()))  # every year the sentence names
-            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - said))
+            in_sentence = frozenset[int]().union(*(ys for ys, _ in ctx.by_number.values()))  # all it names
+            off = bool(named_years - years) or (ctx.year_mentions >= 2 and bool(years - in_sentence))
         moved = shifted_level(c)  # a level ± its change column is the level of another period
         if moved is not None and named_years == {moved}:
             return "period_mismatch", f"{c.ref} is {moved}'s figure moved by its change: another period's"
