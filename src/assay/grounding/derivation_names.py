@@ -60,15 +60,15 @@ def one_operand_veto(
     name ("Products and services net sales") names several items, and nothing is judged."""
     if c.op not in ("a-b", "a+b") or len(c.operands) != 2 or not named_items:
         return None
+    a, b = c.operands
+    if a.origin != "fact" or b.origin != "fact" or line_item(a.label) == line_item(b.label):
+        return None  # (before any scan: passage derivations, a change of one item)
     spans = [(st, e, n) for st, e, n in named if n in named_items and not _OF_BEFORE.search(text, 0, st)]
     if not spans or any(
         _COORDINATED_BEFORE.search(text, 0, st) or _COORDINATED_AFTER.match(text, e) for st, e, _ in spans
     ):
         return None  # none, or a coordinated name: "Products and services net sales" names both
     names = {n for _, _, n in spans}
-    a, b = c.operands
-    if a.origin != "fact" or b.origin != "fact" or line_item(a.label) == line_item(b.label):
-        return None
     ra = any(_names(n, a.label) for n in names)
     rb = any(_names(n, b.label) for n in names)
     if ra == rb or any(not _names(n, a.label) and not _names(n, b.label) for n in names):
