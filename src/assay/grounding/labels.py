@@ -184,7 +184,7 @@ def _ascii_matcher(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     spans, and each match already lower-case. None when that could differ: the pattern has an
     upper-case character, or a non-ASCII one that matches an ASCII one ignoring case ("ſ" ~ "s",
     "K" ~ "k"); on ASCII text every other non-ASCII character matches nothing either way."""
-    src = pattern.pattern
+    src = pattern.pattern.replace(_NAME_END, r"(?![\w])")  # (its Korean-particle branch never matches ASCII)
     if src != src.lower():
         return None
     if any(_folds_to_ascii(ch) for ch in {c for c in src if not c.isascii()}):

@@ -71,6 +71,8 @@ def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
 def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tuple[Quantity, ...]) -> SentenceContext:
     """``ctx`` with the opening adverbial's year given to each number the reader gave no year (and
     not stated as a base); else ``ctx`` itself (module doc)."""
+    if all(ctx.by_number.get(n.span[0], (None,))[0] for n in numbers):
+        return ctx  # every number has a year of its own (the common memo sentence): no lead to read
     year = lead_year(ctx.text, vocab)
     if year is None or (ctx.may & RESPECTIVE and "espective" in ctx.text.lower()):
         return ctx

@@ -39,6 +39,7 @@ from assay.grounding.level_moves import Move, contradicted_levels, move_order_ve
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
+from assay.grounding.outflows import outflow_veto
 from assay.grounding.question_period import with_question_years
 from assay.grounding.triggers import ALL
 from assay.grounding.twins import twin_veto
@@ -93,8 +94,10 @@ def sentence_reader(
         ctx = read[0]
         if not forms:
             forms.append(read_forms(text, claim.span[0], tuple(claim.numbers), may))
-        veto = forms_veto(q, c, forms[0]) or (
-            share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None
+        veto = (
+            forms_veto(q, c, forms[0])
+            or outflow_veto(q, c, text, claim.span[0], tuple(claim.numbers))
+            or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)

@@ -50,8 +50,7 @@ FAMILIES: dict[int, tuple[str, ...]] = {
     RESPECTIVE: ("espective",),
     POLAR: tuple(w for w in LOSS_WORDS + GAIN_WORDS if w.isascii()),
     NEGATION: ("not", "n't", "never", "failed", *(f"no{c}" for c in _SPACES)),
-    INFLOW: ("receiv", "receipt", "collect", "inflow", "proceeds", "brought", "took", "taken")
-    + ("spen", "paid", "pay", "used", "invested", "repurchased", "repaid", "outflow", "burn", "consumed"),
+    INFLOW: ("receiv", "receipt", "collect", "inflow", "proceeds", "brought", "took", "taken"),
     QUARTER: (*(f"q{i}" for i in "1234"), *(f"{i}q" for i in "1234"), "quarter"),
     AVERAGE: ("averag", "mean"),
     BOUND: ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
@@ -72,8 +71,6 @@ NEEDLES: dict[str, int] = {
     **dict.fromkeys(("loss", "lost", "deficit", "negative", "income", "profit", "earn", "gain"), POLAR),
     **dict.fromkeys(("not", "n't", "never", "failed", "no "), NEGATION),
     **dict.fromkeys(("recei", "collect", "inflow", "proceeds", "brought", "took", "taken"), INFLOW),
-    **dict.fromkeys(("spen", "paid", "pay", "used", "invested", "repurchased", "repaid", "outflow", "burn"), INFLOW),
-    "consumed": INFLOW,
     **dict.fromkeys(FAMILIES[QUARTER], QUARTER),
     **dict.fromkeys(FAMILIES[AVERAGE], AVERAGE),
     **dict.fromkeys(FAMILIES[BOUND], BOUND),
