@@ -8,17 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apple import apple
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 
-_APPLE = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F3", label="Gross margin", value=169148, unit="USD millions", period="FY2023"),
-        Fact(id="F5", label="Operating income", value=114301, unit="USD millions", period="FY2023"),
-        Fact(id="F7", label="Net income", value=96995, unit="USD millions", period="FY2023"),
-    ]
-)
+_APPLE = apple("F1", "F3", "F5", "F7")
 
 
 @pytest.mark.parametrize(

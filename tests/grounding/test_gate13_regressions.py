@@ -8,20 +8,13 @@ statements of the same forms, which still fail."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from apple import apple
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 
-_ROOT = Path(__file__).resolve().parents[2]
-_APPLE = Snapshot(
-    facts=json.loads((_ROOT / "examples" / "apple_fy2023_memos.jsonl").read_text(encoding="utf-8").splitlines()[0])[
-        "facts"
-    ]
-)
+_APPLE = apple()
 
 
 def _snap(*facts: tuple[str, str, float, str, str]) -> Snapshot:

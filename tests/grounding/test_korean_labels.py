@@ -7,17 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from assay.facts import Fact, Snapshot
+from apple import apple
 from assay.grounding import check_answer
 from assay.grounding.index import SnapshotIndex
 
-_APPLE = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F5", label="Operating income", value=114301, unit="USD millions", period="FY2023"),
-        Fact(id="F7", label="Net income", value=96995, unit="USD millions", period="FY2023"),
-    ]
-)
+_APPLE = apple("F1", "F5", "F7")
 
 
 @pytest.mark.parametrize(

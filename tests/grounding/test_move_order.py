@@ -16,18 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apple import apple
 from assay.claims import extract_claims
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 from assay.grounding.level_moves import Move, stated_moves
 
-_SALES = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
-        Fact(id="F5", label="Operating income", value=114301, unit="USD millions", period="FY2023"),
-    ]
-)
+_SALES = apple("F1", "F2", "F5")
 
 
 @pytest.mark.parametrize(

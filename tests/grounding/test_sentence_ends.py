@@ -13,16 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apple import apple
 from assay.claims import split_sentences
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 
-_SALES = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
-    ]
-)
+_SALES = apple("F1", "F2")
 _LEVEL = "Total net sales were $11,043 million [F1, F2]."
 
 

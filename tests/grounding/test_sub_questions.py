@@ -7,16 +7,12 @@ licence holds only when every sub-question gives it.
 
 from __future__ import annotations
 
+from apple import apple
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 from assay.grounding.lexicon import licences, question_carries_sign, sub_questions
 
-_SALES = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
-    ]
-)
+_SALES = apple("F1", "F2")
 _LEVEL = "Total net sales were $11,043 million [F1, F2]."
 
 

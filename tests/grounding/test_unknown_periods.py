@@ -12,16 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apple import apple
 from assay.facts import Fact, Snapshot
 from assay.grounding import check_answer
 from assay.grounding.operands import split_years
 
-_SALES = Snapshot(
-    facts=[
-        Fact(id="F1", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
-        Fact(id="F2", label="Total net sales", value=394328, unit="USD millions", period="FY2022"),
-    ]
-)
+_SALES = apple("F1", "F2")
 
 
 @pytest.mark.parametrize(
