@@ -82,6 +82,6 @@ def test_real_answers_and_passages_read_as_at_0f5c384(before, shared_data):
         texts += [str(e.get("evidence_text") or "") for e in row.get("evidence") or [] if isinstance(e, dict)]
     assert len(texts) > 4000
     kept = [t for t in texts if not SENTENCE_ENDS_SINCE.search(t)]  # (the sentence ends read since)
-    assert len(kept) > 0.9 * len(texts)
+    assert len(kept) > 0.85 * len(texts)  # (4,359 of 4,789 at gate-13)
     for text in kept:
         assert _read(now, text) == _read(before, text), text[:200]

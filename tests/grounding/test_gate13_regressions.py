@@ -93,6 +93,17 @@ _TRUE = [
     ),
 ]
 
+# pre-existing false rejects the second hunt listed, fixed in the reader (claims.wording, claims.ranges)
+_TRUE += [
+    (
+        _APPLE,
+        "Total net sales decreased to $383.3 billion, compared with $394.3 billion a year earlier [F1, F2].",
+        None,
+    ),
+    (_APPLE, "Net income dropped by $2.8 billion to $97.0 billion [F7, F8].", None),
+    (_APPLE, "Total net sales were $383.3 billion versus $394.3 billion in fiscal 2022 [F1, F2].", None),
+]
+
 _FALSE = [
     (
         _APPLE,
@@ -104,6 +115,13 @@ _FALSE = [
     (_SY, "Revenue was £1,250.4 million in FY2020 [F1].", None),
     (_K, "매출액은 6조 5,670억 원, 영업이익은 258조 9,350억 원이었다 [F1, F2].", None),
     (_APPLE, "Net income was $17.3 billion [F5, F7].", None),
+    (_APPLE, "Net income rose by $2.8 billion to $97.0 billion [F7, F8].", None),
+    (_APPLE, "Net income dropped by $2.8 billion to $99.8 billion [F7, F8].", None),
+    (
+        _APPLE,
+        "Total net sales increased to $383.3 billion, compared with $394.3 billion a year earlier [F1, F2].",
+        None,
+    ),
     (
         _APPLE,
         "Total net sales were $11,043 million [F1, F2].",

@@ -11,6 +11,9 @@ from assay.claims.quantity import Quantity
 __all__ = ["link_ranges"]
 
 _RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to)\s*")
+#: "by" right before the first end: a change amount, then the level it reached ("dropped by $2.8
+#: billion to $97.0 billion"), not a range (gate-13: the level took the change's direction).
+_BY_BEFORE = re.compile(r"\bby\s+(?:(?:about|approximately|around|roughly|nearly|almost|some)\s+)?$", re.I)
 
 
 def link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
@@ -22,6 +25,8 @@ def link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
         a, b = out[i], out[i + 1]
         between = text[a.span[1] : b.span[0]]
         joined = _RANGE_JOIN.fullmatch(between) is not None
+        if joined and "to" in between and _BY_BEFORE.search(text, max(0, a.span[0] - 24), a.span[0]):
+            continue  # "by $2.8 billion to $97.0 billion": a change and its level
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number
             b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)

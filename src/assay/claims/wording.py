@@ -231,9 +231,13 @@ def _last_before(ends: list[int], start: int, lo: int) -> int:
     return ends[k] if k >= 0 and ends[k] >= lo else lo
 
 
-#: "to"/"from" right before a number: the number is a level ("fell to 44.1%"), not a change.
+#: "to"/"from" right before a number: the number is a level ("fell to 44.1%"), not a change; so is
+#: a base after "compared with/to", "versus", "vs.", "against" ("decreased to $383.3 billion, compared
+#: with $394.3 billion": gate-13, the base took the verb's direction).
 _LEVEL_BEFORE = re.compile(
-    r"\b(?:to|from)\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$", re.I
+    r"\b(?:to|from|compared\s+(?:with|to)|versus|vs\.?|against)\s+"
+    r"(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$",
+    re.I,
 )
 _CLAUSE_END = re.compile(CLAUSE_END)  # (patterns.CLAUSE_END: clause and sentence ends)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
