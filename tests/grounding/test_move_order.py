@@ -56,6 +56,26 @@ def test_a_move_runs_forward_in_time_and_the_stated_way(false, true):
     assert check_answer(true, _SALES).status == "pass", true
 
 
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        (
+            "총 순매출은 3,943억 달러에서 3,833억 달러로 증가했다 [F1, F2].",
+            "총 순매출은 3,943억 달러에서 3,833억 달러로 감소했다 [F1, F2].",
+        ),
+        (
+            "총 순매출은 3,833억 달러에서 3,943억 달러로 증가했다 [F1, F2].",
+            "총 순매출은 3,943억 달러에서 3,833억 달러로 감소했다 [F1, F2].",
+        ),
+        ("총 순매출은 3,833억 달러로 증가했다 [F1, F2].", "총 순매출은 3,833억 달러로 감소했다 [F1, F2]."),
+    ],
+)
+def test_a_korean_move_runs_forward_in_time_and_the_stated_way(false, true):
+    # "A에서 B로 증가했다" (rose from A to B), "B로 증가했다" (rose to B): the English forms' rules
+    assert check_answer(false, _SALES).status == "fail", false
+    assert check_answer(true, _SALES).status == "pass", true
+
+
 def test_a_level_with_no_earlier_fact_of_its_item_is_not_judged():
     assert check_answer("Operating income increased to $114.3 billion [F5].", _SALES).status == "pass"
     assert check_answer("Total net sales increased to $383.3 billion [F1].", _SALES).status == "pass"  # F2 not cited

@@ -20,6 +20,7 @@ lone level a change moves to ("fell 2.8% to $394.3 billion", "increased to $383.
 the item's latest level among the facts the sentence draws on (cited mode: its cited facts), and
 the move from the item's latest earlier level goes the stated way. Only facts are judged (a
 candidate with a period and a line item); a level with no earlier fact of its item is not.
+Korean: "A에서 B로 증가했다" is the pair, "B로 감소했다" the lone level.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ _LONE_TO = re.compile(_VERB + r"[^;,\n]{0,40}?\bto\s+" + _HEDGE + r"$", re.I)
 #: Between A and B: "… to" / "… from" within 40 characters of one clause.
 _GAP_TO = re.compile(r"[^.;\n]{0,40}?\bto\s+" + _HEDGE, re.I)
 _GAP_FROM = re.compile(r"[^.;\n]{0,40}?\bfrom\s+" + _HEDGE, re.I)
+#: Korean, "A에서 B로 증가했다" (from A to B, it rose): "에서" between, "로"/"으로" and the verb after B (gate-13).
+_KR_GAP = re.compile(r"\s*에서\s*")
+_KR_TO = re.compile(
+    r"\s*(?:으로|로)\s*(?:(?P<up>증가|늘|상승|성장|확대|개선|올)|(?P<down>감소|줄|하락|축소|악화|떨어|내려))"
+)
 #: Between A (the new level) and B (the old one): ", up from", "(2018: …)" aside.
 _GAP_UP_DOWN = re.compile(r"[^.;\n]{0,30}?,?\s*\b(?:(?P<up>up)|(?P<down>down))\s+from\s+" + _HEDGE, re.I)
 
@@ -86,12 +92,16 @@ def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[
             out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "rose to A from B"
         elif m := _GAP_UP_DOWN.fullmatch(gap):
             out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "A, up from B"
+        elif _KR_GAP.fullmatch(gap) and (m := _KR_TO.match(text, b.span[1] - offset)):
+            out[b.span[0]] = Move(1 if m.group("up") else -1, a)  # "A에서 B로 증가했다"
     paired = {m.earlier.span[0] for m in out.values() if m.earlier is not None}
     for q in numbers:
         if q.span[0] in out or q.span[0] in paired or q.direction is not None or q.explicit_sign:
             continue
         if m := _LONE_TO.search(text, 0, q.span[0] - offset):
             out[q.span[0]] = Move(1 if m.group("up") else -1)  # "increased to B", "fell 2.8% to B"
+        elif not text.isascii() and (m := _KR_TO.match(text, q.span[1] - offset)):
+            out[q.span[0]] = Move(1 if m.group("up") else -1)  # "B로 증가했다"
     return out
 
 
@@ -167,6 +177,8 @@ def contradicted_levels(text: str, offset: int, numbers: Sequence[Quantity]) -> 
             rise, went_up = m.group("up") is not None, va > vb  # "rose to A from B"
         elif m := _GAP_UP_DOWN.fullmatch(gap):
             rise, went_up = m.group("up") is not None, va > vb  # "A, up from B"
+        elif _KR_GAP.fullmatch(gap) and (m := _KR_TO.match(text, b.span[1] - offset)):
+            rise, went_up = m.group("up") is not None, vb > va  # "A에서 B로 증가했다"
         if rise is not None and rise != went_up:
             out.add(b.span[0])
     return frozenset(out)
