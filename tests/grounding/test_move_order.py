@@ -48,6 +48,14 @@ _SALES = apple("F1", "F2", "F5")
             "Total net sales fell 2.8% to $394.3 billion [F1, F2].",
             "Total net sales fell 2.8% to $383.3 billion [F1, F2].",
         ),
+        (
+            "Total net sales were $394.3 billion, an increase from $383.3 billion [F1, F2].",
+            "Total net sales were $383.3 billion, a decrease from $394.3 billion [F1, F2].",
+        ),
+        (
+            "Total net sales rebounded to $394.3 billion [F1, F2].",
+            "Total net sales declined to $383.3 billion [F1, F2].",
+        ),
     ],
 )
 def test_a_move_runs_forward_in_time_and_the_stated_way(false, true):

@@ -40,7 +40,8 @@ __all__ = ["contradicted_levels", "stated_moves", "move_order_veto", "Move", "RI
 #: Verbs of a rise and of a fall (any tense) that move a figure "from A to B" / "to B from A".
 RISE_VERBS = (
     r"rose|risen|rises?|rising|increased|increases?|increasing|grew|grown|grows?|growing|climbed|climbs?|"
-    r"jumped|jumps?|surged|surges?|soared|soars?|expanded|went\s+up|gone\s+up|moved\s+up"
+    r"jumped|jumps?|surged|surges?|soared|soars?|expanded|went\s+up|gone\s+up|moved\s+up|rebounded|rebounds?|"
+    r"recovered|recovers?"
 )
 FALL_VERBS = (
     r"fell|fallen|falls?|falling|declined|declines?|declining|decreased|decreases?|decreasing|dropped|drops?|"
@@ -63,8 +64,14 @@ _KR_GAP = re.compile(r"\s*에서\s*")
 _KR_TO = re.compile(
     r"\s*(?:으로|로)\s*(?:(?P<up>증가|늘|상승|성장|확대|개선|올)|(?P<down>감소|줄|하락|축소|악화|떨어|내려))"
 )
-#: Between A (the new level) and B (the old one): ", up from", "(2018: …)" aside.
-_GAP_UP_DOWN = re.compile(r"[^.;\n]{0,30}?,?\s*\b(?:(?P<up>up)|(?P<down>down))\s+from\s+" + _HEDGE, re.I)
+#: Between A (the new level) and B (the old one): ", up from", ", an increase from", ", lower from"
+#: (gate-13: the noun forms were a backwards move that passed), "(2018: …)" aside.
+_GAP_UP_DOWN = re.compile(
+    r"[^.;\n]{0,30}?,?\s*\b(?:(?P<up>up|an?\s+(?:increase|rise|gain|jump)|higher|rising|increasing)"
+    r"|(?P<down>down|an?\s+(?:decrease|decline|drop|fall|reduction)|lower|falling|declining|decreasing))\s+from\s+"
+    + _HEDGE,
+    re.I,
+)
 
 
 @dataclass(frozen=True)
