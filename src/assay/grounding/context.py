@@ -392,9 +392,9 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
         mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
         related = [any(related_to(n, m, n in ctx.exact) for m in mine) for n in named_items] if mine else []
         stray = [n for n, r in zip(named_items, related, strict=False) if n in ctx.exact and not r]
-        own = lambda: not ctx.paired and names_own_item(ctx.text, mine, ctx.named)  # noqa: E731 (read lazily)
-        if stray and (c.op is not None or not own()):  # named exact items: c's; a paired item is its number's
+        # named exact items: c's; a paired item is its number's (names_own_item read last: lazily)
+        if stray and (c.op is not None or ctx.paired or not names_own_item(ctx.text, mine, ctx.named)):
             return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if mine and not any(related) and not own():
+        if mine and not any(related) and (ctx.paired or not names_own_item(ctx.text, mine, ctx.named)):
             return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
     return None
