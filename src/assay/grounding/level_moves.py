@@ -14,8 +14,8 @@ $118 million" keep their rule (:func:`assay.grounding.direction.from_to_contradi
 A move also runs forward in time (:func:`move_order_veto`, gate-13; a new user's false accepts):
 "Total net sales rose from $383.3 billion to $394.3 billion [F1, F2]" agrees with its values,
 but F1 is FY2023 and F2 FY2022 — the sentence runs the figure backwards and so states a rise
-where sales fell. Of a pair (:func:`stated_moves`: the same three forms), the later-named level
-must be of a later period than every fact of its line item the earlier-named one matches; and a
+where sales fell. Of a pair (:func:`_moved_pairs`, read for both rules), the level moved to must
+be of a later period than every fact of its line item that the level moved from matches; and a
 lone level a change moves to ("fell 2.8% to $394.3 billion", "increased to $383.3 billion") is
 the item's latest level among the facts the sentence draws on (cited mode: its cited facts), and
 the move from the item's latest earlier level goes the stated way. Only facts are judged (a
@@ -86,22 +86,11 @@ class Move:
 @lru_cache(maxsize=4096)
 def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[int, Move]:
     """Start (in the answer) of each level the sentence moves a figure to → its :class:`Move`
-    (module doc; the pair forms of :func:`contradicted_levels`, and a lone level after a verb of
-    change and "to": "increased to $383.3 billion", "fell 2.8% to $394.3 billion"). Pure, memoised."""
-    out: dict[int, Move] = {}
-    for a, b in zip(numbers, numbers[1:], strict=False):
-        if a.unit != b.unit or a.direction is not None or b.direction is not None or a.explicit_sign:
-            continue
-        before, gap = text[: a.span[0] - offset], text[a.span[1] - offset : b.span[0] - offset]
-        if (m := _BEFORE_FROM.search(before)) and _GAP_TO.fullmatch(gap):
-            out[b.span[0]] = Move(1 if m.group("up") else -1, a)  # "rose from A to B"
-        elif (m := _BEFORE_TO.search(before)) and _GAP_FROM.fullmatch(gap):
-            out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "rose to A from B"
-        elif m := _GAP_UP_DOWN.fullmatch(gap):
-            out[a.span[0]] = Move(1 if m.group("up") else -1, b)  # "A, up from B"
-        elif _KR_GAP.fullmatch(gap) and (m := _KR_TO.match(text, b.span[1] - offset)):
-            out[b.span[0]] = Move(1 if m.group("up") else -1, a)  # "A에서 B로 증가했다"
-    paired = {m.earlier.span[0] for m in out.values() if m.earlier is not None}
+    (module doc; the pairs of :func:`_moved_pairs`, and a lone level after a verb of change and
+    "to": "increased to $383.3 billion", "fell 2.8% to $394.3 billion"). Pure, memoised."""
+    pairs = _moved_pairs(text, offset, numbers)
+    out = {to.span[0]: Move(way, earlier) for to, earlier, way in pairs}
+    paired = {earlier.span[0] for _, earlier, _ in pairs}
     for q in numbers:
         if q.span[0] in out or q.span[0] in paired or q.direction is not None or q.explicit_sign:
             continue
@@ -161,31 +150,38 @@ def move_order_veto(
 
 
 def contradicted_levels(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
-    """Starts (in the answer) of the levels whose stated move contradicts their values (module doc).
+    """Starts (in the answer) of the levels whose stated move contradicts their values (module doc):
+    of each pair of :func:`_moved_pairs` whose way is not the way from the earlier level to the
+    later one, the later-named number.
 
     ``text``: the sentence; ``offset``: its start in the answer (the numbers' spans are the
     answer's); ``numbers``: the sentence's quantities in order. Pairs of different units, equal
     values, or a number with a direction or a written sign of its own are not read.
     """
     out: set[int] = set()
+    for to, earlier, way in _moved_pairs(text, offset, tuple(numbers)):
+        v_to, v_earlier = to.value * to.scale, earlier.value * earlier.scale
+        if v_to != v_earlier and (way > 0) != (v_to > v_earlier):
+            out.add(max(to.span[0], earlier.span[0]))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def _moved_pairs(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple[tuple[Quantity, Quantity, int], ...]:
+    """``(to, earlier, way)`` of each pair of consecutive levels the sentence moves one way (+1 /
+    −1): "rose from A to B", "rose to A from B", "A, up from B", "A에서 B로 증가했다" — one clause, one
+    unit, neither number with a direction or a written sign of its own. Pure, memoised."""
+    out: list[tuple[Quantity, Quantity, int]] = []
     for a, b in zip(numbers, numbers[1:], strict=False):
-        if a.unit != b.unit or a.direction is not None or b.direction is not None:
-            continue
-        if a.explicit_sign or b.explicit_sign:
-            continue
-        va, vb = a.value * a.scale, b.value * b.scale
-        if va == vb:
+        if a.unit != b.unit or a.direction is not None or b.direction is not None or a.explicit_sign or b.explicit_sign:
             continue
         before, gap = text[: a.span[0] - offset], text[a.span[1] - offset : b.span[0] - offset]
-        rise: bool | None = None  # the way the sentence says the figure went, from the earlier to the later
         if (m := _BEFORE_FROM.search(before)) and _GAP_TO.fullmatch(gap):
-            rise, went_up = m.group("up") is not None, vb > va  # "rose from A to B"
+            out.append((b, a, 1 if m.group("up") else -1))  # "rose from A to B"
         elif (m := _BEFORE_TO.search(before)) and _GAP_FROM.fullmatch(gap):
-            rise, went_up = m.group("up") is not None, va > vb  # "rose to A from B"
+            out.append((a, b, 1 if m.group("up") else -1))  # "rose to A from B"
         elif m := _GAP_UP_DOWN.fullmatch(gap):
-            rise, went_up = m.group("up") is not None, va > vb  # "A, up from B"
+            out.append((a, b, 1 if m.group("up") else -1))  # "A, up from B"
         elif _KR_GAP.fullmatch(gap) and (m := _KR_TO.match(text, b.span[1] - offset)):
-            rise, went_up = m.group("up") is not None, vb > va  # "A에서 B로 증가했다"
-        if rise is not None and rise != went_up:
-            out.add(b.span[0])
-    return frozenset(out)
+            out.append((b, a, 1 if m.group("up") else -1))  # "A에서 B로 증가했다"
+    return tuple(out)
