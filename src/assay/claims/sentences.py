@@ -80,7 +80,7 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     it ("moved." Total, "(see note 3.) Revenue"), and at line breaks; never inside a decimal or
     after a common abbreviation (``Inc.``, ``U.S.``). An ellipsis (``…``, ``...``) followed by
     whitespace ends a sentence only before a capital letter, an opening quote or bracket
-    (:func:`_ellipsis_continues`): "revenue was … $383.3 billion" is one sentence. ``masked`` is
+    (``patterns.OPENS_SENTENCE``): "revenue was … $383.3 billion" is one sentence. ``masked`` is
     ``text`` with citation markers blanked; a marker that opens a sentence is moved to the
     previous one. Why the cuts matter (issue 15): a change word of one sentence licenses a
     difference stated as a level in the next only when the two are read as one ("Sales moved…
@@ -91,8 +91,8 @@ def split_sentences(text: str, masked: str | None = None) -> list[tuple[int, int
     for m in _SENT_END.finditer(masked):
         st = m.start()
         mark = masked[st]
-        if (mark == "…" or (mark == "." and masked[st - 1 : st] == ".")) and _ellipsis_continues(masked, m):
-            continue
+        if (mark == "…" or masked[max(0, st - 2) : st + 1] == "...") and not _OPENS.match(masked, m.end()):
+            continue  # an ellipsis the sentence goes on after ("revenue was … $383.3 billion")
         if mark != ".":
             cuts.append(m.end())  # "!", "?", "…", "。": no abbreviation (its pattern ends in a period)
             continue
@@ -162,9 +162,10 @@ _ABBREV_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
 _INITIAL = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
 _NEWLINES = re.compile(r"\n+")
 _LEAD_MARKERS = re.compile(r"\s*(?:" + DEFAULT_CITATION_PATTERN + r"\s*)+")
-#: A sentence's end (see :func:`split_sentences`; the same as ``[.!?](?=\s)`` and
-#: :data:`~assay.claims.patterns.SENTENCE_END_EXTRA`, abbreviations and ellipses then checked in
-#: Python): ``.!?…`` and its closers before whitespace or the end; ``.!?…`` after a lower-case
+#: A sentence's end (see :func:`split_sentences`; the forms of ``[.!?](?=\s)`` and
+#: :data:`~assay.claims.patterns.SENTENCE_END_EXTRA` in one scan, abbreviations and ellipses then
+#: checked in Python — two patterns, since the clause scans cannot run those checks): ``.!?…`` and
+#: its closers before whitespace or the end; ``.!?…`` after a lower-case
 #: letter, digit, ``%``, ``)`` or a dot right before a capitalised word; ``。！？`` and their
 #: closers anywhere. ``m.start()`` is the punctuation mark.
 _SENT_END = re.compile(  # (a literal mark first in each branch: see SENTENCE_END_EXTRA)
@@ -176,14 +177,5 @@ _SENT_END = re.compile(  # (a literal mark first in each branch: see SENTENCE_EN
         ]
     )
 )
-_AFTER_ELLIPSIS = re.compile(OPENS_SENTENCE)
-
-
-def _ellipsis_continues(masked: str, m: re.Match[str]) -> bool:
-    """Whether the end mark of ``m`` is an ellipsis (``…`` or the last dot of ``...``) that the
-    sentence goes on after: what follows is not a capital letter, an opening quote or bracket
-    (nor the text's end)."""
-    st = m.start()
-    if masked[st] != "…" and masked[max(0, st - 2) : st + 1] != "...":
-        return False
-    return _AFTER_ELLIPSIS.match(masked, m.end()) is None
+#: After an ellipsis that ends a sentence: a capital letter, an opening quote or bracket, the end.
+_OPENS = re.compile(OPENS_SENTENCE)
