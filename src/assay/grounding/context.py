@@ -209,7 +209,7 @@ class SentenceContext:
             [
                 (m.start(), m.end(), y)
                 for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
-                if (y := match_year(m)) in vocab.years or judged_year(text, m, vocab.years, spans)
+                if (y := match_year(m)) in vocab.years or judged_year(text, m, spans)
             ]
             if vocab.years
             else []
@@ -236,9 +236,7 @@ class SentenceContext:
                 polar.setdefault(k, set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
         paired_items = respective_items(text, named, spans) if respectively else None
         for j, (s, e, name) in enumerate(named):
-            k = paired_items[j] if paired_items is not None else nearest_in_clause(spans, s, e, cuts)
-            if low is None and paired_items is None:  # the Korean topic rule reads non-ASCII text only
-                k = item_owner(text, spans, s, e, cuts)
+            k = paired_items[j] if paired_items is not None else item_owner(text, spans, s, e, cuts)
             if k is None:
                 continue
             if numbers[k].unit in ("%", "pp", "x") and _BASE.match(text, spans[k][1], s):

@@ -68,16 +68,14 @@ def one_operand_veto(
         _COORDINATED_BEFORE.search(text, 0, st) or _COORDINATED_AFTER.match(text, e) for st, e, _ in spans
     ):
         return None  # none, or a coordinated name: "Products and services net sales" names both
-    names = {n for _, _, n in spans}
-    ra = any(_names(n, a.label) for n in names)
-    rb = any(_names(n, b.label) for n in names)
-    if ra == rb or any(not _names(n, a.label) and not _names(n, b.label) for n in names):
+    hits = {0 if _names(n, a.label) else 1 if _names(n, b.label) else 2 for _, _, n in spans}  # a, b, neither
+    if len(hits) != 1 or 2 in hits:
         return None  # both, neither, or a third item named too ("… produced a gross margin of $X")
+    own = b if hits == {1} else a
     lo = max([m.end() for m in CLAUSE.finditer(text, 0, min(st for st, _, _ in spans))] + [0])
     cut = CLAUSE.search(text, q.span[1] - offset)
     if _derivation_worded(text[: cut.start() if cut else len(text)], named, lo):
         return None
-    own = a if ra else b
     what = "difference" if c.op == "a-b" else "sum"
     return (
         "label_mismatch",

@@ -51,7 +51,7 @@ _BASE_BEFORE = re.compile(
 #: false rejects of the comma-less lead).
 _RELATIVE = re.compile(
     r"\b(?:a\s+year\s+(?:earlier|before|ago|prior)|(?:the\s+)?(?:prior|previous|preceding|last|past)(?:\s+fiscal)?"
-    r"\s+(?:year|period)|year[-\s]ago|the\s+year\s+before|had\s+been|previously|a\s+year\s+ago)\b",
+    r"\s+(?:year|period)|year[-\s]ago|the\s+year\s+before|had\s+been|previously)\b",
     re.I,
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from assay.claims.patterns import CLAUSE_DOT
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
@@ -244,11 +245,11 @@ _SUB_QUESTION = re.compile(
 #: A second question that asks a figure of its own: "what was/were/is …", "how much/many", "by how
 #: much" — not of a reason ("what was the reason", "what drove it", "what about net income", "how
 #: do the declines compare": no figure). One of a pronoun counts ("what were they in FY2023?").
-_PRONOUN = r"(?:the\s+(?:reason|cause|driver)s?)\b"  # (not "it"/"they": "what were they in FY2023?" asks a level)
+_A_REASON = r"the\s+(?:reason|cause|driver)s?\b"
 _ASKS_A_FIGURE = re.compile(
     r"(?:and\s+)?(?:"
-    rf"(?:what|which\s+\w+)\s+(?:was|were|is|are|will|would|has|have|had)\s+(?!{_PRONOUN})"
-    rf"|(?:how|by\s+how)\s+(?:much|many)\b(?!(?:\s+\w+)?\s+(?:was|were|is|are|did|does|do|has|have|had)\s+{_PRONOUN})"
+    rf"(?:what|which\s+\w+)\s+(?:was|were|is|are|will|would|has|have|had)\s+(?!{_A_REASON})"
+    rf"|(?:how|by\s+how)\s+(?:much|many)\b(?!(?:\s+\w+)?\s+(?:was|were|is|are|did|does|do|has|have|had)\s+{_A_REASON})"
     r")",
     re.I,
 )
@@ -264,8 +265,7 @@ def sub_questions(question: str) -> tuple[str, ...]:
     cuts = [m.end() for m in _SUB_QUESTION.finditer(question) if _ASKS_A_FIGURE.match(question, m.end())]
     if not cuts:
         return (question,)
-    bounds = [0, *cuts, len(question)]
-    return tuple(question[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if question[a:b].strip())
+    return tuple(question[a:b] for a, b in pairwise([0, *cuts, len(question)]) if question[a:b].strip())
 
 
 def text_licences(text: str) -> tuple[bool, bool]:

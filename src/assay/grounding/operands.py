@@ -154,14 +154,13 @@ _RANGE_AFTER = re.compile(r"\s*(?:to|through|thru|-|–|and)\s+(?:fiscal\s+(?:ye
 _SPLIT_YEAR = re.compile(r"\b((?:19|20)\d\d)\s*[/–-]\s*((?:19|20)?\d\d)\b")
 
 
-def judged_year(text: str, m: re.Match[str], known: frozenset[int], spans: list[tuple[int, int]]) -> bool:
-    """Whether the period rule judges year match ``m`` of sentence ``text``: a year of the
-    snapshot's facts (``known``), or another year that names a figure's period by its form —
-    fiscal-marked (:func:`fiscal_period`) or trailing a figure (:func:`trailed_figure`) — and is no
-    range's endpoint (``_RANGE_BEFORE``/``_RANGE_AFTER``: "from fiscal year 2017 to 2019" on the
-    sum of the 2018 and 2019 changes names no 2017 figure; TAT-QA's templated sentences). gate-13."""
-    if match_year(m) in known:
-        return True
+def judged_year(text: str, m: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    """Whether the period rule judges year match ``m`` of sentence ``text`` (a year no fact of the
+    snapshot is of; the caller judges those): it names a figure's period by its form —
+    fiscal-marked (:func:`fiscal_period`) or trailing a figure (:func:`trailed_figure`; ``spans``:
+    the sentence's number spans) — and is no range's endpoint (``_RANGE_BEFORE``/``_RANGE_AFTER``:
+    "from fiscal year 2017 to 2019" on the sum of the 2018 and 2019 changes names no 2017 figure;
+    TAT-QA's templated sentences). gate-13."""
     if not (fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None):
         return False
     s = m.start()
@@ -225,15 +224,12 @@ def item_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: li
     marked as the topic or subject (은/는/이/가 right after it: "…원, 영업이익은 6조 5,670억
     원이었다") names the next number of its clause, not the nearer one before it (gate-13: the
     figure before the comma took the item after it); otherwise :func:`nearest_in_clause`."""
-    if text[e : e + 1] in _TOPIC and e < len(text) and "가" <= text[e - 1 : e] <= "힣":
-        hi = cuts[bisect_right(cuts, s)] if bisect_right(cuts, s) < len(cuts) else len(text)
+    if e < len(text) and text[e] in "은는이가" and "가" <= text[e - 1] <= "힣":  # (ASCII text: one test)
+        hi = cuts[bisect_right(cuts, s)]  # the clause's end (cuts ends past the text)
         after = [i for i, (a, _) in enumerate(spans) if e <= a < hi]
         if after:
             return min(after, key=lambda i: spans[i][0])
     return nearest_in_clause(spans, s, e, cuts)
-
-
-_TOPIC = "은는이가"
 
 
 def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | None:

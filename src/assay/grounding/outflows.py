@@ -54,7 +54,7 @@ def outflow_numbers(text: str, offset: int, numbers: tuple[Quantity, ...]) -> fr
     if not _MAY_OUTFLOW.search(text):
         return frozenset()
     out = set()
-    for q, s, _, cut, prev_end in number_windows(text, offset, tuple(numbers)):
+    for q, s, _, cut, prev_end in number_windows(text, offset, numbers):
         flows = list(FLOW.finditer(text, max(cut, s - 60, prev_end), s))
         if flows and flows[-1].group("outflow"):
             out.add(q.span[0])

@@ -51,6 +51,7 @@ Twins = Iterable[Candidate] | CandidateSet
 #: ``(rule kind, reason)`` when a match is refused, ``None`` when it stands.
 Veto = tuple[str, str] | None
 _NONE: frozenset[int] = frozenset()
+_NO_NAMES: tuple[frozenset[int], tuple[str, ...]] = (frozenset(), ())
 
 
 def sentence_reader(
@@ -101,21 +102,18 @@ def sentence_reader(
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)
+        own_years, own_items = ctx.by_number.get(q.span[0], _NO_NAMES)  # what the sentence names for q
         if veto is None and c.op is not None and ctx.named:  # a derivation named as one of its operands
-            veto = one_operand_veto(
-                q, c, ctx.by_number.get(q.span[0], (frozenset(), ()))[1], ctx.named, text, claim.span[0]
-            )
+            veto = one_operand_veto(q, c, own_items, ctx.named, text, claim.span[0])
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
-            named = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
-            veto = level_veto(q, c, named, pool, idx.facts.values())  # type: ignore[arg-type]
+            veto = level_veto(q, c, own_years, pool, idx.facts.values())  # type: ignore[arg-type]
         if veto is None and c.op is not None and not q.explicit_sign:
             stated = ctx.stated_sign(q)
             if unordered_sign(c, stated) and not (stated is not None and stated < 0 and ctx.question_loss):
                 said = "a loss" if stated is not None and stated < 0 else "a profit"
                 return "sign", f"the wording states {said}, but the order in time of {c.ref}'s figures is unknown"
         if veto is None and c.origin == "fact" and may_move and q.span[0] in (mv := moves()):  # forward in time
-            own_years = ctx.by_number.get(q.span[0], (frozenset(), ()))[0]
             pool = twins() if cited else idx.facts.values()
             veto = move_order_veto(q, c, mv[q.span[0]], pool, own_years, len(mv))  # type: ignore[arg-type]
         if veto is None and c.column_year is not None:  # a passage number's column names its year
