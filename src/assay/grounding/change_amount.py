@@ -46,6 +46,7 @@ from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.label_signs import A_CHANGE_LABEL, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, line_item, period_year
 from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON, sub_questions
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["ratio_veto", "level_veto", "cell_level_veto", "percent_change_veto", "difference_veto", "RATIO_OPS"]
 
@@ -202,7 +203,7 @@ _THAN = re.compile(r"\bthan\b", re.I)
 _FROM_TO = re.compile(r"\bfrom\b[^.;]{1,60}?\bto\b", re.I)
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def _clause_states_change(text: str, s: int, e: int) -> bool:
     """A change or comparison word, or "from … to …", in the clause of ``text[s:e]`` (CLAUSE cuts),
     from 80 characters before it to 40 after it."""

@@ -25,11 +25,11 @@ rtry review: "Revenue was 2.9% higher than in FY2022" passed as FY2022 against F
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
 from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["compared_periods", "comparison_veto"]
 
@@ -37,7 +37,7 @@ __all__ = ["compared_periods", "comparison_veto"]
 _CHANGE_OPS = frozenset({"a-b", "(a-b)/b"})
 
 
-@lru_cache(maxsize=1024)
+@sentence_memo
 def compared_periods(sentence: str) -> tuple[str, str] | None:
     """``(subject, base)`` period keys of a comparison sentence: its two distinct period mentions in
     order of appearance (``"FY2022 … higher than FY2023 …"`` → ``("FY2022", "FY2023")``); None when

@@ -64,7 +64,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
@@ -73,6 +72,7 @@ from assay.grounding.labels import is_line_item, related_to
 from assay.grounding.lexicon import CLAUSE
 from assay.grounding.match import readings
 from assay.grounding.quarters import named_quarters, quarter_veto
+from assay.grounding.sentence_memo import sentence_memo
 from assay.grounding.triggers import ALL, AVERAGE, BOUND, FORMS, INFLOW, NEGATION, QUARTER
 
 __all__ = [
@@ -109,7 +109,7 @@ _EMPTY = SentenceForms()
 Window = tuple[Quantity, int, int, int, int]
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...], may: int = ALL) -> SentenceForms:
     """The sentence ``text`` (at ``offset`` of the answer, stating ``numbers``) read for the rules
     of the module docstring; memoised (a pure function of its arguments). ``may``: the sentence's
@@ -127,7 +127,7 @@ def read_forms(text: str, offset: int, numbers: tuple[Quantity, ...], may: int =
     return SentenceForms(negated, inflow, quarters, bounds, averages)
 
 
-@lru_cache(maxsize=1024)
+@sentence_memo
 def number_windows(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple[Window, ...]:
     """Each number of sentence ``text`` (at ``offset`` of the answer) as ``(q, start, end, cut,
     prev_end)`` in the sentence's coordinates: ``cut`` the end of the last clause break before it

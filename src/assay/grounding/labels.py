@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = [
     "DEFAULT_MATERIAL_LABELS",
@@ -271,7 +272,7 @@ def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int,
     return _names_own(text, tuple(labels), tuple(named))
 
 
-@lru_cache(maxsize=8192)
+@sentence_memo
 def _names_own(text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, str], ...]) -> bool:
     low = text.lower()
     for lab in labels:

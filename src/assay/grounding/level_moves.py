@@ -28,12 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import line_item
 from assay.grounding.match import match
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["contradicted_levels", "stated_moves", "move_order_veto", "Move", "RISE_VERBS", "FALL_VERBS"]
 
@@ -83,7 +83,7 @@ class Move:
     earlier: Quantity | None = None
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[int, Move]:
     """Start (in the answer) of each level the sentence moves a figure to → its :class:`Move`
     (module doc; the pairs of :func:`_moved_pairs`, and a lone level after a verb of change and
@@ -166,7 +166,7 @@ def contradicted_levels(text: str, offset: int, numbers: Sequence[Quantity]) -> 
     return frozenset(out)
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def _moved_pairs(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple[tuple[Quantity, Quantity, int], ...]:
     """``(to, earlier, way)`` of each pair of consecutive levels the sentence moves one way (+1 /
     −1): "rose from A to B", "rose to A from B", "A, up from B", "A에서 B로 증가했다" — one clause, one

@@ -12,6 +12,7 @@ from itertools import pairwise
 
 from assay.claims.patterns import CLAUSE_DOT
 from assay.claims.wording import DOWN_WORDS, UP_WORDS
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = [
     "LOSS_WORDS",
@@ -304,7 +305,7 @@ _KR_OF = re.compile(r"^(?:의\s*)?(?:[가-힣]{1,3}?(?=손실|적자|흑자))?")
 _PAIRED = re.compile(r"\s*\)?\s*(?:\(|/|,|\bor\b|\band\b|&)\s*\(?\s*")  # "income (loss)", "(Loss)/profit"
 
 
-@lru_cache(maxsize=8192)
+@sentence_memo
 def stated_sign_at(text: str, s: int, e: int, number_ends: tuple[int, ...]) -> int | None:
     """−1 / +1 when a loss / profit word sits in the clause of the number at ``text[s:e]`` (60
     characters before it and no other number, of those ending at ``number_ends``, in between; or

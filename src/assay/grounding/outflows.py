@@ -17,6 +17,7 @@ from functools import lru_cache
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
 from assay.grounding.forms import FLOW, Veto, number_windows
+from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["outflow_veto", "outflow_numbers", "inflow_label"]
 
@@ -45,7 +46,7 @@ def inflow_label(label: str) -> bool:
     return bool(_INFLOW_LABEL.search(label)) and not _OUTFLOW_LABEL.search(label)
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def outflow_numbers(text: str, offset: int, numbers: tuple[Quantity, ...]) -> frozenset[int]:
     """Starts (in the answer) of the numbers of sentence ``text`` stated as outflows: the flow word
     nearest before the number in its clause is an outflow ("Apple used $110.5 billion of cash in

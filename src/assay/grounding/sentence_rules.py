@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from functools import lru_cache
 
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
@@ -41,6 +40,7 @@ from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.outflows import outflow_veto
 from assay.grounding.question_period import with_question_years
+from assay.grounding.sentence_memo import sentence_memo
 from assay.grounding.triggers import ALL
 from assay.grounding.twins import twin_veto
 
@@ -127,7 +127,7 @@ def sentence_reader(
     return accept, license_sign
 
 
-@lru_cache(maxsize=4096)
+@sentence_memo
 def read_context(
     text: str,
     offset: int,
@@ -136,8 +136,9 @@ def read_context(
     numbers: tuple[Quantity, ...],
     may: int = ALL,
 ) -> SentenceContext:
-    """:meth:`SentenceContext.read`, memoised (bounded: 4096 sentences): it is pure in its arguments
-    (the vocabulary compares by content, quantities by value) and the context is never mutated, so
-    an answer gated again (a retry, a memo re-checked before shipping) reads each sentence once.
+    """:meth:`SentenceContext.read`, memoised (:func:`~assay.grounding.sentence_memo.sentence_memo`: a
+    few memos' sentences): it is pure in its arguments (the vocabulary compares by content, quantities
+    by value) and the context is never mutated, so an answer gated again (a retry, a memo re-checked
+    before shipping) reads each sentence once.
     The sentence's opening period is read into it here (:func:`~assay.grounding.lead_period.with_lead_year`)."""
     return with_lead_year(SentenceContext.read(text, offset, vocab, question, numbers, may), vocab, numbers)
