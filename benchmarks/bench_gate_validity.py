@@ -5,7 +5,8 @@ Sets: TAT-QA gold figures, templated sentences, the second template sets (profit
 sentences, change sentences: :mod:`assay.grounding.row_templates`) and the third (a sentence
 for every row and year of each table — levels, profit/loss, changes, percent changes:
 :mod:`assay.grounding.table_sentences`), each cited and uncited, FinanceBench correct answers
-(uncited) and the bundled example memos. Targets (issue 15), on the 95% upper bound:
+(uncited) and the bundled example memos, and per mode the four "tatqa table" sets pooled
+(:func:`~assay.grounding.suite.pooled`). Targets (issue 15), on the 95% upper bound:
 cited ≤ 1% per class (≤ 2% ``moved_unit``), uncited ≤ 5%. Prints one table (and ``--json``
 the figures); a dataset missing from ../shared/data is skipped with a line.
 
@@ -55,7 +56,7 @@ def gate_only(path: str) -> int:
 
 def main() -> int:
     from _common import REPO, SHARED_DATA
-    from assay.grounding.suite import dataset_sets, run_suite
+    from assay.grounding.suite import dataset_sets, pooled, run_suite
 
     results, sets = [], []
     for dataset, src in (
@@ -75,6 +76,10 @@ def main() -> int:
         print(f"SKIP before columns: {before_src} not found (git worktree add /tmp/gate-before 609bb0e)")
     elif before_src is not None:
         before = before_rates(sets, before_src)
+    pool = pooled(results)  # per mode, the four "tatqa table" sets summed (suite.POOLED_SETS)
+    if before is not None:
+        before += [pooled_before(results, before, p.mode) for p in pool]
+    results += pool
     print(table(results, before))
     if "--json" in sys.argv:
         rows = [r.to_dict() for r in results]
@@ -134,6 +139,20 @@ def before_rates(sets: list[tuple[str, str, list[Any]]], src: str) -> list[dict[
         accepted = sum(gold[(s, i)] for i in range(len(cases)))
         out.append({"gold": wilson(accepted, len(cases)), "classes": {c: wilson(k, n) for c, (k, n) in counts.items()}})
     return out
+
+
+def pooled_before(results: list[Any], before: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    """The "before" rates of :func:`~assay.grounding.suite.pooled`'s row of ``mode``: the sums over
+    the pooled sets' rows of that mode."""
+    from assay.grounding.suite import POOLED_SETS, wilson
+
+    rows = [b for r, b in zip(results, before, strict=False) if r.name in POOLED_SETS and r.mode == mode]
+    gold = wilson(sum(b["gold"].k for b in rows), sum(b["gold"].n for b in rows))
+    classes = {
+        c: wilson(sum(b["classes"][c].k for b in rows), sum(b["classes"][c].n for b in rows))
+        for c in rows[0]["classes"]
+    }
+    return {"gold": gold, "classes": classes}
 
 
 def table(results: list[Any], before: list[dict[str, Any]] | None) -> str:

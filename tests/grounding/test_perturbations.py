@@ -144,6 +144,35 @@ def test_run_suite_counts_false_accepts_only_among_accepted_gold_cases():
     assert d["gold_acceptance"] == {"k": 1, "n": 2, "rate": 0.5, "ci95": [wilson(1, 2).low, wilson(1, 2).high]}
 
 
+def test_pooled_sums_the_table_sets_per_mode_and_leaves_other_sets_out():
+    """The pooled row of a mode is the sums of k and n of the POOLED_SETS rows of that mode, with
+    the Wilson interval of the sums (0/467 proves ≤ 1%, which no single set of 174 could)."""
+    from assay.grounding.suite import POOLED_SETS, SuiteResult, pooled
+
+    def res(name: str, mode: str, k: int, n: int) -> SuiteResult:
+        return SuiteResult(name, mode, wilson(n, n + 1), {"sign_word": wilson(k, n)})  # type: ignore[arg-type]
+
+    results = [
+        res(POOLED_SETS[1], "cited", 0, 174),
+        res(POOLED_SETS[2], "cited", 0, 147),
+        res(POOLED_SETS[3], "cited", 0, 146),
+        res(POOLED_SETS[1], "uncited", 2, 100),
+        res(POOLED_SETS[2], "uncited", 1, 50),
+        res("tatqa templated sentences", "cited", 5, 86),  # repeats the table sentences: not pooled
+    ]
+    rows = pooled(results)
+    assert [(r.name, r.mode) for r in rows] == [
+        ("tatqa table sets, pooled", "cited"),
+        ("tatqa table sets, pooled", "uncited"),
+    ]
+    cited, uncited = rows
+    assert cited.classes["sign_word"] == wilson(0, 467) and cited.classes["sign_word"].high is not None
+    assert cited.classes["sign_word"].high < 0.01 < wilson(0, 174).high  # type: ignore[operator]
+    assert uncited.classes["sign_word"] == wilson(3, 150)
+    assert (cited.gold.k, cited.gold.n) == (467, 470) and not cited.false_accepts
+    assert pooled([res("tatqa gold figures", "cited", 0, 5)]) == []
+
+
 ROWS = (
     {"id": "D", "label": "Discount rate | 2019", "value": 4.0, "unit": "%", "period": "2019"},
     {"id": "T", "label": "Total | 2019", "value": 9.0, "unit": "%", "period": "2019"},

@@ -120,7 +120,7 @@ def _load(file: str) -> list[Case]:
 
 def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool, local: Path | None) -> None:
     from assay.atomic import atomic_write_json, check_writable_dir
-    from assay.grounding.suite import dataset_sets, format_table, run_suite
+    from assay.grounding.suite import dataset_sets, format_table, pooled, run_suite
 
     with user_errors(ctx):
         if dataset not in _DATASETS:
@@ -135,6 +135,7 @@ def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json
             check_writable_dir(local.parent)
         sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
     results = [run_suite(name, cases, m) for name, m, cases in sets]
+    results += pooled(results)  # (tatqa) per mode, the four table sets summed: one class's bound over every table
     if local is not None:
         rows = [
             {"set": r.name, "mode": r.mode, "class": cls, "case_id": cid, "answer": answer}

@@ -14,7 +14,8 @@ templated sentences, the second template sets (profit/loss, change: one sentence
 and the third (``tatqa table …``: a sentence for every row and year, or pair of years, of each
 table — levels, profit/loss, changes, percent changes), each cited and uncited;
 ``financebench``: correct real answers, uncited; ``example``: the bundled memos, auto mode) and
-:func:`format_table` prints them as one table.
+:func:`format_table` prints them as one table. :func:`pooled` adds, per mode, the four "tatqa table …"
+sets summed (:data:`POOLED_SETS`): one class's bound from every in-scope cell of every table.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from assay.grounding.table_sentences import (
     profit_loss_sentences,
 )
 
-__all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "Dataset"]
+__all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "pooled", "Dataset"]
+__all__ += ["POOLED_SETS"]
 
 Dataset = Literal["tatqa", "financebench", "example"]
 
@@ -177,6 +179,48 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
         correct = [c for c in import_financebench(src) if c.meta.get("human_label") == "Correct Answer"]
         return [("financebench correct answers", "uncited", correct)]
     return [("example memos", "auto", load_cases(src))]
+
+
+#: The sets :func:`pooled` sums per mode: the third template sets (:mod:`assay.grounding.table_sentences`),
+#: each a different claim family (a level, a signed level, a change, a percent change) stated once per
+#: in-scope cell or pair of cells of one snapshot per table, so no perturbed sentence is in two of them.
+#: The first and second template sets are left out: their sentences repeat these on the same facts
+#: (a question's first result fact is one of its table's result cells). Why pool: a class that only a
+#: few rows carry (``sign_word``: result rows alone, 174 level sentences on the shared TAT-QA tables)
+#: cannot prove a 1% bound in one set (0/n needs n ≥ 381), while the class's promise — a stated loss
+#: on a profit fails, whatever the claim's form — is measured on every family. The pooled cases are
+#: clustered by table (several cells of one table share its labels), so the bound is read beside the
+#: per-set rows, not instead of them.
+POOLED_SETS = ("tatqa table levels", "tatqa table profit/loss", "tatqa table changes", "tatqa table % changes")
+
+
+def pooled(results: Sequence[SuiteResult], names: Sequence[str] = POOLED_SETS) -> list[SuiteResult]:
+    """Per mode (in first-seen order), one :class:`SuiteResult` named ``"tatqa table sets, pooled"``
+        whose gold acceptance and per-class counts are the sums ``k``/``n`` over the ``results`` whose
+        set is in ``names`` (:data:`POOLED_SETS`), with the Wilson interval of the sums; ``[]`` when
+        no result is of those sets. Neither examples nor false accepts are kept: they are the sets' own,
+    listed with them (a ``--local`` file would list each twice)."""
+    by_mode: dict[str, list[SuiteResult]] = {}
+    for r in results:
+        if r.name in names:
+            by_mode.setdefault(r.mode, []).append(r)
+    out = []
+    for rs in by_mode.values():
+        classes = list(dict.fromkeys(c for r in rs for c in r.classes))
+        sums = {
+            c: (sum(r.classes[c].k for r in rs if c in r.classes), sum(r.classes[c].n for r in rs if c in r.classes))
+            for c in classes
+        }
+        gold = wilson(sum(r.gold.k for r in rs), sum(r.gold.n for r in rs))
+        out.append(
+            SuiteResult(
+                "tatqa table sets, pooled",
+                rs[0].mode,
+                gold,
+                {c: wilson(k, n) for c, (k, n) in sums.items()},
+            )
+        )
+    return out
 
 
 def format_table(results: Sequence[SuiteResult]) -> str:
