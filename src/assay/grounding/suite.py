@@ -183,14 +183,14 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
 
 #: The sets :func:`pooled` sums per mode: the third template sets (:mod:`assay.grounding.table_sentences`),
 #: each a different claim family (a level, a signed level, a change, a percent change) stated once per
-#: in-scope cell or pair of cells of one snapshot per table, so no perturbed sentence is in two of them.
-#: The first and second template sets are left out: their sentences repeat these on the same facts
-#: (a question's first result fact is one of its table's result cells). Why pool: a class that only a
-#: few rows carry (``sign_word``: result rows alone, 174 level sentences on the shared TAT-QA tables)
-#: cannot prove a 1% bound in one set (0/n needs n ≥ 381), while the class's promise — a stated loss
-#: on a profit fails, whatever the claim's form — is measured on every family. The pooled cases are
-#: clustered by table (several cells of one table share its labels), so the bound is read beside the
-#: per-set rows, not instead of them.
+#: in-scope cell or pair of cells of one snapshot per table: no sentence is in two of them, though one
+#: result cell is stated both as a level and as a profit or loss. The first and second template sets
+#: are left out: their sentences repeat these on the same facts (a question's first result fact is one
+#: of its table's result cells). Why pool: a class that only a few rows carry (``sign_word``: result
+#: rows alone, 124–174 sentences a set on the shared TAT-QA tables) cannot prove a 1% bound in one set
+#: (0/n needs n ≥ 381), while the class's promise — a stated loss on a profit fails, whatever the
+#: claim's form — is measured on every family. The pooled cases are clustered by table (the cells of
+#: one table share its labels), so the bound is read beside the per-set rows, not instead of them.
 POOLED_SETS = ("tatqa table levels", "tatqa table profit/loss", "tatqa table changes", "tatqa table % changes")
 
 
