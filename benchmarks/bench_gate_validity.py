@@ -157,6 +157,8 @@ def pooled_before(results: list[Any], before: list[dict[str, Any]], mode: str) -
 
 def table(results: list[Any], before: list[dict[str, Any]] | None) -> str:
     """The suite's table with, beside each rate, the same rate under the gate before issue 15."""
+    from assay.grounding.suite import POOLED_NAME, POOLED_NOTE
+
     head = f"{'set':28} {'mode':8} {'class':15} {'k/n':>11} {'rate':>7} {'95% CI (Wilson)':>17}"
     if before is not None:
         head += f" | {'before k/n':>11} {'rate':>7} {'95% CI (Wilson)':>17}"
@@ -169,6 +171,8 @@ def table(results: list[Any], before: list[dict[str, Any]] | None) -> str:
             if before is not None:
                 line += f" | {_cells(old)}"
             lines.append(line)
+    if any(r.name == POOLED_NAME for r in results):
+        lines.append(POOLED_NOTE)
     return "\n".join(lines)
 
 

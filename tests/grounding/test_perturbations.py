@@ -147,7 +147,7 @@ def test_run_suite_counts_false_accepts_only_among_accepted_gold_cases():
 def test_pooled_sums_the_table_sets_per_mode_and_leaves_other_sets_out():
     """The pooled row of a mode is the sums of k and n of the POOLED_SETS rows of that mode, with
     the Wilson interval of the sums (0/467 proves ≤ 1%, which no single set of 174 could)."""
-    from assay.grounding.suite import POOLED_SETS, SuiteResult, pooled
+    from assay.grounding.suite import POOLED_NAME, POOLED_NOTE, POOLED_SETS, SuiteResult, pooled
 
     def res(name: str, mode: str, k: int, n: int) -> SuiteResult:
         return SuiteResult(name, mode, wilson(n, n + 1), {"sign_word": wilson(k, n)})  # type: ignore[arg-type]
@@ -162,8 +162,8 @@ def test_pooled_sums_the_table_sets_per_mode_and_leaves_other_sets_out():
     ]
     rows = pooled(results)
     assert [(r.name, r.mode) for r in rows] == [
-        ("tatqa table sets, pooled", "cited"),
-        ("tatqa table sets, pooled", "uncited"),
+        (POOLED_NAME, "cited"),
+        (POOLED_NAME, "uncited"),
     ]
     cited, uncited = rows
     assert cited.classes["sign_word"] == wilson(0, 467) and cited.classes["sign_word"].high is not None
@@ -171,6 +171,7 @@ def test_pooled_sums_the_table_sets_per_mode_and_leaves_other_sets_out():
     assert uncited.classes["sign_word"] == wilson(3, 150)
     assert (cited.gold.k, cited.gold.n) == (467, 470) and not cited.false_accepts
     assert pooled([res("tatqa gold figures", "cited", 0, 5)]) == []
+    assert format_table([*results, *rows]).endswith(POOLED_NOTE) and POOLED_NOTE not in format_table(results)
 
 
 ROWS = (

@@ -14,9 +14,9 @@ import inspect
 import pkgutil
 
 import assay.grounding
+from apple import apple
 from assay.grounding.gate import check_answer
 from assay.grounding.sentence_memo import SENTENCE_MEMO_SIZE
-from apple import apple
 
 #: Memos whose first argument is a text but not an answer's sentence: a fact's or passage's own
 #: context (keyed per snapshot, read again for every answer against it).

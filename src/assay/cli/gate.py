@@ -37,7 +37,11 @@ def gate_cmd(
     src: Path | None = typer.Argument(None, help="gate validity: the dataset's folder or file."),
     mode: GateMode = typer.Option(GateMode.auto, "--mode", help="auto: cited when the answer has citation markers."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per case."),
-    dataset: str | None = typer.Option(None, "--dataset", help="gate validity: tatqa, financebench or example."),
+    dataset: str | None = typer.Option(
+        None,
+        "--dataset",
+        help="gate validity: tatqa (its four table sets also summed per mode), financebench or example.",
+    ),
     local: Path | None = typer.Option(
         None, "--local", help="gate validity: write every false accept (case id, class, answer) to this *.local.json."
     ),
@@ -135,7 +139,7 @@ def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json
             check_writable_dir(local.parent)
         sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
     results = [run_suite(name, cases, m) for name, m, cases in sets]
-    results += pooled(results)  # (tatqa) per mode, the four table sets summed: one class's bound over every table
+    results += pooled(results)  # (tatqa) per mode, the four table sets summed (a line under the table says so)
     if local is not None:
         rows = [
             {"set": r.name, "mode": r.mode, "class": cls, "case_id": cid, "answer": answer}

@@ -12,7 +12,8 @@ middle ones of up to 26 ms and one full one of 49–53 ms, ~420 ms in all, the s
 p99 beyond host noise. At 256 entries (about eight memos of 30 sentences) an evicted entry
 is still young and freed by reference counting: 5 passes of < 0.6 ms and 1 of < 0.8 ms, ~2.5 ms
 in all, unseen p50 −5% (2.70 → 2.56 ms), callgrind instructions per memo −3.9% (28.2M → 27.1M),
-and a memo re-gated within the next eight keeps every read (the "warm" figure is unchanged).
+and a 30-sentence memo re-gated with up to seven other such memos gated in between keeps every read
+(the "warm" figure is unchanged; a memo of more than 256 sentences gets no hits when re-gated).
 """
 
 from __future__ import annotations

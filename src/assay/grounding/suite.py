@@ -15,7 +15,7 @@ and the third (``tatqa table …``: a sentence for every row and year, or pair o
 table — levels, profit/loss, changes, percent changes), each cited and uncited;
 ``financebench``: correct real answers, uncited; ``example``: the bundled memos, auto mode) and
 :func:`format_table` prints them as one table. :func:`pooled` adds, per mode, the four "tatqa table …"
-sets summed (:data:`POOLED_SETS`): one class's bound from every in-scope cell of every table.
+sets summed (:data:`POOLED_SETS`): each class's count over every table sentence it perturbs.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from assay.grounding.table_sentences import (
 )
 
 __all__ = ["Rate", "SuiteResult", "wilson", "run_suite", "dataset_sets", "format_table", "pooled", "Dataset"]
-__all__ += ["POOLED_SETS"]
+__all__ += ["POOLED_NAME", "POOLED_SETS", "POOLED_NOTE"]
 
 Dataset = Literal["tatqa", "financebench", "example"]
 
@@ -192,14 +192,22 @@ def dataset_sets(dataset: Dataset, src: str | Path) -> list[tuple[str, Mode, lis
 #: claim's form — is measured on every family. The pooled cases are clustered by table (the cells of
 #: one table share its labels), so the bound is read beside the per-set rows, not instead of them.
 POOLED_SETS = ("tatqa table levels", "tatqa table profit/loss", "tatqa table changes", "tatqa table % changes")
+#: The pooled rows' set name, and the line printed under a table that has them (what they sum, and why
+#: their interval is read beside the rows it sums).
+POOLED_NAME = "tatqa table sets, summed"
+POOLED_NOTE = (
+    f"'{POOLED_NAME}': the four 'tatqa table …' rows of its mode added up (not the other tatqa sets; its "
+    "false accepts are theirs, listed under them); the cells of one table are alike, so its interval, "
+    "which takes the sentences as independent, is read beside those rows, not instead of them."
+)
 
 
 def pooled(results: Sequence[SuiteResult], names: Sequence[str] = POOLED_SETS) -> list[SuiteResult]:
-    """Per mode (in first-seen order), one :class:`SuiteResult` named ``"tatqa table sets, pooled"``
-        whose gold acceptance and per-class counts are the sums ``k``/``n`` over the ``results`` whose
-        set is in ``names`` (:data:`POOLED_SETS`), with the Wilson interval of the sums; ``[]`` when
-        no result is of those sets. Neither examples nor false accepts are kept: they are the sets' own,
-    listed with them (a ``--local`` file would list each twice)."""
+    """Per mode (in first-seen order), one :class:`SuiteResult` named :data:`POOLED_NAME` whose gold
+    acceptance and per-class counts are the sums ``k``/``n`` over the ``results`` whose set is in
+    ``names`` (:data:`POOLED_SETS`), with the Wilson interval of the sums; ``[]`` when no result is
+    of those sets. Neither examples nor false accepts are kept: they are the sets' own, listed with
+    them (a ``--local`` file would list each twice)."""
     by_mode: dict[str, list[SuiteResult]] = {}
     for r in results:
         if r.name in names:
@@ -214,7 +222,7 @@ def pooled(results: Sequence[SuiteResult], names: Sequence[str] = POOLED_SETS) -
         gold = wilson(sum(r.gold.k for r in rs), sum(r.gold.n for r in rs))
         out.append(
             SuiteResult(
-                "tatqa table sets, pooled",
+                POOLED_NAME,
                 rs[0].mode,
                 gold,
                 {c: wilson(k, n) for c, (k, n) in sums.items()},
@@ -238,6 +246,8 @@ def format_table(results: Sequence[SuiteResult]) -> str:
             lines.append(
                 f"{r.name:28} {r.mode:8} {cname:15} {f'{rate.k}/{rate.n}':>11} {100 * rate.rate:6.2f}% {ci:>17}"
             )
+    if any(r.name == POOLED_NAME for r in results):
+        lines.append(POOLED_NOTE)
     return "\n".join(lines)
 
 
