@@ -5,7 +5,9 @@ Passages: each TAT-QA context as text — the table, one row per line with cells
 then the paragraphs. Answers: the in-scope gold answers with their citation markers stripped.
 Both checkers run on one core in two regimes: passages parsed afresh per answer (assay builds
 the snapshot index per answer; grounded-check builds its ``Source`` objects per answer) and
-parsed once (assay's :class:`~assay.grounding.IndexCache`; grounded-check's sources kept).
+parsed once (assay's :class:`~assay.grounding.IndexCache`; grounded-check's sources kept); each
+regime's answers unseen by assay's sentence memos (``_common.clear_sentence_memos`` before it: a
+4,096-entry memo once carried every sentence of the first regime into the second).
 Printed: answers/s of each, the ratio to the peer, and gold acceptance of each (assay: status
 ``pass``; grounded-check: ``Result.passed`` with number claims only). ``--before SRC`` also
 runs this script's assay part under another tree's ``src`` (e.g. main at 609bb0e, checked out by
@@ -26,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import one_core, shared_data_or_exit
+from _common import clear_sentence_memos, one_core, shared_data_or_exit
 from assay.facts import Snapshot
 from assay.grounding import IndexCache, SnapshotIndex, check_answer
 from assay.importers.tatqa import import_tatqa
@@ -59,6 +61,7 @@ def run_assay(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[flo
     gate takes one)."""
     snaps = [Snapshot(sources=(text,)) for _, _, text in cases]
     takes_question = "question" in inspect.signature(check_answer).parameters  # main's gate does not
+    clear_sentence_memos()  # this regime's answers are unseen: no sentence read from the other regime's pass
     t = time.process_time()
     indexes = IndexCache()
     acc = 0
