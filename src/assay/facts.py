@@ -268,14 +268,6 @@ def unique_fact_ids(facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
 _FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period", "displayed_value")
 
 
-#: Where :meth:`Snapshot.fingerprint` keeps ``(facts, sources, digest)`` in the instance's ``__dict__``:
-#: outside the fields (pydantic compares, hashes and dumps fields only) and outside the private
-#: attributes (which equality compares). The digest is served again only while ``facts`` and
-#: ``sources`` are the very tuples it was computed from (``is``): ``model_copy(update={"facts": …})``
-#: copies the ``__dict__``, and then computes its own.
-_FINGERPRINT_MEMO = "_fingerprint_of"
-
-
 class Snapshot(BaseModel):
     """The facts (and raw source passages) an answer is written from.
 
@@ -315,13 +307,7 @@ class Snapshot(BaseModel):
         unit, value, period, displayed value or a passage changes the digest.
         The JSON is self-delimiting and fixes the number of values, so the input is unambiguous;
         binary values skip float-to-text formatting (this runs on every memo-cache request).
-        Memoised on the object (the model is frozen, its facts too): a snapshot passed to the
-        gate, the index cache and the memo cache is hashed once — on TAT-QA's long passages the
-        hash was ~10% of an uncited answer's gate through :class:`~assay.grounding.IndexCache`.
         """
-        memo = self.__dict__.get(_FINGERPRINT_MEMO)
-        if memo is not None and memo[0] is self.facts and memo[1] is self.sources:
-            return str(memo[2])
         rows = sorted(map(_FINGERPRINT_FIELDS, self.facts))  # ids are unique: the sort never compares past them
         ids, labels, units, values, periods, shown = zip(*rows, strict=True) if rows else ((), (), (), (), (), ())
         payload: dict[str, object] = {"facts": [ids, labels, [u or "" for u in units], [p or "" for p in periods]]}
@@ -332,6 +318,4 @@ class Snapshot(BaseModel):
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         digest = hashlib.sha256(text.encode("utf-8"))
         digest.update(struct.pack(f"<{len(values)}d", *[v + 0.0 for v in values]))  # + 0.0: -0.0 → 0.0
-        hexdigest = digest.hexdigest()
-        self.__dict__[_FINGERPRINT_MEMO] = (self.facts, self.sources, hexdigest)
-        return hexdigest
+        return digest.hexdigest()
