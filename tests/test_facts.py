@@ -245,6 +245,24 @@ def test_property_any_single_change_changes_fingerprint(snap, k, field, data):
     assert changed.fingerprint() != before
 
 
+def test_fingerprint_follows_data_changed_in_place_after_it_was_taken():
+    """The fingerprint is the memo cache's key, so it is never memoised on the object: a
+    helper's attack on a memoised one (issue 15, tenth pass; reverted) changed a snapshot's data
+    after its first fingerprint and got a stored memo served on the changed data. ``model_copy(update=…)``
+    and ``model_construct`` do not validate, so a list stays a list and can change in place."""
+    facts = [Fact(id=f"f{i}", label=f"L{i}", value=float(i), unit="USD") for i in range(3)]
+    sources = ["p"]
+    copied = Snapshot(facts=tuple(facts)).model_copy(update={"sources": sources})
+    built = Snapshot.model_construct(facts=facts, sources=("p",))
+    before = copied.fingerprint(), built.fingerprint()
+    sources.append("restated passage")
+    facts[0] = facts[0].model_copy(update={"value": 42.0})
+    assert copied.fingerprint() != before[0]
+    assert copied.fingerprint() == Snapshot(facts=copied.facts, sources=tuple(sources)).fingerprint()
+    assert built.fingerprint() != before[1]
+    assert built.fingerprint() == Snapshot(facts=tuple(facts), sources=("p",)).fingerprint()
+
+
 # --- issue 16: a huge value is a field error, not a traceback or Python's int-digits advice ----------
 
 
