@@ -30,7 +30,9 @@ def one_core() -> None:
 def clear_sentence_memos() -> int:
     """Clear every memo of the loaded ``assay`` modules keyed by an answer's sentence (a
     ``functools.lru_cache`` function whose first parameter is ``text`` or ``sentence``; in a tree
-    with ``assay.grounding.sentence_memo``, those it sizes) and return how many were cleared.
+    with ``assay.grounding.sentence_memo``, those it sizes, and ``label_signs.own_clause``, keyed
+    by a fact's context and refilled by the pass's first answer of each snapshot) and return how
+    many were cleared.
 
     A benchmark that gates the same answers in several timed passes calls it before each, so
     every pass reads sentences it has not seen — the figure does not depend on how many of an
