@@ -101,6 +101,27 @@ def fixed_work(n: int = 20_000) -> int:
     return s
 
 
+class collector_passes:  # noqa: N801 (used as a function: it starts counting when called)
+    """The cyclic garbage collector's passes from now on, per generation: count and total pause (the
+    memo's p99 was theirs until the sentence memos were bounded: ``assay.grounding.sentence_memo``)."""
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._start = 0.0
+        gc.callbacks.append(self.callback)
+
+    def callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.count[info["generation"]] += 1
+            self.seconds[info["generation"]] += time.perf_counter() - self._start
+
+    def summary(self) -> str:
+        return ", ".join(f"{n} ({1000 * t:.1f} ms)" for n, t in zip(self.count, self.seconds, strict=True))
+
+
 def package_caches() -> list[Callable[[], None]]:
     """``cache_clear`` of every ``functools.lru_cache`` function in the loaded ``assay`` modules."""
     out = []
@@ -123,6 +144,7 @@ def main() -> int:
     for seed in range(10_000, 10_200):  # warm-up: other memos of the same line items and years
         check_answer(*reversed(build(seed)))
     fresh, base, jitter = [], [], []
+    passes = collector_passes()
     for seed in range(1, 2001):  # each memo gated once: its sentences never seen
         s, m = build(seed)
         t = time.perf_counter()
@@ -133,6 +155,7 @@ def main() -> int:
         fixed_work()
         jitter.append(time.perf_counter() - t)
         gc.enable()
+    gc.callbacks.remove(passes.callback)
     for seed in range(2001, 3001):  # baseline: extraction of other unseen memos
         m = build(seed)[1]
         t = time.perf_counter()
@@ -160,6 +183,7 @@ def main() -> int:
         f"p50 {ms['cold'][0]:.3f} ms, p99 {ms['cold'][1]:.3f} ms; "
         f"warm (same memo again) p50 {ms['warm'][0]:.3f} ms, p99 {ms['warm'][1]:.3f} ms"
     )
+    print(f"collector passes during the unseen memos (young/middle/full: count, ms in all): {passes.summary()}")
     print(
         f"host jitter: a fixed pure-Python workload after each unseen memo, p50 {ms['jitter'][0]:.3f} ms, "
         f"p99 {ms['jitter'][1]:.3f} ms (p99/p50 {ms['jitter'][1] / ms['jitter'][0]:.2f}; ~1.1 on a quiet core); "
