@@ -4,6 +4,9 @@ on a FY2023 fact passed, the period rule reading only the snapshot's years. Fisc
 ("fiscal 2021", "FY21", "2021 회계연도") and a plain year trailing its figure ("$383.3 billion in
 2021") are judged; a range's endpoint ("from fiscal year 2017 to 2019") and a year elsewhere
 ("founded in 1976") are not; a split fiscal year ("2018/2019") is the fiscal year of either name.
+gate-14 (:func:`assay.grounding.operands.item_year`): a plain year in a line item's place — "Net
+income in 2021 was $97.0 billion [F7]", "2021 net income", "In 2021, net income was …" — is judged
+too (a new user's false accept: no fact was of 2021, so the year was read as no period at all).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from assay.grounding import check_answer
 from assay.grounding.operands import split_years
 
 _SALES = apple("F1", "F2")
+_INCOME = apple("F1", "F2", "F7", "F8")
 
 
 @pytest.mark.parametrize(
@@ -76,3 +80,50 @@ def test_property_a_named_fiscal_year_must_be_the_facts(year, form):
     answer = f"Total net sales were $383.3 billion {phrase} [F1]."
     expected = "pass" if year == 2023 else "fail"
     assert check_answer(answer, _SALES).status == expected, answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Net income in 2021 was $97.0 billion [F7].",
+        "Net income for 2021 was $97.0 billion [F7].",
+        "Net income for the fiscal year 2021 was $97.0 billion [F7].",
+        "2021 net income was $97.0 billion [F7].",
+        "2021's net income was $97.0 billion [F7].",
+        "In 2021, net income was $97.0 billion [F7].",
+        "In 2021 net income was $97.0 billion [F7].",
+        "During 2021, Apple's net income was $97.0 billion [F7].",
+        "In 2021, total net sales were $383.3 billion [F1] and net income was $97.0 billion [F7].",
+    ],
+)
+def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
+    r = check_answer(answer, _INCOME)
+    assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
+    assert check_answer(answer.replace("2021", "2023"), _INCOME).status == "pass", answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Apple, founded in 1976, had net income of $97.0 billion in fiscal 2023 [F7].",
+        "Net income of $97.0 billion [F7] was the highest since 2018.",
+        "Net income in fiscal 2023 was $97.0 billion [F7], above 2019 levels.",
+        "In 1976 Apple was founded; net income in fiscal 2023 was $97.0 billion [F7].",
+        "Net income from 2019 to 2023 rose; in fiscal 2023 it was $97.0 billion [F7].",
+    ],
+)
+def test_a_year_outside_a_line_items_place_is_still_not_judged(answer):
+    assert check_answer(answer, _INCOME).status == "pass", answer
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1995, 2040),
+    st.sampled_from(
+        ["Net income in {y} was", "Net income for fiscal year {y} was", "{y} net income was", "In {y}, net income was"]
+    ),
+)
+def test_property_a_year_in_a_line_items_place_must_be_the_facts(year, form):
+    answer = form.format(y=year) + " $97.0 billion [F7]."
+    expected = "pass" if year == 2023 else "fail"
+    assert check_answer(answer, _INCOME).status == expected, answer

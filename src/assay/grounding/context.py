@@ -209,7 +209,7 @@ class SentenceContext:
             [
                 (m.start(), m.end(), y)
                 for m in (_YEAR.finditer(text) if low is None else YEAR_LOWER.finditer(low))
-                if (y := match_year(m)) in vocab.years or judged_year(text, m, spans)
+                if (y := match_year(m)) in vocab.years or judged_year(text, m, spans, named)
             ]
             if vocab.years
             else []

@@ -11,8 +11,9 @@ everything after it happened. Rule: when the sentence opens with one such phrase
 year), each number the reader gave no year of its own gets
 that year, unless it is stated as a base ("from $394.3 billion", "compared with", "versus",
 "than", "up from": another period's level) or beside a relative period ("a year earlier", "the
-prior year's", "the year before") or the sentence says "respectively". Conservative as
-the period rule is: a year the snapshot's facts do not know changes nothing.
+prior year's", "the year before") or the sentence says "respectively". The year need not be one
+the snapshot's facts know (gate-14): the opening names the period of what follows, and a figure of
+another period is not that period's. Nothing is read when no fact has a year.
 """
 
 from __future__ import annotations
@@ -23,23 +24,11 @@ from dataclasses import replace
 from assay.claims import Quantity
 from assay.grounding.context import SentenceContext
 from assay.grounding.labels import SnapshotVocabulary
-from assay.grounding.operands import YEAR, match_year
+from assay.grounding.operands import LEAD_PERIOD, YEAR, match_year
 from assay.grounding.triggers import RESPECTIVE
 
 __all__ = ["with_lead_year", "lead_year"]
 
-#: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
-#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
-#: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
-#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …").
-_LEAD = re.compile(
-    r"\s*(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
-    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
-    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
-    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
-    r"(?:(?:\s+[A-Za-z]+){0,3}\s*,|\s+(?!(?:and|or|to|through|thru|vs|versus|&)\b)(?=[A-Za-z]))",
-    re.I,
-)
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
 _BASE_BEFORE = re.compile(
     r"\b(?:from|compared\s+(?:with|to)|versus|vs\.?|against|than|over)\s+(?:(?:about|approximately|the)\s+)?$", re.I
@@ -57,15 +46,17 @@ _RELATIVE = re.compile(
 
 
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
-    """The one known year of ``text``'s opening adverbial of time (module doc), else None."""
+    """The year of ``text``'s opening adverbial of time (module doc; :data:`~.operands.LEAD_PERIOD`),
+    known to the snapshot or not (gate-14: "In 2021, net income was $97.0 billion [F7]" names
+    2021's net income whatever years the facts have), else None; None too when no fact has a year
+    (the period rule reads nothing then)."""
     if not vocab.years:
         return None
-    m = _LEAD.match(text)
+    m = LEAD_PERIOD.match(text)
     if m is None:
         return None
     y = YEAR.search(m.group("year"))
-    year = match_year(y) if y is not None else None
-    return year if year in vocab.years else None
+    return match_year(y) if y is not None else None
 
 
 def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tuple[Quantity, ...]) -> SentenceContext:

@@ -29,6 +29,8 @@ __all__ = [
     "fiscal_period",
     "trailed_figure",
     "judged_year",
+    "item_year",
+    "LEAD_PERIOD",
     "split_years",
     "names_item_itself",
 ]
@@ -154,17 +156,64 @@ _RANGE_AFTER = re.compile(r"\s*(?:to|through|thru|-|–|and)\s+(?:fiscal\s+(?:ye
 _SPLIT_YEAR = re.compile(r"\b((?:19|20)\d\d)\s*[/–-]\s*((?:19|20)?\d\d)\b")
 
 
-def judged_year(text: str, m: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+def judged_year(
+    text: str, m: re.Match[str], spans: list[tuple[int, int]], named: Sequence[tuple[int, int, str]] = ()
+) -> bool:
     """Whether the period rule judges year match ``m`` of sentence ``text`` (a year no fact of the
     snapshot is of; the caller judges those): it names a figure's period by its form —
     fiscal-marked (:func:`fiscal_period`) or trailing a figure (:func:`trailed_figure`; ``spans``:
-    the sentence's number spans) — and is no range's endpoint (``_RANGE_BEFORE``/``_RANGE_AFTER``:
-    "from fiscal year 2017 to 2019" on the sum of the 2018 and 2019 changes names no 2017 figure;
-    TAT-QA's templated sentences). gate-13."""
-    if not (fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None):
+    the sentence's number spans) — or a line item's by its place (:func:`item_year`; ``named``: the
+    sentence's named items, as ``SentenceContext.named``), and is no range's endpoint
+    (``_RANGE_BEFORE``/``_RANGE_AFTER``: "from fiscal year 2017 to 2019" on the sum of the 2018 and
+    2019 changes names no 2017 figure; TAT-QA's templated sentences). gate-13; the item's place, gate-14."""
+    if not (fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None or item_year(text, m, named)):
         return False
     s = m.start()
     return _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None
+
+
+#: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
+#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
+#: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
+#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …").
+#: Group ``year``: the year as written. Read by :func:`item_year` and by
+#: :func:`assay.grounding.lead_period.lead_year` (which scopes the sentence's numbers with it).
+LEAD_PERIOD = re.compile(
+    r"\s*(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
+    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
+    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
+    r"(?:(?:\s+[A-Za-z]+){0,3}\s*,|\s+(?!(?:and|or|to|through|thru|vs|versus|&)\b)(?=[A-Za-z]))",
+    re.I,
+)
+#: Between a named line item and the year after it: a period phrase ("net income in 2021", "revenue
+#: for fiscal year 2021", "sales during the year 2021").
+_ITEM_THEN_YEAR = re.compile(
+    r"\s+(?:in|for|during)\s+(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?", re.I
+)
+#: Between a year and the named line item after it: "2021 net income", "2021's net income".
+_YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+")
+
+
+def item_year(text: str, m: re.Match[str], named: Sequence[tuple[int, int, str]]) -> bool:
+    """Whether year match ``m`` of ``text`` names the period of a line item by its place, whether
+    or not a fact of the snapshot is of that year (gate-14; a new user's false accept, "Net income
+    in 2021 was $97.0 billion [F7]" on FY2023's net income, passed because no fact was of 2021):
+    right after a named item with a period phrase between ("net income in 2021", "revenue for
+    fiscal year 2021"), right before one ("2021 net income", "2021's revenue"), or as the year of
+    the sentence's opening adverbial of time (:data:`LEAD_PERIOD`: "In 2021, net income was …").
+    ``named``: ``(start, end, item)`` of the sentence's named items (known line items and their
+    synonyms). A year elsewhere — "Apple, founded in 1976, …", "the highest since 2018" — is not."""
+    s, e = m.start(), m.end()
+    lead = LEAD_PERIOD.match(text) if s < 60 else None
+    if lead is not None and lead.start("year") <= s < lead.end("year"):
+        return True
+    for a, b, _ in named:
+        if b <= s and _ITEM_THEN_YEAR.fullmatch(text, b, s) is not None:
+            return True
+        if e <= a and _YEAR_THEN_ITEM.fullmatch(text, e, a) is not None:
+            return True
+    return False
 
 
 def split_years(label: str) -> frozenset[int]:
