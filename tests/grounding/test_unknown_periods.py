@@ -4,9 +4,12 @@ on a FY2023 fact passed, the period rule reading only the snapshot's years. Fisc
 ("fiscal 2021", "FY21", "2021 회계연도") and a plain year trailing its figure ("$383.3 billion in
 2021") are judged; a range's endpoint ("from fiscal year 2017 to 2019") and a year elsewhere
 ("founded in 1976") are not; a split fiscal year ("2018/2019") is the fiscal year of either name.
-gate-14 (:func:`assay.grounding.operands.item_year`): a plain year in a line item's place — "Net
-income in 2021 was $97.0 billion [F7]", "2021 net income", "In 2021, net income was …" — is judged
-too (a new user's false accept: no fact was of 2021, so the year was read as no period at all).
+gate-14 (:func:`assay.grounding.operands.item_year`): a plain year in a line item's place, the
+phrase stating the item's figure — "Net income in 2021 was $97.0 billion [F7]", "2021 net income
+was …", "In 2021, net income was …" — is judged too (a new user's false accept: no fact was of
+2021, so the year was read as no period at all), and so is a year trailing a figure past its
+citation marker ("$97.0 billion [F7] in 2021"). A year in a comparison, a forecast or another
+clause is not (a helper's hunt for false rejects of the first form of the rule).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from assay.grounding import check_answer
 from assay.grounding.operands import split_years
 
 _SALES = apple("F1", "F2")
-_INCOME = apple("F1", "F2", "F7", "F8")
+_INCOME = apple("F1", "F2", "F5", "F6", "F7", "F8")
 
 
 @pytest.mark.parametrize(
@@ -94,6 +97,8 @@ def test_property_a_named_fiscal_year_must_be_the_facts(year, form):
         "In 2021 net income was $97.0 billion [F7].",
         "During 2021, Apple's net income was $97.0 billion [F7].",
         "In 2021, total net sales were $383.3 billion [F1] and net income was $97.0 billion [F7].",
+        "Net income in 2021 totaled about $97.0 billion [F7].",
+        "Net income was $97.0 billion [F7] in 2021.",
     ],
 )
 def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
@@ -110,6 +115,16 @@ def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
         "Net income in fiscal 2023 was $97.0 billion [F7], above 2019 levels.",
         "In 1976 Apple was founded; net income in fiscal 2023 was $97.0 billion [F7].",
         "Net income from 2019 to 2023 rose; in fiscal 2023 it was $97.0 billion [F7].",
+        # a helper's false rejects of the first form of gate-14 (every judged year went to the one figure)
+        "Net income of $97.0 billion [F7] far exceeded 2019 net income.",
+        "Net income was $97.0 billion [F7], nearly double net income in 2019.",
+        "Compared with 2019 net income, this year's net income of $97.0 billion [F7] is far higher.",
+        "Analysts expect 2024 net income to exceed $97.0 billion [F7].",
+        "Net income in 2024 is expected to exceed the $97.0 billion [F7] earned this year.",
+        "In 1976, Apple was founded in a garage; its net income is now $97.0 billion [F7].",
+        "In 2019, net income was far lower; net income was $97.0 billion [F7] this year.",
+        "In the 2024 proxy statement, net income was reported as $97.0 billion [F7].",
+        "Net income of $97.0 billion [F7] and operating income of $114.3 billion [F5] both exceeded 2019 net income.",
     ],
 )
 def test_a_year_outside_a_line_items_place_is_still_not_judged(answer):
@@ -127,3 +142,12 @@ def test_property_a_year_in_a_line_items_place_must_be_the_facts(year, form):
     answer = form.format(y=year) + " $97.0 billion [F7]."
     expected = "pass" if year == 2023 else "fail"
     assert check_answer(answer, _INCOME).status == expected, answer
+
+
+def test_a_year_past_a_citation_marker_is_its_figures():
+    """gate-14: "$394.3 billion [F2] in 2023 and $383.3 billion [F1] in 2022" swapped the two years and
+    passed (each year went to the nearer figure by characters); the true order passes."""
+    swapped = "Total net sales were $394.3 billion [F2] in 2023 and $383.3 billion [F1] in 2022."
+    true = "Total net sales were $383.3 billion [F1] in 2023 and $394.3 billion [F2] in 2022."
+    assert check_answer(swapped, _SALES).status == "fail"
+    assert check_answer(true, _SALES).status == "pass"

@@ -11,9 +11,9 @@ everything after it happened. Rule: when the sentence opens with one such phrase
 year), each number the reader gave no year of its own gets
 that year, unless it is stated as a base ("from $394.3 billion", "compared with", "versus",
 "than", "up from": another period's level) or beside a relative period ("a year earlier", "the
-prior year's", "the year before") or the sentence says "respectively". The year need not be one
-the snapshot's facts know (gate-14): the opening names the period of what follows, and a figure of
-another period is not that period's. Nothing is read when no fact has a year.
+prior year's", "the year before") or the sentence says "respectively". Conservative as
+the period rule is: a year the snapshot's facts do not know changes nothing here (an opening year
+stated with its item's figure, "In 2021, net income was …", is judged by ``operands.item_year``).
 """
 
 from __future__ import annotations
@@ -46,17 +46,19 @@ _RELATIVE = re.compile(
 
 
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
-    """The year of ``text``'s opening adverbial of time (module doc; :data:`~.operands.LEAD_PERIOD`),
-    known to the snapshot or not (gate-14: "In 2021, net income was $97.0 billion [F7]" names
-    2021's net income whatever years the facts have), else None; None too when no fact has a year
-    (the period rule reads nothing then)."""
+    """The one known year of ``text``'s opening adverbial of time (module doc;
+    :data:`~assay.grounding.operands.LEAD_PERIOD`), else None. A year no fact is of scopes nothing
+    here: "In 1976, Apple was founded; net income was …" would fail on it (a helper's hunt for false
+    rejects of gate-14); the opening year of a sentence stating its item's figure is judged by
+    :func:`~assay.grounding.operands.item_year` instead."""
     if not vocab.years:
         return None
     m = LEAD_PERIOD.match(text)
     if m is None:
         return None
     y = YEAR.search(m.group("year"))
-    return match_year(y) if y is not None else None
+    year = match_year(y) if y is not None else None
+    return year if year in vocab.years else None
 
 
 def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tuple[Quantity, ...]) -> SentenceContext:

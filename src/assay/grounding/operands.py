@@ -166,7 +166,9 @@ def judged_year(
     sentence's named items, as ``SentenceContext.named``), and is no range's endpoint
     (``_RANGE_BEFORE``/``_RANGE_AFTER``: "from fiscal year 2017 to 2019" on the sum of the 2018 and
     2019 changes names no 2017 figure; TAT-QA's templated sentences). gate-13; the item's place, gate-14."""
-    if not (fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None or item_year(text, m, named)):
+    if not (
+        fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None or item_year(text, m, named, spans)
+    ):
         return False
     s = m.start()
     return _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None
@@ -193,25 +195,51 @@ _ITEM_THEN_YEAR = re.compile(
 )
 #: Between a year and the named line item after it: "2021 net income", "2021's net income".
 _YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+")
+#: Between the item-and-year phrase and the figure it states: a copula or a verb of amount, nothing
+#: else ("net income in 2021 was $97.0 billion", "2021 revenue totaled …"). A comparison ("far
+#: exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …") or a clause between
+#: ("In 1976, Apple was founded; …") is not a statement of that year's figure.
+_STATED_AS = re.compile(
+    r"\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached)"
+    r"\s+(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?",
+    re.I,
+)
+#: After an opening adverbial of time, before its line item: "In 2021, net income …", "In 2021, Apple's
+#: net income …", "In 2021, the company's net income …".
+_LEAD_TO_ITEM = re.compile(r"\s*(?:(?:the|its|our)\s+|(?:the\s+)?[A-Z][\w.&-]*['’]s\s+)?")
 
 
-def item_year(text: str, m: re.Match[str], named: Sequence[tuple[int, int, str]]) -> bool:
-    """Whether year match ``m`` of ``text`` names the period of a line item by its place, whether
-    or not a fact of the snapshot is of that year (gate-14; a new user's false accept, "Net income
-    in 2021 was $97.0 billion [F7]" on FY2023's net income, passed because no fact was of 2021):
-    right after a named item with a period phrase between ("net income in 2021", "revenue for
-    fiscal year 2021"), right before one ("2021 net income", "2021's revenue"), or as the year of
-    the sentence's opening adverbial of time (:data:`LEAD_PERIOD`: "In 2021, net income was …").
-    ``named``: ``(start, end, item)`` of the sentence's named items (known line items and their
-    synonyms). A year elsewhere — "Apple, founded in 1976, …", "the highest since 2018" — is not."""
+def item_year(
+    text: str, m: re.Match[str], named: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]
+) -> bool:
+    """Whether year match ``m`` of ``text`` is the period of a line item the sentence states a
+    figure of, whether or not a fact of the snapshot is of that year (gate-14; a new user's false
+    accept, "Net income in 2021 was $97.0 billion [F7]" on FY2023's net income, passed because no
+    fact was of 2021). The year stands in the item's place — right after a named item with a period
+    phrase between ("net income in 2021", "revenue for fiscal year 2021"), right before one ("2021
+    net income", "2021's net income"), or as the year of the sentence's opening adverbial of time
+    right before the item (:data:`LEAD_PERIOD`: "In 2021, net income …") — and the item-and-year
+    phrase is linked to a figure by a copula or a verb of amount alone (``_STATED_AS``: "… was
+    $97.0 billion"). ``named``: ``(start, end, item)`` of the sentence's named items (known line items
+    and synonyms); ``spans``: its numbers' spans. Not judged: a year in a comparison ("far exceeded
+    2019 net income"), a forecast ("expect 2024 net income to exceed …"), a year elsewhere ("Apple,
+    founded in 1976, …", "the highest since 2018"); a helper's hunt for false rejects gave these."""
     s, e = m.start(), m.end()
+    starts = {a for a, _ in spans}
+
+    def states_figure(at: int) -> bool:  # the item-and-year phrase ends at ``at``: a copula, then a figure
+        link = _STATED_AS.match(text, at)
+        return link is not None and link.end() in starts
+
     lead = LEAD_PERIOD.match(text) if s < 60 else None
     if lead is not None and lead.start("year") <= s < lead.end("year"):
-        return True
+        at = _LEAD_TO_ITEM.match(text, lead.end())
+        first = at.end() if at is not None else lead.end()
+        return any(a == first and states_figure(b) for a, b, _ in named)
     for a, b, _ in named:
-        if b <= s and _ITEM_THEN_YEAR.fullmatch(text, b, s) is not None:
+        if b <= s and _ITEM_THEN_YEAR.fullmatch(text, b, s) is not None and states_figure(e):
             return True
-        if e <= a and _YEAR_THEN_ITEM.fullmatch(text, e, a) is not None:
+        if e <= a and _YEAR_THEN_ITEM.fullmatch(text, e, a) is not None and states_figure(b):
             return True
     return False
 
@@ -250,9 +278,10 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 
 #: What stands between a figure and the period that trails it: "$394.3 billion in fiscal 2023",
 #: "… for FY2023" (the year match starts at its digits), "… (2023", "…, in the fiscal year 2023",
-#: "… as of the end of 2023".
+#: "… as of the end of 2023"; a citation marker may stand between them ("$97.0 billion [F7] in 2021":
+#: gate-14, a helper's false accept).
 _TRAILING_PERIOD = re.compile(
-    r"\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
+    r"(?:\s*\[[^\[\]\n]{1,60}\])?\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
     r"(?:(?:fiscal|financial)\s+(?:year\s+)?|year\s+)?(?:fy|cy)?)",
     re.I,
 )
