@@ -99,6 +99,14 @@ def test_property_a_named_fiscal_year_must_be_the_facts(year, form):
         "In 2021, total net sales were $383.3 billion [F1] and net income was $97.0 billion [F7].",
         "Net income in 2021 totaled about $97.0 billion [F7].",
         "Net income was $97.0 billion [F7] in 2021.",
+        # a second hunt: a reporting subject, a move's verb, "of", "a record"
+        "In 2021, Apple reported net income of $97.0 billion [F7].",
+        "In 2021, the company reported net income of $97.0 billion [F7].",
+        "For 2021, Apple reported total net sales of $383.3 billion [F1].",
+        "Net income in 2021 rose to $97.0 billion [F7].",
+        "Apple reported 2021 net income of $97.0 billion [F7].",
+        "2021 net income of $97.0 billion [F7] was a record.",
+        "Net income in 2021 was a record $97.0 billion [F7].",
     ],
 )
 def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
@@ -125,6 +133,8 @@ def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
         "In 2019, net income was far lower; net income was $97.0 billion [F7] this year.",
         "In the 2024 proxy statement, net income was reported as $97.0 billion [F7].",
         "Net income of $97.0 billion [F7] and operating income of $114.3 billion [F5] both exceeded 2019 net income.",
+        "In 2021, Apple changed its segment reporting; net income in fiscal 2023 was $97.0 billion [F7].",
+        "In 2019, Apple had net income far below the $97.0 billion [F7] of fiscal 2023.",
     ],
 )
 def test_a_year_outside_a_line_items_place_is_still_not_judged(answer):

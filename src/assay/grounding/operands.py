@@ -195,18 +195,24 @@ _ITEM_THEN_YEAR = re.compile(
 )
 #: Between a year and the named line item after it: "2021 net income", "2021's net income".
 _YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+")
-#: Between the item-and-year phrase and the figure it states: a copula or a verb of amount, nothing
-#: else ("net income in 2021 was $97.0 billion", "2021 revenue totaled …"). A comparison ("far
-#: exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …") or a clause between
-#: ("In 1976, Apple was founded; …") is not a statement of that year's figure.
+#: Between the item-and-year phrase and the figure it states: a copula, a verb of amount or of the
+#: move that reached it, or "of", and nothing else ("net income in 2021 was $97.0 billion", "2021
+#: revenue totaled …", "net income in 2021 rose to …", "2021 net income of …", "… was a record …").
+#: A comparison ("far exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …") or
+#: a clause between ("In 1976, Apple was founded; …") is not a statement of that year's figure.
 _STATED_AS = re.compile(
-    r"\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached)"
-    r"\s+(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?",
+    r"\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
+    r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
+    r"\s+(?:an?\s+record\s+)?(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?",
     re.I,
 )
 #: After an opening adverbial of time, before its line item: "In 2021, net income …", "In 2021, Apple's
-#: net income …", "In 2021, the company's net income …".
-_LEAD_TO_ITEM = re.compile(r"\s*(?:(?:the|its|our)\s+|(?:the\s+)?[A-Z][\w.&-]*['’]s\s+)?")
+#: net income …", "In 2021, the company's net income …", "In 2021, Apple reported net income …".
+_LEAD_TO_ITEM = re.compile(
+    r"\s*(?:(?:[A-Z][\w.&-]*(?:,?\s+Inc\.?)?|the\s+company|it|we)\s+"
+    r"(?:reported|posted|recorded|generated|earned|had|delivered|achieved)\s+(?:(?:its|a)\s+)?"
+    r"|(?:the|its|our)\s+|(?:the\s+)?[A-Z][\w.&-]*['’]s\s+)?"
+)
 
 
 def item_year(
