@@ -224,12 +224,14 @@ def item_year(
     fact was of 2021). The year stands in the item's place — right after a named item with a period
     phrase between ("net income in 2021", "revenue for fiscal year 2021"), right before one ("2021
     net income", "2021's net income"), or as the year of the sentence's opening adverbial of time
-    right before the item (:data:`LEAD_PERIOD`: "In 2021, net income …") — and the item-and-year
-    phrase is linked to a figure by a copula or a verb of amount alone (``_STATED_AS``: "… was
-    $97.0 billion"). ``named``: ``(start, end, item)`` of the sentence's named items (known line items
-    and synonyms); ``spans``: its numbers' spans. Not judged: a year in a comparison ("far exceeded
-    2019 net income"), a forecast ("expect 2024 net income to exceed …"), a year elsewhere ("Apple,
-    founded in 1976, …", "the highest since 2018"); a helper's hunt for false rejects gave these."""
+    right before the item, or its reporting subject (:data:`LEAD_PERIOD`: "In 2021, net income …",
+    "In 2021, Apple reported net income …") — and the item-and-year phrase is linked to a figure by a
+    copula, a verb of amount or of a move, or "of" alone (``_STATED_AS``: "… was $97.0 billion", "…
+    rose to …", "2021 net income of …"). ``named``: ``(start, end, item)`` of the sentence's named
+    items (known line items and synonyms); ``spans``: its numbers' spans. Not judged: a year in a
+    comparison ("far exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …"), a
+    year elsewhere ("Apple, founded in 1976, …", "the highest since 2018"); a helper's hunt for false
+    rejects gave these."""
     s, e = m.start(), m.end()
     starts = {a for a, _ in spans}
 
