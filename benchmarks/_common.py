@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -27,9 +30,21 @@ def one_core() -> None:
         pass
 
 
+def package_memos() -> list[Callable[..., Any]]:
+    """Every ``functools.lru_cache`` function defined in the loaded ``assay`` modules (each once,
+    in its own module)."""
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if name == "assay" or name.startswith("assay."):
+            for obj in list(vars(mod).values()):
+                if callable(getattr(obj, "cache_clear", None)) and getattr(obj, "__module__", None) == name:
+                    out.append(obj)
+    return out
+
+
 def clear_sentence_memos() -> int:
     """Clear every memo of the loaded ``assay`` modules keyed by an answer's sentence (a
-    ``functools.lru_cache`` function whose first parameter is ``text`` or ``sentence``; in a tree
+    :func:`package_memos` function whose first parameter is ``text`` or ``sentence``; in a tree
     with ``assay.grounding.sentence_memo``, those it sizes, and ``label_signs.own_clause``, keyed
     by a fact's context and refilled by the pass's first answer of each snapshot) and return how
     many were cleared.
@@ -39,24 +54,16 @@ def clear_sentence_memos() -> int:
     earlier pass's sentences a memo still holds (a 4,096-entry memo held all of TAT-QA's, a
     256-entry one a few memos'). Reads keyed by a label, a period or a question stay warm, as in
     a service; the same rule applies to any tree run with ``--before``."""
-    import inspect
-
     n = 0
-    for name, mod in list(sys.modules.items()):
-        if name != "assay" and not name.startswith("assay."):
+    for fn in package_memos():
+        wrapped = getattr(fn, "__wrapped__", None)
+        try:
+            first = next(iter(inspect.signature(wrapped).parameters), None) if wrapped is not None else None
+        except (TypeError, ValueError):
             continue
-        for obj in list(vars(mod).values()):
-            clear = getattr(obj, "cache_clear", None)
-            wrapped = getattr(obj, "__wrapped__", None)
-            if not callable(clear) or wrapped is None or getattr(obj, "__module__", None) != name:
-                continue
-            try:
-                first = next(iter(inspect.signature(wrapped).parameters), None)
-            except (TypeError, ValueError):
-                continue
-            if first in ("text", "sentence"):
-                clear()
-                n += 1
+        if first in ("text", "sentence"):
+            fn.cache_clear()
+            n += 1
     return n
 
 

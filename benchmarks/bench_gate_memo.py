@@ -34,11 +34,10 @@ import gc
 import random
 import sys
 import time
-from collections.abc import Callable
 
 import numpy as np
 
-from _common import one_core, report
+from _common import one_core, package_memos, report
 from assay.claims import extract_claims
 from assay.facts import Fact, Snapshot
 from assay.grounding.gate import check_answer
@@ -122,25 +121,13 @@ class collector_passes:  # noqa: N801 (used as a function: it starts counting wh
         return ", ".join(f"{n} ({1000 * t:.1f} ms)" for n, t in zip(self.count, self.seconds, strict=True))
 
 
-def package_caches() -> list[Callable[[], None]]:
-    """``cache_clear`` of every ``functools.lru_cache`` function in the loaded ``assay`` modules."""
-    out = []
-    for name, mod in list(sys.modules.items()):
-        if name == "assay" or name.startswith("assay."):
-            for obj in vars(mod).values():
-                clear = getattr(obj, "cache_clear", None)
-                if callable(clear) and getattr(obj, "__module__", None) == name:
-                    out.append(clear)
-    return out
-
-
 def main() -> int:
     one_core()
     snap, memo = build()
     words = len(memo.split())
     result = check_answer(memo, snap)
     assert result.status == "pass" and result.n_checkable == 30, (result.status, result.n_checkable)
-    clears = package_caches()
+    clears = [fn.cache_clear for fn in package_memos()]
     for seed in range(10_000, 10_200):  # warm-up: other memos of the same line items and years
         check_answer(*reversed(build(seed)))
     fresh, base, jitter = [], [], []
