@@ -142,17 +142,13 @@ def before_rates(sets: list[tuple[str, str, list[Any]]], src: str) -> list[dict[
 
 
 def pooled_before(results: list[Any], before: list[dict[str, Any]], mode: str) -> dict[str, Any]:
-    """The "before" rates of :func:`~assay.grounding.suite.pooled`'s row of ``mode``: the sums over
-    the pooled sets' rows of that mode."""
-    from assay.grounding.suite import POOLED_SETS, wilson
+    """The "before" rates of :func:`~assay.grounding.suite.pooled`'s row of ``mode``: ``pooled``
+    itself, over the before-rates of the same sets."""
+    from assay.grounding.suite import SuiteResult, pooled
 
-    rows = [b for r, b in zip(results, before, strict=False) if r.name in POOLED_SETS and r.mode == mode]
-    gold = wilson(sum(b["gold"].k for b in rows), sum(b["gold"].n for b in rows))
-    classes = {
-        c: wilson(sum(b["classes"][c].k for b in rows), sum(b["classes"][c].n for b in rows))
-        for c in rows[0]["classes"]
-    }
-    return {"gold": gold, "classes": classes}
+    rows = [SuiteResult(r.name, r.mode, b["gold"], b["classes"]) for r, b in zip(results, before, strict=False)]
+    (row,) = [p for p in pooled(rows) if p.mode == mode]
+    return {"gold": row.gold, "classes": row.classes}
 
 
 def table(results: list[Any], before: list[dict[str, Any]] | None) -> str:
