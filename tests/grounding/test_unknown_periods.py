@@ -161,3 +161,56 @@ def test_a_year_past_a_citation_marker_is_its_figures():
     true = "Total net sales were $383.3 billion [F1] in 2023 and $394.3 billion [F2] in 2022."
     assert check_answer(swapped, _SALES).status == "fail"
     assert check_answer(true, _SALES).status == "pass"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # gate-15: the leftovers gate-14's note listed, and a third hunt's forms of them
+        "However, in 2021, net income was $97.0 billion [F7].",
+        "Also, in 2021, net income was $97.0 billion [F7].",
+        "Meanwhile in 2021, net income was $97.0 billion [F7].",
+        "Back in 2021, net income was $97.0 billion [F7].",
+        "For the year ended September 25, 2021, net income was $97.0 billion [F7].",
+        "For the fiscal year ended September 25, 2021, net income was $97.0 billion [F7].",
+        "In the twelve months ended September 25, 2021, net income was $97.0 billion [F7].",
+        "Net income, in 2021, was $97.0 billion [F7].",
+        "Net income (2021) was $97.0 billion [F7].",
+        "Net income in the 2021 fiscal year was $97.0 billion [F7].",
+        "Net income in 2021: $97.0 billion [F7].",
+        "Net income was $97.0 billion (as restated) in 2021 [F7].",
+        "Net income totaled $97.0 billion in calendar year 2021 [F7].",
+        "Profit in 2021 was $97.0 billion [F7].",
+        "Earnings in 2021 were $97.0 billion [F7].",
+        "2021년 순이익은 970억 달러였다 [F7].",
+        "2021년의 순이익은 970억 달러였다 [F7].",
+    ],
+)
+def test_an_opening_after_a_discourse_word_a_year_ended_and_other_item_places_are_judged(answer):
+    r = check_answer(answer, _INCOME)
+    assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
+    true = answer.replace("2021", "2023").replace("September 25", "September 30")
+    assert check_answer(true, _INCOME).status == "pass", true
+
+
+def test_an_opening_after_a_discourse_word_scopes_a_known_year_as_a_bare_opening_does():
+    """gate-15: "However, in fiscal 2023, …" scopes the sentence's figures as "In fiscal 2023, …" does."""
+    swapped = (
+        "However, in fiscal 2023, total net sales were $383.3 billion [F1] and net income was $99.8 billion [F7, F8]."
+    )
+    assert check_answer(swapped, _INCOME).status == "fail"
+    assert check_answer(swapped.replace("$99.8", "$97.0"), _INCOME).status == "pass"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "By 2025, net income of $97.0 billion [F7] is expected to double.",
+        "Net income (excluding a 2019 charge) was $97.0 billion [F7].",
+        "2019년 대비 순이익은 970억 달러였다 [F7].",
+        "Earnings in 2024 are expected to exceed the $97.0 billion [F7] of fiscal 2023.",
+        "Net income was $97.0 billion [F7] (as restated), the highest since 2018.",
+    ],
+)
+def test_gate_15_forms_leave_a_year_outside_an_items_place_unjudged(answer):
+    assert check_answer(answer, _INCOME).status == "pass", answer

@@ -70,7 +70,7 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-GATE_VERSION = "gate-14"  # 9 change amounts; 10 % sources; 11 forms; 12 differences; 13 sentence ends; 14 item years
+GATE_VERSION = "gate-15"  # 9 change amounts; 10 % sources; 11 forms; 12 differences; 13 sentence ends; 14-15 item years
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

@@ -177,33 +177,41 @@ def judged_year(
 #: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
 #: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
 #: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
-#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …").
+#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …"). It may
+#: follow a discourse word ("However, in 2021,", "Meanwhile in 2021"), and name the year by its end
+#: ("For the fiscal year ended September 25, 2021,"; gate-15: gate-14's open list).
 #: Group ``year``: the year as written. Read by :func:`item_year` and by
 #: :func:`assay.grounding.lead_period.lead_year` (which scopes the sentence's numbers with it).
 LEAD_PERIOD = re.compile(
-    r"\s*(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
+    r"\s*(?:(?:however|also|meanwhile|moreover|additionally|similarly|overall|still|then|back|(?:by|in)\s+contrast)"
+    r"\b,?\s*)?"
+    r"(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
+    r"(?:(?:(?:twelve|12)\s+months\s+)?end(?:ed|ing)\s+)?"
     r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
     r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
     r"(?:(?:\s+[A-Za-z]+){0,3}\s*,|\s+(?!(?:and|or|to|through|thru|vs|versus|&)\b)(?=[A-Za-z]))",
     re.I,
 )
 #: Between a named line item and the year after it: a period phrase ("net income in 2021", "revenue
-#: for fiscal year 2021", "sales during the year 2021").
+#: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
-    r"\s+(?:in|for|during)\s+(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?", re.I
+    r"\s*(?:,\s*)?(?:\(\s*|\s(?:in|for|during)\s+(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?)",
+    re.I,
 )
-#: Between a year and the named line item after it: "2021 net income", "2021's net income".
-_YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+")
+#: Between a year and the named line item after it: "2021 net income", "2021's net income", "2021년 순이익".
+_YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+|년도?\s*(?:의\s*)?")
 #: Between the item-and-year phrase and the figure it states: a copula, a verb of amount or of the
 #: move that reached it, or "of", and nothing else ("net income in 2021 was $97.0 billion", "2021
 #: revenue totaled …", "net income in 2021 rose to …", "2021 net income of …", "… was a record …").
 #: A comparison ("far exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …") or
 #: a clause between ("In 1976, Apple was founded; …") is not a statement of that year's figure.
 _STATED_AS = re.compile(
-    r"\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
+    r"(?:\s*\)|\s+(?:fiscal|financial)\s+year|,)?"  # the phrase's close: "(2021)", "the 2021 fiscal year", ", 2021,"
+    r"(?:\s*:\s*|(?<=[가-힣])(?:은|는|이|가)\s*"  # "net income in 2021: $97.0 billion", "2021년 순이익은 970억 달러"
+    r"|\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
-    r"\s+(?:an?\s+record\s+)?(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?",
+    r"\s+(?:an?\s+record\s+)?(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?)",
     re.I,
 )
 #: After an opening adverbial of time, before its line item: "In 2021, net income …", "In 2021, Apple's
@@ -212,6 +220,13 @@ _LEAD_TO_ITEM = re.compile(
     r"\s*(?:(?:[A-Z][\w.&-]*(?:,?\s+Inc\.?)?|the\s+company|it|we)\s+"
     r"(?:reported|posted|recorded|generated|earned|had|delivered|achieved)\s+(?:(?:its|a)\s+)?"
     r"|(?:the|its|our)\s+|(?:the\s+)?[A-Z][\w.&-]*['’]s\s+)?"
+)
+
+#: What names a line item without being one of the snapshot's ("Profit in 2021 was …", "Earnings in
+#: 2021 were …"): in a year's item place it states that year's figure as a known item does (gate-15).
+_ITEM_NOUN = re.compile(
+    r"\b(?:(?:net|operating|gross|pre-?tax)\s+)?(?:profits?|earnings|income|revenues?|sales|turnover|loss(?:es)?|ebitda)\b",
+    re.I,
 )
 
 
@@ -226,12 +241,15 @@ def item_year(
     net income", "2021's net income"), or as the year of the sentence's opening adverbial of time
     right before the item, or its reporting subject (:data:`LEAD_PERIOD`: "In 2021, net income …",
     "In 2021, Apple reported net income …") — and the item-and-year phrase is linked to a figure by a
-    copula, a verb of amount or of a move, or "of" alone (``_STATED_AS``: "… was $97.0 billion", "…
-    rose to …", "2021 net income of …"). ``named``: ``(start, end, item)`` of the sentence's named
-    items (known line items and synonyms); ``spans``: its numbers' spans. Not judged: a year in a
-    comparison ("far exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …"), a
-    year elsewhere ("Apple, founded in 1976, …", "the highest since 2018"); a helper's hunt for false
-    rejects gave these."""
+    copula, a verb of amount or of a move, "of" alone, a colon or a Korean subject particle
+    (``_STATED_AS``: "… was $97.0 billion", "… rose to …", "2021 net income of …", "net income in
+    2021: …", "2021년 순이익은 …"). gate-15: the year may be set off ("net income, in 2021, was",
+    "net income (2021) was", "in the 2021 fiscal year was") and the item may be a word the
+    snapshot's labels lack (``_ITEM_NOUN``: "Profit in 2021 was …"). ``named``: ``(start, end,
+    item)`` of the sentence's named items (known line items and synonyms); ``spans``: its numbers'
+    spans. Not judged: a year in a comparison ("far exceeded 2019 net income"), a forecast ("expect
+    2024 net income to exceed …"), a year elsewhere ("Apple, founded in 1976, …", "the highest since
+    2018"); a helper's hunt for false rejects gave these."""
     s, e = m.start(), m.end()
     starts = {a for a, _ in spans}
 
@@ -239,6 +257,7 @@ def item_year(
         link = _STATED_AS.match(text, at)
         return link is not None and link.end() in starts
 
+    named = [*named, *((a.start(), a.end(), "") for a in _ITEM_NOUN.finditer(text))]  # "profit in 2021 was"
     lead = LEAD_PERIOD.match(text) if s < 60 else None
     if lead is not None and lead.start("year") <= s < lead.end("year"):
         at = _LEAD_TO_ITEM.match(text, lead.end())
@@ -287,10 +306,12 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: What stands between a figure and the period that trails it: "$394.3 billion in fiscal 2023",
 #: "… for FY2023" (the year match starts at its digits), "… (2023", "…, in the fiscal year 2023",
 #: "… as of the end of 2023"; a citation marker may stand between them ("$97.0 billion [F7] in 2021":
-#: gate-14, a helper's false accept).
+#: gate-14, a helper's false accept), or (gate-15) a parenthetical that opens with a letter ("$97.0 billion (F7)
+#: in 2021", "… (as restated) in 2021").
 _TRAILING_PERIOD = re.compile(
-    r"(?:\s*\[[^\[\]\n]{1,60}\])?\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
-    r"(?:(?:fiscal|financial)\s+(?:year\s+)?|year\s+)?(?:fy|cy)?)",
+    r"(?:\s*(?:\[[^\[\]\n]{1,60}\]|\([A-Za-z][^()\n]{0,40}\)))?"
+    r"\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
+    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?(?:fy|cy)?)",
     re.I,
 )
 
