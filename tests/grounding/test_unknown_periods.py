@@ -4,7 +4,7 @@ on a FY2023 fact passed, the period rule reading only the snapshot's years. Fisc
 ("fiscal 2021", "FY21", "2021 회계연도") and a plain year trailing its figure ("$383.3 billion in
 2021") are judged; a range's endpoint ("from fiscal year 2017 to 2019") and a year elsewhere
 ("founded in 1976") are not; a split fiscal year ("2018/2019") is the fiscal year of either name.
-gate-14 (:func:`assay.grounding.operands.item_year`): a plain year in a line item's place, the
+gate-14 (:func:`assay.grounding.item_years.item_year`): a plain year in a line item's place, the
 phrase stating the item's figure — "Net income in 2021 was $97.0 billion [F7]", "2021 net income
 was …", "In 2021, net income was …" — is judged too (a new user's false accept: no fact was of
 2021, so the year was read as no period at all), and so is a year trailing a figure past its
@@ -214,3 +214,64 @@ def test_an_opening_after_a_discourse_word_scopes_a_known_year_as_a_bare_opening
 )
 def test_gate_15_forms_leave_a_year_outside_an_items_place_unjudged(answer):
     assert check_answer(answer, _INCOME).status == "pass", answer
+
+
+def test_two_coordinated_years_in_an_items_place_are_both_judged_and_a_range_is_not():
+    """gate-15: "in 2020 and 2021" was read as a range's endpoints (as "between 2017 and 2019" is), so
+    neither year was judged and FY2023's figure passed as theirs; "between … and" and "from … to" stay ranges."""
+    for answer in (
+        "Net income in 2020 and 2021 was $97.0 billion [F7].",
+        "2020 and 2021 net income was $97.0 billion [F7].",
+    ):
+        r = check_answer(answer, _INCOME)
+        assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
+    for answer in (
+        "Net income between 2019 and 2021 rose; it was $97.0 billion [F7] in fiscal 2023.",
+        "Net income in 2022 and 2023 was $99.8 billion [F8] and $97.0 billion [F7], respectively.",
+    ):
+        assert check_answer(answer, _INCOME).status == "pass", answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a hunt's false rejects of gate-15's first form: forecasts in Korean, a document's year after a
+        # discourse word, a clause going on past a parenthetical's year, a colon phrase that is no subject
+        "2024년 순이익은 970억 달러[F7]를 넘어설 것으로 예상된다.",
+        "2024년 영업이익은 1,143억 달러[F5]를 넘어설 전망이다.",
+        "However, in the 2024 proxy statement, net income was $97.0 billion [F7].",
+        "Meanwhile, in the 2024 annual report, net income was $97.0 billion [F7].",
+        "Net income was $97.0 billion (F7), at 2021 levels.",
+        "Operating income was $114.3 billion (F5), in 2024 the company expects margins to hold.",
+        "Prior-year base for 2024 net income: $97.0 billion [F7].",
+    ],
+)
+def test_gate_15_hunt_true_sentences_still_pass(answer):
+    assert check_answer(answer, _INCOME).status == "pass", answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the same hunt's false accepts that gate-15 closes
+        "Notably, in 2021, net income was $97.0 billion [F7].",
+        "In 2021, Apple earned $97.0 billion [F7].",
+        "Net income of $97.0 billion [F7] was recorded in 2021.",
+        "Net income was $97.0 billion [F7] (in 2021).",
+        "Net income was $97.0 billion [F7] (as restated) in 2021.",
+        "Net income was $97.0 billion [F7] for the year ended September 25, 2021.",
+        "Net income, 2021: $97.0 billion [F7].",
+        "Net income for full-year 2021 was $97.0 billion [F7].",
+        "Net income in 2021 equaled $97.0 billion [F7].",
+        "Net income in 2021 was close to $97.0 billion [F7].",
+        "Apple's bottom line for 2021 was $97.0 billion [F7].",
+        "2021년에 순이익은 970억 달러였다 [F7].",
+        "2021년 애플의 순이익은 970억 달러였다 [F7].",
+        "2021년 이익은 970억 달러였다 [F7].",
+    ],
+)
+def test_gate_15_hunt_false_accepts_fail(answer):
+    r = check_answer(answer, _INCOME)
+    assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
+    true = answer.replace("2021", "2023").replace("September 25", "September 30")
+    assert check_answer(true, _INCOME).status == "pass", true

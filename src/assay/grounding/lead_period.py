@@ -13,7 +13,7 @@ that year, unless it is stated as a base ("from $394.3 billion", "compared with"
 "than", "up from": another period's level) or beside a relative period ("a year earlier", "the
 prior year's", "the year before") or the sentence says "respectively". Conservative as
 the period rule is: a year the snapshot's facts do not know changes nothing here (an opening year
-stated with its item's figure, "In 2021, net income was …", is judged by ``operands.item_year``).
+stated with its item's figure, "In 2021, net income was …", is judged by ``item_years.item_year``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import replace
 
 from assay.claims import Quantity
 from assay.grounding.context import SentenceContext
+from assay.grounding.item_years import LEAD_PERIOD
 from assay.grounding.labels import SnapshotVocabulary
-from assay.grounding.operands import LEAD_PERIOD, YEAR, match_year
+from assay.grounding.operands import YEAR, match_year
 from assay.grounding.triggers import RESPECTIVE
 
 __all__ = ["with_lead_year", "lead_year"]
@@ -47,10 +48,10 @@ _RELATIVE = re.compile(
 
 def lead_year(text: str, vocab: SnapshotVocabulary) -> int | None:
     """The one known year of ``text``'s opening adverbial of time (module doc;
-    :data:`~assay.grounding.operands.LEAD_PERIOD`), else None. A year no fact is of scopes nothing
+    :data:`~assay.grounding.item_years.LEAD_PERIOD`), else None. A year no fact is of scopes nothing
     here: "In 1976, Apple was founded; net income was …" would fail on it (a helper's hunt for false
     rejects of gate-14); the opening year of a sentence stating its item's figure is judged by
-    :func:`~assay.grounding.operands.item_year` instead."""
+    :func:`~assay.grounding.item_years.item_year` instead."""
     if not vocab.years:
         return None
     m = LEAD_PERIOD.match(text)

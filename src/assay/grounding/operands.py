@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.item_years import coordinated, item_year
 from assay.grounding.label_signs import fact_sign
 
 __all__ = [
@@ -30,7 +31,6 @@ __all__ = [
     "trailed_figure",
     "judged_year",
     "item_year",
-    "LEAD_PERIOD",
     "split_years",
     "names_item_itself",
 ]
@@ -162,113 +162,21 @@ def judged_year(
     """Whether the period rule judges year match ``m`` of sentence ``text`` (a year no fact of the
     snapshot is of; the caller judges those): it names a figure's period by its form —
     fiscal-marked (:func:`fiscal_period`) or trailing a figure (:func:`trailed_figure`; ``spans``:
-    the sentence's number spans) — or a line item's by its place (:func:`item_year`; ``named``: the
-    sentence's named items, as ``SentenceContext.named``), and is no range's endpoint
-    (``_RANGE_BEFORE``/``_RANGE_AFTER``: "from fiscal year 2017 to 2019" on the sum of the 2018 and
-    2019 changes names no 2017 figure; TAT-QA's templated sentences). gate-13; the item's place, gate-14."""
+    the sentence's number spans) — or a line item's by its place
+    (:func:`~assay.grounding.item_years.item_year`; ``named``: the sentence's named items, as
+    ``SentenceContext.named``), and is no range's endpoint (``_RANGE_BEFORE``/``_RANGE_AFTER``:
+    "from fiscal year 2017 to 2019" on the sum of the 2018 and 2019 changes names no 2017 figure;
+    TAT-QA's templated sentences) unless the two years are coordinated in an item's place ("net
+    income in 2020 and 2021 was …", :func:`~assay.grounding.item_years.coordinated`). gate-13; the
+    item's place, gate-14; coordinated years, gate-15."""
     if not (
         fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None or item_year(text, m, named, spans)
     ):
         return False
     s = m.start()
-    return _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None
-
-
-#: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
-#: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
-#: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
-#: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …"). It may
-#: follow a discourse word ("However, in 2021,", "Meanwhile in 2021"), and name the year by its end
-#: ("For the fiscal year ended September 25, 2021,"; gate-15: gate-14's open list).
-#: Group ``year``: the year as written. Read by :func:`item_year` and by
-#: :func:`assay.grounding.lead_period.lead_year` (which scopes the sentence's numbers with it).
-LEAD_PERIOD = re.compile(
-    r"\s*(?:(?:however|also|meanwhile|moreover|additionally|similarly|overall|still|then|back|(?:by|in)\s+contrast)"
-    r"\b,?\s*)?"
-    r"(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
-    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
-    r"(?:(?:(?:twelve|12)\s+months\s+)?end(?:ed|ing)\s+)?"
-    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
-    r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
-    r"(?:(?:\s+[A-Za-z]+){0,3}\s*,|\s+(?!(?:and|or|to|through|thru|vs|versus|&)\b)(?=[A-Za-z]))",
-    re.I,
-)
-#: Between a named line item and the year after it: a period phrase ("net income in 2021", "revenue
-#: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
-_ITEM_THEN_YEAR = re.compile(
-    r"\s*(?:,\s*)?(?:\(\s*|\s(?:in|for|during)\s+(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?)",
-    re.I,
-)
-#: Between a year and the named line item after it: "2021 net income", "2021's net income", "2021년 순이익".
-_YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+|년도?\s*(?:의\s*)?")
-#: Between the item-and-year phrase and the figure it states: a copula, a verb of amount or of the
-#: move that reached it, or "of", and nothing else ("net income in 2021 was $97.0 billion", "2021
-#: revenue totaled …", "net income in 2021 rose to …", "2021 net income of …", "… was a record …").
-#: A comparison ("far exceeded 2019 net income"), a forecast ("expect 2024 net income to exceed …") or
-#: a clause between ("In 1976, Apple was founded; …") is not a statement of that year's figure.
-_STATED_AS = re.compile(
-    r"(?:\s*\)|\s+(?:fiscal|financial)\s+year|,)?"  # the phrase's close: "(2021)", "the 2021 fiscal year", ", 2021,"
-    r"(?:\s*:\s*|(?<=[가-힣])(?:은|는|이|가)\s*"  # "net income in 2021: $97.0 billion", "2021년 순이익은 970억 달러"
-    r"|\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
-    r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
-    r"\s+(?:an?\s+record\s+)?(?:(?:about|approximately|roughly|nearly|almost|around|some|just\s+(?:over|under))\s+)?)",
-    re.I,
-)
-#: After an opening adverbial of time, before its line item: "In 2021, net income …", "In 2021, Apple's
-#: net income …", "In 2021, the company's net income …", "In 2021, Apple reported net income …".
-_LEAD_TO_ITEM = re.compile(
-    r"\s*(?:(?:[A-Z][\w.&-]*(?:,?\s+Inc\.?)?|the\s+company|it|we)\s+"
-    r"(?:reported|posted|recorded|generated|earned|had|delivered|achieved)\s+(?:(?:its|a)\s+)?"
-    r"|(?:the|its|our)\s+|(?:the\s+)?[A-Z][\w.&-]*['’]s\s+)?"
-)
-
-#: What names a line item without being one of the snapshot's ("Profit in 2021 was …", "Earnings in
-#: 2021 were …"): in a year's item place it states that year's figure as a known item does (gate-15).
-_ITEM_NOUN = re.compile(
-    r"\b(?:(?:net|operating|gross|pre-?tax)\s+)?(?:profits?|earnings|income|revenues?|sales|turnover|loss(?:es)?|ebitda)\b",
-    re.I,
-)
-
-
-def item_year(
-    text: str, m: re.Match[str], named: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]
-) -> bool:
-    """Whether year match ``m`` of ``text`` is the period of a line item the sentence states a
-    figure of, whether or not a fact of the snapshot is of that year (gate-14; a new user's false
-    accept, "Net income in 2021 was $97.0 billion [F7]" on FY2023's net income, passed because no
-    fact was of 2021). The year stands in the item's place — right after a named item with a period
-    phrase between ("net income in 2021", "revenue for fiscal year 2021"), right before one ("2021
-    net income", "2021's net income"), or as the year of the sentence's opening adverbial of time
-    right before the item, or its reporting subject (:data:`LEAD_PERIOD`: "In 2021, net income …",
-    "In 2021, Apple reported net income …") — and the item-and-year phrase is linked to a figure by a
-    copula, a verb of amount or of a move, "of" alone, a colon or a Korean subject particle
-    (``_STATED_AS``: "… was $97.0 billion", "… rose to …", "2021 net income of …", "net income in
-    2021: …", "2021년 순이익은 …"). gate-15: the year may be set off ("net income, in 2021, was",
-    "net income (2021) was", "in the 2021 fiscal year was") and the item may be a word the
-    snapshot's labels lack (``_ITEM_NOUN``: "Profit in 2021 was …"). ``named``: ``(start, end,
-    item)`` of the sentence's named items (known line items and synonyms); ``spans``: its numbers'
-    spans. Not judged: a year in a comparison ("far exceeded 2019 net income"), a forecast ("expect
-    2024 net income to exceed …"), a year elsewhere ("Apple, founded in 1976, …", "the highest since
-    2018"); a helper's hunt for false rejects gave these."""
-    s, e = m.start(), m.end()
-    starts = {a for a, _ in spans}
-
-    def states_figure(at: int) -> bool:  # the item-and-year phrase ends at ``at``: a copula, then a figure
-        link = _STATED_AS.match(text, at)
-        return link is not None and link.end() in starts
-
-    named = [*named, *((a.start(), a.end(), "") for a in _ITEM_NOUN.finditer(text))]  # "profit in 2021 was"
-    lead = LEAD_PERIOD.match(text) if s < 60 else None
-    if lead is not None and lead.start("year") <= s < lead.end("year"):
-        at = _LEAD_TO_ITEM.match(text, lead.end())
-        first = at.end() if at is not None else lead.end()
-        return any(a == first and states_figure(b) for a, b, _ in named)
-    for a, b, _ in named:
-        if b <= s and _ITEM_THEN_YEAR.fullmatch(text, b, s) is not None and states_figure(e):
-            return True
-        if e <= a and _YEAR_THEN_ITEM.fullmatch(text, e, a) is not None and states_figure(b):
-            return True
-    return False
+    if _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None:
+        return True
+    return coordinated(text, s, m.end()) and item_year(text, m, named, spans)  # "in 2020 and 2021 was …"
 
 
 def split_years(label: str) -> frozenset[int]:
@@ -309,11 +217,22 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: gate-14, a helper's false accept), or (gate-15) a parenthetical that opens with a letter ("$97.0 billion (F7)
 #: in 2021", "… (as restated) in 2021").
 _TRAILING_PERIOD = re.compile(
-    r"(?:\s*(?:\[[^\[\]\n]{1,60}\]|\([A-Za-z][^()\n]{0,40}\)))?"
-    r"\s*(?:\(\s*(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?|,?\s*(?:in|for|during|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
-    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?(?:fy|cy)?)",
+    r"(?P<between>(?:\s*(?:\[[^\[\]\n]{1,60}\]|\([A-Za-z][^()\n]{0,40}\))){1,2}"
+    r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?)?"
+    r"\s*(?:\(\s*(?:(?:in|for|during)\s+)?(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?"
+    r"|,?\s*(?:back\s+in|in|for|during|throughout|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
+    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?"
+    r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+)?(?:fy|cy)?)",
     re.I,
 )
+#: After a year that trails its figure past a citation marker or a parenthetical: the clause ends or
+#: goes on to another figure ("[F7] in 2021.", "[F2] in 2023 and …"); a phrase that goes on ("(F7), at
+#: 2021 levels", "(F5), in 2024 the company expects …") is not the figure's period (gate-15, a hunt's
+#: false rejects).
+_YEAR_ENDS_CLAUSE = re.compile(
+    r"\s*(?:$|[.;,:)\]\[]|(?:and|or|versus|vs\.?|compared|while|but|whereas|when|up|down|from|was|were)\b)", re.I
+)
+_YEAR_TOKEN = re.compile(r"(?:fy|cy)?\s?'?\d{2,4}", re.I)
 
 
 def period_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
@@ -346,7 +265,11 @@ def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | Non
     for i, (_, b) in enumerate(spans):
         if end < b <= s:
             k, end = i, b
-    return k if k is not None and _TRAILING_PERIOD.fullmatch(text, end, s) else None
+    if k is None or (phrase := _TRAILING_PERIOD.fullmatch(text, end, s)) is None:
+        return None
+    if phrase.group("between") is not None and (year := _YEAR_TOKEN.match(text, s)) is not None:
+        return k if _YEAR_ENDS_CLAUSE.match(text, year.end()) is not None else None
+    return k
 
 
 def respective_items(
