@@ -184,6 +184,21 @@ def test_a_year_past_a_citation_marker_is_its_figures():
         "Earnings in 2021 were $97.0 billion [F7].",
         "2021년 순이익은 970억 달러였다 [F7].",
         "2021년의 순이익은 970억 달러였다 [F7].",
+        # a helper's hunt of gate-15's first form: false accepts it left open
+        "Notably, in 2021, net income was $97.0 billion [F7].",
+        "In 2021, Apple earned $97.0 billion [F7].",
+        "Net income of $97.0 billion [F7] was recorded in 2021.",
+        "Net income was $97.0 billion [F7] (in 2021).",
+        "Net income was $97.0 billion [F7] (as restated) in 2021.",
+        "Net income was $97.0 billion [F7] for the year ended September 25, 2021.",
+        "Net income, 2021: $97.0 billion [F7].",
+        "Net income for full-year 2021 was $97.0 billion [F7].",
+        "Net income in 2021 equaled $97.0 billion [F7].",
+        "Net income in 2021 was close to $97.0 billion [F7].",
+        "Apple's bottom line for 2021 was $97.0 billion [F7].",
+        "2021년에 순이익은 970억 달러였다 [F7].",
+        "2021년 애플의 순이익은 970억 달러였다 [F7].",
+        "2021년 이익은 970억 달러였다 [F7].",
     ],
 )
 def test_an_opening_after_a_discourse_word_a_year_ended_and_other_item_places_are_judged(answer):
@@ -248,30 +263,3 @@ def test_two_coordinated_years_in_an_items_place_are_both_judged_and_a_range_is_
 )
 def test_gate_15_hunt_true_sentences_still_pass(answer):
     assert check_answer(answer, _INCOME).status == "pass", answer
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        # the same hunt's false accepts that gate-15 closes
-        "Notably, in 2021, net income was $97.0 billion [F7].",
-        "In 2021, Apple earned $97.0 billion [F7].",
-        "Net income of $97.0 billion [F7] was recorded in 2021.",
-        "Net income was $97.0 billion [F7] (in 2021).",
-        "Net income was $97.0 billion [F7] (as restated) in 2021.",
-        "Net income was $97.0 billion [F7] for the year ended September 25, 2021.",
-        "Net income, 2021: $97.0 billion [F7].",
-        "Net income for full-year 2021 was $97.0 billion [F7].",
-        "Net income in 2021 equaled $97.0 billion [F7].",
-        "Net income in 2021 was close to $97.0 billion [F7].",
-        "Apple's bottom line for 2021 was $97.0 billion [F7].",
-        "2021년에 순이익은 970억 달러였다 [F7].",
-        "2021년 애플의 순이익은 970억 달러였다 [F7].",
-        "2021년 이익은 970억 달러였다 [F7].",
-    ],
-)
-def test_gate_15_hunt_false_accepts_fail(answer):
-    r = check_answer(answer, _INCOME)
-    assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
-    true = answer.replace("2021", "2023").replace("September 25", "September 30")
-    assert check_answer(true, _INCOME).status == "pass", true
