@@ -110,9 +110,15 @@ def test_property_a_named_fiscal_year_must_be_the_facts(year, form):
     ],
 )
 def test_a_year_in_a_line_items_place_is_judged_though_no_fact_is_of_it(answer):
+    assert_2021_fails_and_2023_passes(answer)
+
+
+def assert_2021_fails_and_2023_passes(answer: str) -> None:
+    """``answer`` (FY2023's figures stated as 2021's) fails on its period alone; stated as 2023's, it passes."""
     r = check_answer(answer, _INCOME)
     assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
-    assert check_answer(answer.replace("2021", "2023"), _INCOME).status == "pass", answer
+    true = answer.replace("2021", "2023").replace("September 25", "September 30")
+    assert check_answer(true, _INCOME).status == "pass", true
 
 
 @pytest.mark.parametrize(
@@ -202,10 +208,7 @@ def test_a_year_past_a_citation_marker_is_its_figures():
     ],
 )
 def test_an_opening_after_a_discourse_word_a_year_ended_and_other_item_places_are_judged(answer):
-    r = check_answer(answer, _INCOME)
-    assert r.status == "fail" and {v.kind for v in r.violations} == {"period_mismatch"}, answer
-    true = answer.replace("2021", "2023").replace("September 25", "September 30")
-    assert check_answer(true, _INCOME).status == "pass", true
+    assert_2021_fails_and_2023_passes(answer)
 
 
 def test_an_opening_after_a_discourse_word_scopes_a_known_year_as_a_bare_opening_does():
