@@ -205,6 +205,11 @@ def test_a_year_past_a_citation_marker_is_its_figures():
         "2021년에 순이익은 970억 달러였다 [F7].",
         "2021년 애플의 순이익은 970억 달러였다 [F7].",
         "2021년 이익은 970억 달러였다 [F7].",
+        "Net income totaled $97.0 billion [F7] for the 2021 year.",
+        "In the year to September 2021, net income was $97.0 billion [F7].",
+        "In the twelve months to September 2021, net income was $97.0 billion [F7].",
+        "For the year through September 2021, net income was $97.0 billion [F7].",
+        "순이익은 2021년에 970억 달러였다 [F7].",
     ],
 )
 def test_an_opening_after_a_discourse_word_a_year_ended_and_other_item_places_are_judged(answer):

@@ -23,7 +23,8 @@ __all__ = ["LEAD_PERIOD", "coordinated", "item_year"]
 #: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
 #: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …"). It may
 #: follow a discourse word ("However, in 2021,", "Meanwhile in 2021"), and name the year by its end
-#: ("For the fiscal year ended September 25, 2021,"; gate-15: gate-14's open list).
+#: ("For the fiscal year ended September 25, 2021,", "In the year to September 2021,", "In mid-2021,";
+#: gate-15: gate-14's open list and a hunt's).
 #: Group ``year``: the year as written. Read by :func:`item_year` and by
 #: :func:`assay.grounding.lead_period.lead_year` (which scopes the sentence's numbers with it).
 LEAD_PERIOD = re.compile(
@@ -32,8 +33,9 @@ LEAD_PERIOD = re.compile(
     r"\b,?\s*)?"
     r"(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
-    r"(?:(?:(?:twelve|12)\s+months\s+)?end(?:ed|ing)\s+)?"
-    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
+    r"(?:(?:(?:(?:twelve|12)\s+months\s+)?end(?:ed|ing)|(?<=year\s)(?:to|through)|(?:twelve|12)\s+months\s+(?:to|through))\s+"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"  # "the year to September 2021"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+|(?:early|mid|late)[-\s])?"
     r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
     r"(?!(?:\s+[A-Za-z]+){0,2}?\s+(?:report|filing|proxy|statement|10-?k|release|letter|presentation|guidance|outlook"
     r"|forecast|plan|budget)s?\b)"  # a document's year, not the period: "In the 2024 annual report, …"
@@ -111,7 +113,8 @@ def coordinated(text: str, s: int, e: int) -> bool:
 #: Between a named line item and the year after it: a period phrase ("net income in 2021", "revenue
 #: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
-    r"\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:in|for|during)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
+    r"(?<=[가-힣])(?:은|는|이|가)\s*"  # "순이익은 2021년에 970억 달러였다"
+    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:in|for|during)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?)?",
     re.I,
 )
@@ -130,7 +133,7 @@ _YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+|년도?\s*(?:의|에는?)?\s*(?:[
 _STATED_AS = re.compile(
     r"(?:\s*\)|\s+(?:fiscal|financial)\s+year|,)?"  # the phrase's close: "(2021)", "the 2021 fiscal year", ", 2021,"
     # "net income in 2021: $97.0 billion", "2021년 순이익은 970억 달러였다"
-    r"(?:(?P<colon>\s*:\s*)|(?P<particle>(?<=[가-힣])(?:은|는|이|가)\s*)"
+    r"(?:(?P<colon>\s*:\s*)|(?P<particle>(?<=[가-힣])(?:은|는|이|가)\s*|년도?에?\s*)"
     r"|\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|equall?ed|landed\s+at|remained\s+at"
     r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"

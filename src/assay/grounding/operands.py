@@ -230,7 +230,9 @@ _TRAILING_PERIOD = re.compile(
 #: 2021 levels", "(F5), in 2024 the company expects …") is not the figure's period (gate-15, a hunt's
 #: false rejects).
 _YEAR_ENDS_CLAUSE = re.compile(
-    r"\s*(?:$|[.;,:)\]\[]|(?:and|or|versus|vs\.?|compared|while|but|whereas|when|up|down|from|was|were)\b)", re.I
+    r"(?:\s+(?:fiscal\s+|financial\s+)?year)?"  # "[F7] for the 2021 year."
+    r"\s*(?:$|[.;,:)\]\[]|(?:and|or|versus|vs\.?|compared|while|but|whereas|when|up|down|from|was|were)\b)",
+    re.I,
 )
 _YEAR_TOKEN = re.compile(r"(?:fy|cy)?\s?'?\d{2,4}", re.I)
 
