@@ -271,3 +271,55 @@ def test_two_coordinated_years_in_an_items_place_are_both_judged_and_a_range_is_
 )
 def test_gate_15_hunt_true_sentences_still_pass(answer):
     assert check_answer(answer, _INCOME).status == "pass", answer
+
+
+#: A retailer whose fiscal year is labelled by the year it starts: fiscal 2022 ended January 29, 2023.
+_RETAILER = Snapshot(
+    facts=[
+        Fact(id="H1", label="Net sales", value=157403, unit="USD millions", period="FY2022"),
+        Fact(id="H2", label="Net sales", value=151157, unit="USD millions", period="FY2021"),
+        Fact(id="H5", label="Net earnings", value=17105, unit="USD millions", period="FY2022"),
+    ]
+)
+_BANK = Snapshot(
+    facts=[
+        Fact(id="B1", label="Net income", value=37676, unit="USD millions", period="2022"),
+        Fact(id="B2", label="Net income", value=48334, unit="USD millions", period="2021"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "snapshot"),
+    [
+        # a second hunt's false rejects of gate-15's first form: a year ended in January–June may be
+        # labelled by its first year (Home Depot, Sony) or its last (Walmart): not judged
+        ("For the fiscal year ended January 29, 2023, net sales were $157.4 billion [H1].", _RETAILER),
+        ("Net earnings were $17.1 billion [H5] for the year ended Jan. 29, 2023.", _RETAILER),
+        ("Net sales were $157.4 billion for the fiscal year ended January 29, 2023 [H1].", _RETAILER),
+        ("In the year to January 2023, net sales were $157.4 billion [H1].", _RETAILER),
+        # the time of a report is not its figure's period
+        ("In early 2023, JPMorgan reported net income of $37.7 billion [B1], down from $48.3 billion [B2].", _BANK),
+    ],
+)
+def test_a_year_ended_in_the_first_half_and_a_reports_date_are_not_judged(answer, snapshot):
+    assert check_answer(answer, snapshot).status == "pass", answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the second hunt: gate-15's first form let a clause going on past "[F7] in 2021" pass (gate-14 failed them)
+        "Net income rose to $97.0 billion [F7] in 2021 on strong iPhone demand.",
+        "Net income was $97.0 billion [F7] in 2021 despite supply constraints.",
+        "Net income was $97.0 billion [F7] in 2021 — a record.",
+        "Total net sales climbed to $383.3 billion [F1] in 2021 as demand surged.",
+        # and forms it closes
+        "Net income for the twelve months ended September 25, 2021 came in at $97.0 billion [F7].",
+        "Net income of 2021 was $97.0 billion [F7].",
+        "Net income in 2021 reached a record high of $97.0 billion [F7].",
+        "2021년 순이익은 970억 달러로 집계됐다 [F7].",
+    ],
+)
+def test_gate_15_second_hunt_false_accepts_fail(answer):
+    assert_2021_fails_and_2023_passes(answer)

@@ -23,8 +23,8 @@ __all__ = ["LEAD_PERIOD", "coordinated", "item_year"]
 #: or with no comma, the year then the clause's first word ("In fiscal 2023 total net sales were …";
 #: gate-13, a new user's false accept), not a second year's coordination ("In 2019 and 2018 …"). It may
 #: follow a discourse word ("However, in 2021,", "Meanwhile in 2021"), and name the year by its end
-#: ("For the fiscal year ended September 25, 2021,", "In the year to September 2021,", "In mid-2021,";
-#: gate-15: gate-14's open list and a hunt's).
+#: ("For the fiscal year ended September 25, 2021,", "In the year to September 2021,"; a year ended in
+#: January–June is left out: its label may be either year; gate-15: gate-14's open list and two hunts').
 #: Group ``year``: the year as written. Read by :func:`item_year` and by
 #: :func:`assay.grounding.lead_period.lead_year` (which scopes the sentence's numbers with it).
 LEAD_PERIOD = re.compile(
@@ -33,9 +33,12 @@ LEAD_PERIOD = re.compile(
     r"\b,?\s*)?"
     r"(?:in|for|during|throughout|over|as\s+of|at\s+the\s+end\s+of|by\s+the\s+end\s+of)\s+(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
+    # a year named by its end ("the year ended September 25, 2021", "the year to September 2021"), only in the
+    # second half: a fiscal year ending in January–June is labelled by its first year by some filers (Home
+    # Depot's fiscal 2022 ended January 29, 2023; Sony's, March 31, 2023) and by its last by others (Walmart)
     r"(?:(?:(?:(?:twelve|12)\s+months\s+)?end(?:ed|ing)|(?<=year\s)(?:to|through)|(?:twelve|12)\s+months\s+(?:to|through))\s+"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"  # "the year to September 2021"
-    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+|(?:early|mid|late)[-\s])?"
+    r"(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
     r"(?P<year>(?:19|20)\d{2}|FY\s?'?\d{2}(?:\d{2})?)"
     r"(?!(?:\s+[A-Za-z]+){0,2}?\s+(?:report|filing|proxy|statement|10-?k|release|letter|presentation|guidance|outlook"
     r"|forecast|plan|budget)s?\b)"  # a document's year, not the period: "In the 2024 annual report, …"
@@ -114,8 +117,9 @@ def coordinated(text: str, s: int, e: int) -> bool:
 #: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
     r"(?<=[가-힣])(?:은|는|이|가)\s*"  # "순이익은 2021년에 970억 달러였다"
-    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:in|for|during)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
-    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?)?",
+    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:in|for|during|of)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
+    r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
+    r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?)?",
     re.I,
 )
 #: Two years coordinated ("net income in 2020 and 2021 was …"): each a period of what the phrase
@@ -137,7 +141,7 @@ _STATED_AS = re.compile(
     r"|\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|equall?ed|landed\s+at|remained\s+at"
     r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
-    r"\s+(?:an?\s+(?:record|hefty|impressive|healthy|solid|strong|robust|modest)\s+)?"
+    r"\s+(?:an?\s+record(?:\s+high)?\s+of\s+)?(?:an?\s+(?:record|hefty|impressive|healthy|solid|strong|robust|modest)\s+)?"
     r"(?:(?:about|approximately|roughly|nearly|almost|around|some|close\s+to|just\s+(?:over|under))\s+)?)",
     re.I,
 )
@@ -161,5 +165,5 @@ _CLAUSE_START = re.compile(r"(?:^|[.;!?]\s+|\n)\s*(?:(?:the|its|our|[A-Z][\w.&-]
 #: After a Korean figure its item-and-year phrase states: a past or plain copula or "기록했다" closing the
 #: clause ("970억 달러였다"), not a forecast ("…를 넘어설 것으로 예상된다", "… 전망이다").
 _KO_STATED = re.compile(
-    r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?(?:이?었다|였다|이다|입니다|였습니다|이었습니다|였으며|이었으며|[을를]\s*기록했다)"
+    r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?(?:이?었다|였다|이다|입니다|였습니다|이었습니다|였으며|이었으며|[을를]\s*기록했다|으?로\s*집계)"
 )

@@ -217,24 +217,16 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: gate-14, a helper's false accept), or (gate-15) a parenthetical that opens with a letter ("$97.0 billion (F7)
 #: in 2021", "… (as restated) in 2021").
 _TRAILING_PERIOD = re.compile(
-    r"(?P<between>(?:\s*(?:\[[^\[\]\n]{1,60}\]|\([A-Za-z][^()\n]{0,40}\))){1,2}"
+    r"(?:(?:\s*(?:\[[^\[\]\n]{1,60}\]|(?P<paren>\([A-Za-z][^()\n]{0,40}\)))){1,2}"
     r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?)?"
     r"\s*(?:\(\s*(?:(?:in|for|during)\s+)?(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?"
     r"|,?\s*(?:back\s+in|in|for|during|throughout|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?"
-    r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+)?(?:fy|cy)?)",
+    # a year ended in July–December only (:data:`~assay.grounding.item_years.LEAD_PERIOD`: January–June is ambiguous)
+    r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?"
+    r"(?:fy|cy)?)",
     re.I,
 )
-#: After a year that trails its figure past a citation marker or a parenthetical: the clause ends or
-#: goes on to another figure ("[F7] in 2021.", "[F2] in 2023 and …"); a phrase that goes on ("(F7), at
-#: 2021 levels", "(F5), in 2024 the company expects …") is not the figure's period (gate-15, a hunt's
-#: false rejects).
-_YEAR_ENDS_CLAUSE = re.compile(
-    r"(?:\s+(?:fiscal\s+|financial\s+)?year)?"  # "[F7] for the 2021 year."
-    r"\s*(?:$|[.;,:)\]\[]|(?:and|or|versus|vs\.?|compared|while|but|whereas|when|up|down|from|was|were)\b)",
-    re.I,
-)
-_YEAR_TOKEN = re.compile(r"(?:fy|cy)?\s?'?\d{2,4}", re.I)
 
 
 def period_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: list[int]) -> int | None:
@@ -269,8 +261,8 @@ def trailed_figure(text: str, spans: list[tuple[int, int]], s: int) -> int | Non
             k, end = i, b
     if k is None or (phrase := _TRAILING_PERIOD.fullmatch(text, end, s)) is None:
         return None
-    if phrase.group("between") is not None and (year := _YEAR_TOKEN.match(text, s)) is not None:
-        return k if _YEAR_ENDS_CLAUSE.match(text, year.end()) is not None else None
+    if phrase.group("paren") is not None and "," in text[phrase.end("paren") : s]:
+        return None  # "$97.0 billion (F7), at 2021 levels": a phrase of its own after the parenthetical
     return k
 
 
