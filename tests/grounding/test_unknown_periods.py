@@ -319,6 +319,13 @@ def test_a_year_ended_in_the_first_half_and_a_reports_date_are_not_judged(answer
         "Net income of 2021 was $97.0 billion [F7].",
         "Net income in 2021 reached a record high of $97.0 billion [F7].",
         "2021년 순이익은 970억 달러로 집계됐다 [F7].",
+        "Net income in 2021 was, at $97.0 billion [F7], a record.",
+        "Apple's 2021 net income, at $97.0 billion [F7], set a record.",
+        "Net income climbed in 2021 to $97.0 billion [F7].",
+        "The 2021 figure for net income was $97.0 billion [F7].",
+        "Apple posted $97.0 billion [F7] of net income in 2021.",
+        "Apple sold $383.3 billion [F1] of products and services in 2021.",
+        "Apple generated $383.3 billion [F1] in revenue in 2021.",
     ],
 )
 def test_gate_15_second_hunt_false_accepts_fail(answer):

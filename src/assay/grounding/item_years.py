@@ -117,7 +117,8 @@ def coordinated(text: str, s: int, e: int) -> bool:
 #: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
     r"(?<=[가-힣])(?:은|는|이|가)\s*"  # "순이익은 2021년에 970억 달러였다"
-    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:in|for|during|of)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
+    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+)?"
+    r"(?:in|for|during|of)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
     r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?)?",
     re.I,
@@ -127,8 +128,12 @@ _ITEM_THEN_YEAR = re.compile(
 _AND_NEXT_YEAR = re.compile(r"\s*(?:and|&)\s+(?:fiscal\s+(?:year\s+)?|fy\s?)?(?:19|20)\d\d\b", re.I)
 _YEAR_AND_BEFORE = re.compile(r"(?:19|20)\d\d\s*(?:and|&)\s+(?:fiscal\s+(?:year\s+)?|fy\s?)?$", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(?:fiscal\s+(?:year\s+)?|fy\s?)?$", re.I)
-#: Between a year and the named line item after it: "2021 net income", "2021's net income", "2021년 순이익".
-_YEAR_THEN_ITEM = re.compile(r"(?:['’]s)?\s+|년도?\s*(?:의|에는?)?\s*(?:[가-힣A-Za-z]+의\s*)?")
+#: Between a year and the named line item after it: "2021 net income", "2021's net income", "the 2021
+#: figure for net income", "2021년 순이익".
+_YEAR_THEN_ITEM = re.compile(
+    r"(?:['’]s)?\s+(?:(?:figure|number|total|result)s?\s+(?:for|of)\s+(?:the\s+|its\s+)?)?"
+    r"|년도?\s*(?:의|에는?)?\s*(?:[가-힣A-Za-z]+의\s*)?"
+)
 #: Between the item-and-year phrase and the figure it states: a copula, a verb of amount or of the
 #: move that reached it, or "of", and nothing else ("net income in 2021 was $97.0 billion", "2021
 #: revenue totaled …", "net income in 2021 rose to …", "2021 net income of …", "… was a record …").
@@ -138,7 +143,8 @@ _STATED_AS = re.compile(
     r"(?:\s*\)|\s+(?:fiscal|financial)\s+year|,)?"  # the phrase's close: "(2021)", "the 2021 fiscal year", ", 2021,"
     # "net income in 2021: $97.0 billion", "2021년 순이익은 970억 달러였다"
     r"(?:(?P<colon>\s*:\s*)|(?P<particle>(?<=[가-힣])(?:은|는|이|가)\s*|년도?에?\s*)"
-    r"|\s*,?\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
+    r"|\s*,\s*at\s+|\s+to\s+"  # "2021 net income, at $97.0 billion, …", "net income climbed in 2021 to …"
+    r"|\s*,?\s+(?:(?:was|were)(?:,\s*at)?|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|equall?ed|landed\s+at|remained\s+at"
     r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
     r"\s+(?:an?\s+record(?:\s+high)?\s+of\s+)?(?:an?\s+(?:record|hefty|impressive|healthy|solid|strong|robust|modest)\s+)?"

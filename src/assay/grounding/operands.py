@@ -217,8 +217,10 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: gate-14, a helper's false accept), or (gate-15) a parenthetical that opens with a letter ("$97.0 billion (F7)
 #: in 2021", "… (as restated) in 2021").
 _TRAILING_PERIOD = re.compile(
-    r"(?:(?:\s*(?:\[[^\[\]\n]{1,60}\]|(?P<paren>\([A-Za-z][^()\n]{0,40}\)))){1,2}"
-    r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?)?"
+    r"(?:\s*(?:\[[^\[\]\n]{1,60}\]|(?P<paren>\([A-Za-z][^()\n]{0,40}\)))){0,2}"
+    # what the figure is, between it and its period: "$97.0 billion [F7] of net income in 2021"
+    r"(?:\s+(?:of|in)\s+(?:[A-Za-z]+\s+){0,3}?[A-Za-z]+(?=\s+(?:in|for|during)\s))?"
+    r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?"
     r"\s*(?:\(\s*(?:(?:in|for|during)\s+)?(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?"
     r"|,?\s*(?:back\s+in|in|for|during|throughout|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?"
