@@ -324,9 +324,26 @@ def test_a_year_ended_in_the_first_half_and_a_reports_date_are_not_judged(answer
         "Net income climbed in 2021 to $97.0 billion [F7].",
         "The 2021 figure for net income was $97.0 billion [F7].",
         "Apple posted $97.0 billion [F7] of net income in 2021.",
-        "Apple sold $383.3 billion [F1] of products and services in 2021.",
         "Apple generated $383.3 billion [F1] in revenue in 2021.",
     ],
 )
 def test_gate_15_second_hunt_false_accepts_fail(answer):
     assert_2021_fails_and_2023_passes(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a third hunt's false rejects of a looser form: another phrase's year after the figure's item
+        "Apple generated $383.3 billion [F1] of sales in markets entered in 2019.",
+        "Apple earned $97.0 billion [F7] in profit from products launched in 2019.",
+        "Apple earned $97.0 billion [F7] of net income versus in 2022 $99.8 billion [F8].",
+        # "to" after a range or a comparison's object, not after a move of the item's own
+        "Net income more than doubled from profit in 2019 to $97.0 billion [F7].",
+        "Apple's operating income rose from income in 2019 to $114.3 billion [F5].",
+        # ", at" after a comparison's object, not the clause's subject
+        "Apple's net income far exceeded its profit in 2019, at $97.0 billion [F7].",
+    ],
+)
+def test_gate_15_third_hunt_true_sentences_still_pass(answer):
+    assert check_answer(answer, _INCOME).status == "pass", answer

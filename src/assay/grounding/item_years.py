@@ -74,12 +74,16 @@ def item_year(
         s = before.start()
     ends = dict(spans)  # a number's start → its end
 
-    def states_figure(start: int, at: int) -> bool:  # the item-and-year phrase is ``text[start:at]``
+    def states_figure(start: int, at: int, moved: bool = False) -> bool:  # the phrase is ``text[start:at]``
         link = _STATED_AS.match(text, at)
         if link is None or link.end() not in ends:
             return False
-        if link.group("colon") is not None:  # "net income in 2021: $97.0 billion", only as its clause's subject
-            return _CLAUSE_START.search(text, max(0, start - 40), start) is not None
+        if link.group("to") is not None:  # "net income climbed in 2021 to …", not "rose from income in 2019 to …"
+            return moved
+        if link.group("colon") is not None or link.group("apposition") is not None:  # only as its clause's subject:
+            return (
+                _CLAUSE_START.search(text, max(0, start - 40), start) is not None
+            )  # not "exceeded its profit in 2019, at"
         if link.group("particle") is not None:  # Korean: the verb ends the clause, "…였다", not "…넘을 전망이다"
             return _KO_STATED.match(text, ends[link.end()]) is not None
         return True
@@ -93,8 +97,9 @@ def item_year(
             return True  # "In 2021, Apple earned $97.0 billion": the figure is the verb's object
         return any(a == first and states_figure(0, b) for a, b, _ in named)
     for a, b, _ in named:
-        if b <= s and _ITEM_THEN_YEAR.fullmatch(text, b, s) is not None and states_figure(a, e):
-            return True
+        if b <= s and (between := _ITEM_THEN_YEAR.fullmatch(text, b, s)) is not None:
+            if states_figure(a, e, between.group("moved") is not None):
+                return True
         if e <= a and _YEAR_THEN_ITEM.fullmatch(text, e, a) is not None and states_figure(s, b):
             return True
     return False
@@ -117,7 +122,7 @@ def coordinated(text: str, s: int, e: int) -> bool:
 #: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
     r"(?<=[가-힣])(?:은|는|이|가)\s*"  # "순이익은 2021년에 970억 달러였다"
-    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?:(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+)?"
+    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?P<moved>(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+)?"
     r"(?:in|for|during|of)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
     r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?)?",
@@ -143,7 +148,8 @@ _STATED_AS = re.compile(
     r"(?:\s*\)|\s+(?:fiscal|financial)\s+year|,)?"  # the phrase's close: "(2021)", "the 2021 fiscal year", ", 2021,"
     # "net income in 2021: $97.0 billion", "2021년 순이익은 970억 달러였다"
     r"(?:(?P<colon>\s*:\s*)|(?P<particle>(?<=[가-힣])(?:은|는|이|가)\s*|년도?에?\s*)"
-    r"|\s*,\s*at\s+|\s+to\s+"  # "2021 net income, at $97.0 billion, …", "net income climbed in 2021 to …"
+    # "2021 net income, at $97.0 billion, …", "net income climbed in 2021 to …"
+    r"|(?P<apposition>\s*,\s*at\s+)|(?P<to>\s+to\s+)"
     r"|\s*,?\s+(?:(?:was|were)(?:,\s*at)?|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|equall?ed|landed\s+at|remained\s+at"
     r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"

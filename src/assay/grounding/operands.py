@@ -218,8 +218,10 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: in 2021", "… (as restated) in 2021").
 _TRAILING_PERIOD = re.compile(
     r"(?:\s*(?:\[[^\[\]\n]{1,60}\]|(?P<paren>\([A-Za-z][^()\n]{0,40}\)))){0,2}"
-    # what the figure is, between it and its period: "$97.0 billion [F7] of net income in 2021"
-    r"(?:\s+(?:of|in)\s+(?:[A-Za-z]+\s+){0,3}?[A-Za-z]+(?=\s+(?:in|for|during)\s))?"
+    # the figure's item, between it and its period: "$97.0 billion [F7] of net income in 2021", "… in revenue in
+    # 2021"; only an item word (a third hunt: "… of sales in markets entered in 2019" is another phrase's year)
+    r"(?:\s+(?:of|in)\s+(?:its\s+)?(?:(?:net|total|operating|gross)\s+)?(?:income|revenues?|sales|profits?|earnings)"
+    r"(?=\s+(?:in|for|during)\s))?"
     r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?"
     r"\s*(?:\(\s*(?:(?:in|for|during)\s+)?(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?"
     r"|,?\s*(?:back\s+in|in|for|during|throughout|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
