@@ -8,7 +8,8 @@ the snapshot index per answer; grounded-check builds its ``Source`` objects per 
 parsed once (assay's :class:`~assay.grounding.IndexCache`; grounded-check's sources kept); each
 regime's answers unseen by assay's sentence memos (``_common.clear_sentence_memos`` before it: a
 4,096-entry memo once carried every sentence of the first regime into the second).
-Printed: answers/s of each, the ratio to the peer, and gold acceptance of each (assay: status
+Each figure is the best of :data:`PASSES` timed passes (the host's noise moved one pass's ratios
+widely). Printed: answers/s of each, the ratio to the peer, and gold acceptance of each (assay: status
 ``pass``; grounded-check: ``Result.passed`` with number claims only). ``--before SRC`` also
 runs this script's assay part under another tree's ``src`` (e.g. main at 609bb0e, checked out by
 ``git worktree add /tmp/gate-before 609bb0e``) in a subprocess of the same run, and prints the
@@ -56,20 +57,31 @@ def workload() -> list[tuple[str, str | None, str]]:
     return out
 
 
+#: Timed passes per regime and checker; each figure is the best (the least disturbed) pass. One pass
+#: on this 2-core host moved the "once" ratio to 609bb0e between ×1.63 and ×2.32 in seven runs (the
+#: other tree's passes run minutes apart in a subprocess); the best of several is the estimate of each
+#: checker's undisturbed throughput, taken the same way for every tree and the peer.
+PASSES = 5
+
+
 def run_assay(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[float, float]:
     """(answers/s, gold acceptance) of assay's uncited gate (with the case's question when the
-    gate takes one)."""
+    gate takes one): the best of :data:`PASSES` passes, each with its sentence memos cleared and
+    a new :class:`IndexCache` (every pass parses the passages again)."""
     snaps = [Snapshot(sources=(text,)) for _, _, text in cases]
     takes_question = "question" in inspect.signature(check_answer).parameters  # main's gate does not
-    clear_sentence_memos()  # this regime's answers are unseen: no sentence read from the other regime's pass
-    t = time.process_time()
-    indexes = IndexCache()
-    acc = 0
-    for (answer, question, _), snap in zip(cases, snaps, strict=True):
-        idx = indexes.get(snap) if once else SnapshotIndex.build(snap)
-        kw = {"question": question} if takes_question else {}
-        acc += check_answer(answer, snap, mode="uncited", index=idx, **kw).status == "pass"
-    return len(cases) / (time.process_time() - t), acc / len(cases)
+    best, acc = 0.0, 0
+    for _ in range(PASSES):
+        clear_sentence_memos()  # this pass's answers are unseen: no sentence read from another pass
+        t = time.process_time()
+        indexes = IndexCache()
+        acc = 0
+        for (answer, question, _), snap in zip(cases, snaps, strict=True):
+            idx = indexes.get(snap) if once else SnapshotIndex.build(snap)
+            kw = {"question": question} if takes_question else {}
+            acc += check_answer(answer, snap, mode="uncited", index=idx, **kw).status == "pass"
+        best = max(best, len(cases) / (time.process_time() - t))
+    return best, acc / len(cases)
 
 
 def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[float, float] | None:
@@ -78,19 +90,22 @@ def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[floa
         from grounded import Kind, Source, extract, verify
     except ImportError:
         return None
-    kept: dict[str, list[Source]] = {}
-    t = time.process_time()
-    acc = 0
-    for answer, _question, text in cases:
-        if once:
-            sources = kept.get(text)
-            if sources is None:
-                sources = kept[text] = [Source(path=Path("context.txt"), raw=text)]
-        else:
-            sources = [Source(path=Path("context.txt"), raw=text)]
-        claims = extract(answer, kinds={Kind.NUMBER})
-        acc += bool(claims) and verify(claims, sources).passed
-    return len(cases) / (time.process_time() - t), acc / len(cases)
+    best, acc = 0.0, 0
+    for _ in range(PASSES):  # as run_assay: the best pass, its sources built again in each
+        kept: dict[str, list[Source]] = {}
+        t = time.process_time()
+        acc = 0
+        for answer, _question, text in cases:
+            if once:
+                sources = kept.get(text)
+                if sources is None:
+                    sources = kept[text] = [Source(path=Path("context.txt"), raw=text)]
+            else:
+                sources = [Source(path=Path("context.txt"), raw=text)]
+            claims = extract(answer, kinds={Kind.NUMBER})
+            acc += bool(claims) and verify(claims, sources).passed
+        best = max(best, len(cases) / (time.process_time() - t))
+    return best, acc / len(cases)
 
 
 def main() -> int:
