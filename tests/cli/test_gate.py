@@ -305,3 +305,34 @@ def test_console_script_takes_debug_after_the_subcommand(tmp_path):
     plain, debug = _run(str(p)), _run(str(p), "--debug")
     assert plain.returncode == 2 and "Traceback" not in plain.stderr
     assert debug.returncode != 0 and "No such option" not in debug.stderr and "Traceback" in debug.stderr
+
+
+def test_gate_validity_shows_progress_over_its_cases_and_quiet_turns_it_off(monkeypatch):
+    """Long work shows progress: one step per gold case of every set, on stderr; ``--quiet`` shows none
+    and prints the same table; ``--quiet`` without 'validity' is a usage error."""
+    import io
+
+    from rich.console import Console
+
+    import assay.cli.gate as gate_cli
+    from assay.cli.common import ProgressBar
+
+    buf = io.StringIO()
+
+    def every_step(label, *extra, quiet=False):  # a plain line on every step, into ``buf``
+        return ProgressBar(label, *extra, quiet=quiet, interval_s=0.0, console=Console(file=buf, force_terminal=False))
+
+    monkeypatch.setattr(gate_cli, "progress_bar", every_step)
+    shown = gate("validity", "--dataset", "example", EXAMPLE)
+    lines = buf.getvalue().splitlines()
+    assert shown.exit_code == 0 and lines and lines[-1].startswith("gate validity: "), buf.getvalue()
+    done, total = lines[-1].split(": ")[1].split(" ")[0].split("/")
+    from assay.grounding.suite import dataset_sets
+
+    expected = sum(len(cases) for _, _, cases in dataset_sets("example", EXAMPLE))
+    assert int(done) == int(total) == expected  # every case of every set counted once
+    buf.truncate(0)
+    buf.seek(0)
+    quiet = gate("validity", "--dataset", "example", EXAMPLE, "--quiet")
+    assert quiet.exit_code == 0 and buf.getvalue() == "" and quiet.stdout == shown.stdout
+    assert gate("--quiet", EXAMPLE).exit_code == 2

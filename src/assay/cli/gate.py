@@ -10,6 +10,8 @@ impersonal); otherwise one line per case and a count.
 (:mod:`assay.grounding.suite`): per measured set, gold acceptance and each perturbation class's
 false-accept rate with a 95% Wilson interval, as one table (``--json``: the figures);
 ``--local PATH.local.json`` lists every false accept with its case id and perturbed answer.
+It shows progress over the gold cases on stderr (TAT-QA's sets take about a minute; ``--quiet``
+turns it off).
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
+from rich.progress import Progress, TaskID
 
 from assay.cases import Case, CaseFileError, load_cases
 from assay.cli.app import app
-from assay.cli.common import GateMode, UsageError, out, user_errors
+from assay.cli.common import GateMode, UsageError, out, progress_bar, user_errors
 
 __all__ = ["gate_cmd"]
 
@@ -45,17 +49,20 @@ def gate_cmd(
     local: Path | None = typer.Option(
         None, "--local", help="gate validity: write every false accept (case id, class, answer) to this *.local.json."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="gate validity: no progress bar (or lines off a terminal)."
+    ),
 ) -> None:
     """Run the sourcing gate on every case; exit 1 when any case fails or is unchecked, 3 when
     every case is no_claims, 2 on bad input."""
     if file == "validity":
-        _validity(ctx, dataset, src, as_json, local)
+        _validity(ctx, dataset, src, as_json, local, quiet)
         return
     from assay.grounding import IndexCache, score_answer
 
     with user_errors(ctx):
-        if src is not None or dataset is not None or local is not None:
-            raise UsageError("SRC, --dataset and --local belong to 'assay gate validity'")
+        if src is not None or dataset is not None or local is not None or quiet:
+            raise UsageError("SRC, --dataset, --local and --quiet belong to 'assay gate validity'")
         cases = _load(file)
     counts = {"pass": 0, "fail": 0, "no_claims": 0, "unchecked": 0}
     indexes = IndexCache()  # variants of one question share their snapshot's index
@@ -107,6 +114,13 @@ def gate_cmd(
     raise typer.Exit(3 if counts["no_claims"] == len(cases) else 0)
 
 
+def _advancing(cases: list[Case], bar: Progress, task: TaskID) -> Iterator[Case]:
+    """``cases``, advancing ``bar`` by one as each is handed on (after the one before it was gated)."""
+    for case in cases:
+        yield case
+        bar.advance(task)
+
+
 def _load(file: str) -> list[Case]:
     """Cases from a path, or from standard input for ``-`` (read whole as bytes, then validated
     as a file is: problems name ``<stdin>:LINE``, bytes that are not UTF-8 included)."""
@@ -122,7 +136,9 @@ def _load(file: str) -> list[Case]:
             raise CaseFileError([pr.model_copy(update={"file": "<stdin>"}) for pr in e.problems]) from None
 
 
-def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool, local: Path | None) -> None:
+def _validity(
+    ctx: typer.Context, dataset: str | None, src: Path | None, as_json: bool, local: Path | None, quiet: bool
+) -> None:
     from assay.atomic import atomic_write_json, check_writable_dir
     from assay.grounding.suite import dataset_sets, format_table, pooled, run_suite
 
@@ -138,7 +154,9 @@ def _validity(ctx: typer.Context, dataset: str | None, src: Path | None, as_json
                 raise UsageError(f"--local: {local}: per-case output names end in .local.json (they hold case ids)")
             check_writable_dir(local.parent)
         sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
-    results = [run_suite(name, cases, m) for name, m, cases in sets]
+    with progress_bar("gate validity", quiet=quiet) as bar:  # each gold case with its perturbations
+        task = bar.add_task("cases", total=sum(len(cases) for _, _, cases in sets))
+        results = [run_suite(name, _advancing(cases, bar, task), m) for name, m, cases in sets]
     results += pooled(results)  # (tatqa) per mode, the four table sets summed (a line under the table says so)
     if local is not None:
         rows = [
