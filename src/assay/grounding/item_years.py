@@ -67,11 +67,7 @@ def item_year(
     spans. Not judged: a year in a comparison ("far exceeded 2019 net income"), a forecast ("expect
     2024 net income to exceed …"), a year elsewhere ("Apple, founded in 1976, …", "the highest since
     2018"); a helper's hunt for false rejects gave these."""
-    s, e = m.start(), m.end()
-    if (nxt := _AND_NEXT_YEAR.match(text, e)) is not None:  # the phrase is the two years: "in 2020 and 2021"
-        e = nxt.end()
-    elif (before := _YEAR_AND_BEFORE.search(text, max(0, s - 30), s)) is not None:
-        s = before.start()
+    s, e, _ = _year_phrase(text, m.start(), m.end())  # two coordinated years are one phrase: "in 2020 and 2021"
     ends = dict(spans)  # a number's start → its end
 
     def states_figure(start: int, at: int, moved: bool = False) -> bool:  # the phrase is ``text[start:at]``
@@ -80,10 +76,9 @@ def item_year(
             return False
         if link.group("to") is not None:  # "net income climbed in 2021 to …", not "rose from income in 2019 to …"
             return moved
-        if link.group("colon") is not None or link.group("apposition") is not None:  # only as its clause's subject:
-            return (
-                _CLAUSE_START.search(text, max(0, start - 40), start) is not None
-            )  # not "exceeded its profit in 2019, at"
+        if link.group("colon") is not None or link.group("apposition") is not None:
+            # only as its clause's subject: "Net income in 2021: …", not "exceeded its profit in 2019, at …"
+            return _CLAUSE_START.search(text, max(0, start - 40), start) is not None
         if link.group("particle") is not None:  # Korean: the verb ends the clause, "…였다", not "…넘을 전망이다"
             return _KO_STATED.match(text, ends[link.end()]) is not None
         return True
@@ -91,7 +86,7 @@ def item_year(
     named = [*named, *((a.start(), a.end(), "") for a in _ITEM_NOUN.finditer(text))]  # "profit in 2021 was"
     lead = LEAD_PERIOD.match(text) if s < 60 else None
     if lead is not None and lead.start("year") <= s < lead.end("year"):
-        at = _LEAD_TO_ITEM.match(text, lead.end())
+        at = _LEAD_TO_ITEM.match(text, lead.end())  # (every part optional: it always matches)
         first = at.end() if at is not None else lead.end()
         if at is not None and at.group("verb") is not None and first in ends:
             return True  # "In 2021, Apple earned $97.0 billion": the figure is the verb's object
@@ -107,13 +102,18 @@ def item_year(
 
 def coordinated(text: str, s: int, e: int) -> bool:
     """Whether the year at ``text[s:e]`` is one of two joined by "and" ("2020 and 2021"), not after "between"."""
-    if _AND_NEXT_YEAR.match(text, e) is not None:
-        first = s
-    elif (before := _YEAR_AND_BEFORE.search(text, max(0, s - 30), s)) is not None:
-        first = before.start()
-    else:
-        return False
-    return _BETWEEN.search(text, max(0, first - 30), first) is None
+    first, _, joined = _year_phrase(text, s, e)
+    return joined and _BETWEEN.search(text, max(0, first - 30), first) is None
+
+
+def _year_phrase(text: str, s: int, e: int) -> tuple[int, int, bool]:
+    """``(start, end, joined)`` of the year phrase holding the year at ``text[s:e]``: the two years when
+    it is one of two joined by "and" ("2020 and 2021", ``joined`` True), else the year itself."""
+    if (nxt := _AND_NEXT_YEAR.match(text, e)) is not None:
+        return s, nxt.end(), True
+    if (before := _YEAR_AND_BEFORE.search(text, max(0, s - 30), s)) is not None:
+        return before.start(), e, True
+    return s, e, False
 
 
 # --- the phrases around a year ---------------------------------------------------------------

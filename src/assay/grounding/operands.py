@@ -30,7 +30,6 @@ __all__ = [
     "fiscal_period",
     "trailed_figure",
     "judged_year",
-    "item_year",
     "split_years",
     "names_item_itself",
 ]
@@ -169,14 +168,14 @@ def judged_year(
     TAT-QA's templated sentences) unless the two years are coordinated in an item's place ("net
     income in 2020 and 2021 was …", :func:`~assay.grounding.item_years.coordinated`). gate-13; the
     item's place, gate-14; coordinated years, gate-15."""
-    if not (
-        fiscal_period(text, m) or trailed_figure(text, spans, m.start()) is not None or item_year(text, m, named, spans)
-    ):
-        return False
     s = m.start()
+    by_form = fiscal_period(text, m) or trailed_figure(text, spans, s) is not None
+    if not by_form and not (placed := item_year(text, m, named, spans)):
+        return False
     if _RANGE_BEFORE.search(text, max(0, s - 24), s) is None and _RANGE_AFTER.match(text, m.end()) is None:
         return True
-    return coordinated(text, s, m.end()) and item_year(text, m, named, spans)  # "in 2020 and 2021 was …"
+    # two years joined by "and" in an item's place ("in 2020 and 2021 was …") are both periods, no range
+    return coordinated(text, s, m.end()) and (placed if not by_form else item_year(text, m, named, spans))
 
 
 def split_years(label: str) -> frozenset[int]:
