@@ -42,13 +42,15 @@ class DerivedSet(CandidateSet):
     def __init__(self, rows: Sequence[Sequence[Candidate]]):  # no super().__init__: items are lazy
         self._rows = [tuple(r) for r in rows]
         flat: list[Candidate] = [c for row in self._rows for c in row]
-        ia_parts, ib_parts, start = [], [], 0
+        ia_parts, ib_parts, rev_parts, start, first = [], [], [], 0, 0
         for row in self._rows:
-            a, b = _pairs(len(row))
+            a, b, rev = _pairs(len(row))
             ia_parts.append(a + start)
             ib_parts.append(b + start)
-            start += len(row)
+            rev_parts.append(rev + first)
+            start, first = start + len(row), first + len(a)
         self._flat = flat
+        self._rev = np.concatenate(rev_parts).tolist() if rev_parts else []  # pair (a, b) → pair (b, a)
         self._made: dict[int, list[Candidate | None]] = {}  # pair → its slots (None: not formed)
         self._all: list[Candidate] | None = None
         self._eager: CandidateSet | None = None  # after an operation _OPS does not know
@@ -107,23 +109,25 @@ class DerivedSet(CandidateSet):
         derive does not form it."""
         p = i // _SLOTS
         made = self._made.get(p)
-        if made is None:
-            made = self._made[p] = _slotted(self._flat[self._ia[p]], self._flat[self._ib[p]])
+        if made is None:  # both orders at once: |a−b| = |b−a| and a+b = b+a come near a quantity together
+            made, self._made[self._rev[p]] = _slotted(self._flat[self._ia[p]], self._flat[self._ib[p]])
+            self._made[p] = made
         return made[i % _SLOTS]
 
 
-def _slotted(a: Candidate, b: Candidate) -> list[Candidate | None]:
-    """What :func:`derive` forms for the ordered pair ``(a, b)``, by slot (see :data:`_OPS`).
-    Raises ``_UnknownDerivation`` for an operation it does not know."""
-    slots: list[Candidate | None] = [None] * _SLOTS
+def _slotted(a: Candidate, b: Candidate) -> tuple[list[Candidate | None], list[Candidate | None]]:
+    """What :func:`derive` forms for the ordered pairs ``(a, b)`` and ``(b, a)`` (one call of it
+    forms both), each by slot (see :data:`_OPS`). Raises ``_UnknownDerivation`` for an operation
+    it does not know."""
+    ab: list[Candidate | None] = [None] * _SLOTS
+    ba: list[Candidate | None] = [None] * _SLOTS
     for c in derive([a, b]):
-        if not (c.operands and c.operands[0] is a and c.operands[1] is b):
-            continue  # the pair (b, a)
+        slots = ab if c.operands and c.operands[0] is a and c.operands[1] is b else ba
         i = next((j for j, op in enumerate(_OPS) if op == c.op and slots[j] is None), None)
         if i is None:
             raise _UnknownDerivation(c.op)
         slots[i] = c
-    return slots
+    return ab, ba
 
 
 class _UnknownDerivation(Exception):
@@ -131,11 +135,13 @@ class _UnknownDerivation(Exception):
 
 
 @lru_cache(maxsize=64)
-def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(a, b)`` index arrays of the ordered pairs of ``range(n)`` in ``permutations`` order."""
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(a, b, rev)`` index arrays of the ordered pairs of ``range(n)`` in ``permutations`` order,
+    ``rev[p]`` the position of pair ``p`` reversed (pair ``(i, j)`` is at ``i·(n−1) + j − (j > i)``)."""
     a, b = np.divmod(np.arange(n * n), n)
     keep = a != b
-    return a[keep], b[keep]
+    a, b = a[keep], b[keep]
+    return a, b, b * (n - 1) + a - (a > b)
 
 
 def _values(flat: list[Candidate], ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
