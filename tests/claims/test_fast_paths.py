@@ -216,7 +216,7 @@ def test_property_bare_number_fast_path_is_the_reader(parts, sep, space_thousand
         if m.lastindex == 6 and (m.start() == m.start(6) or text[m.start() : m.start(6)].isspace()):
             assert m.group(1, 2, 3, 5) == (None,) * 4 and m.end() == m.end(6)
             for words in (None, index):
-                assert q._bare_quantity(text, m, words, text.isascii()) == q._to_quantity(
+                assert q._bare_quantity(text, m.start(6), m.end(6), words, text.isascii()) == q._to_quantity(
                     text, m, words, text.isascii()
                 )
         else:

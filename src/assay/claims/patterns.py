@@ -29,7 +29,7 @@ KOREAN_SUB = {"천": 1e3, "백": 1e2, "십": 1e1}
 NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 #: The same without the plain-space thousands separator (source passages: there a space
 #: separates table cells, "Cost of sales 900 800" is two numbers, not 900,800).
-_NUM_NO_SPACE = NUM.replace(r"[ \u202f\u00a0]", r"[\u202f\u00a0]")
+NUM_NO_SPACE = NUM.replace(r"[ \u202f\u00a0]", r"[\u202f\u00a0]")
 
 
 def _number_regex(num: str) -> re.Pattern[str]:
@@ -54,7 +54,7 @@ def _number_regex(num: str) -> re.Pattern[str]:
 
 
 NUMBER = _number_regex(NUM)
-NUMBER_NO_SPACE = _number_regex(_NUM_NO_SPACE)
+NUMBER_NO_SPACE = _number_regex(NUM_NO_SPACE)
 
 _MONTHS = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"

@@ -13,6 +13,7 @@ from assay.claims.patterns import CURRENCY_SYMBOLS, ISO
 
 __all__ = [
     "MAX_PREFIX",
+    "PREFIX_CHARS",
     "ORDINAL_SUFFIXES",
     "may_end_in_label",
     "may_end_in_month",
@@ -83,17 +84,11 @@ def may_start_duration(after: str) -> bool:
 
 _MONTH_INITIALS = frozenset("JFMASOND")  # DATE_AFTER is case-sensitive
 _DURATION_INITIALS = frozenset("mydwqhMYDWQH")  # months, years, days, weeks, quarters, hours, minutes
-#: The characters a match may read before its first digit (see NUMBER in
-#: :mod:`assay.claims.patterns`): "(", signs, whitespace, currency symbols, the letters of the
-#: currency prefixes and ISO codes, "." — a run of them that reaches the digit.
-_PREFIX_RUN = re.compile(
-    "["
-    + re.escape(
-        "".join(
-            sorted(
-                set("(-−–$€£¥₩." + "".join(CURRENCY_SYMBOLS) + ISO.replace("(?:", "").replace(")", "").replace("|", ""))
-            )
-        )
-    )
-    + r"\s]*\Z"
+#: The characters but whitespace that a match may read before its first digit (see NUMBER in
+#: :mod:`assay.claims.patterns`): "(", signs, currency symbols, the letters of the currency prefixes
+#: and ISO codes, ".".
+PREFIX_CHARS = frozenset(
+    "(-−–$€£¥₩." + "".join(CURRENCY_SYMBOLS) + ISO.replace("(?:", "").replace(")", "").replace("|", "")
 )
+#: A run of :data:`PREFIX_CHARS` and whitespace that reaches the digit.
+_PREFIX_RUN = re.compile("[" + re.escape("".join(sorted(PREFIX_CHARS))) + r"\s]*\Z")

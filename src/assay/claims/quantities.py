@@ -25,8 +25,9 @@ lowercase ``k`` after a currency amount (``$5.2k`` = 5,200; bare ``401k`` stays 
 ``words=True`` numbers in words and digit fractions (:mod:`assay.claims.numwords`). Every
 quantity also gets ``negative_wording`` and ``change_base`` (:mod:`assay.claims.quantity`).
 Speed: the scan jumps from digit to digit (a match starts at most 12 characters before its first
-digit) and the word index intersects word sets instead of stepping word by word; what is read
-is unchanged (``tests/claims/test_reader_equivalence.py``, ``benchmarks/bench_claims_extract.py``).
+digit), a number that must be bare is found without the quantity pattern (:mod:`assay.claims.scan`)
+and the word index intersects word sets instead of stepping word by word; what is read is
+unchanged (``tests/claims/test_reader_equivalence.py``, ``benchmarks/bench_claims_extract.py``).
 """
 
 from __future__ import annotations
@@ -53,20 +54,20 @@ from assay.claims.patterns import (
     ORDINAL_AFTER,
 )
 from assay.claims.prechecks import (
-    MAX_PREFIX,
     ORDINAL_SUFFIXES,
     may_end_in_label,
     may_end_in_month,
     may_start_date,
     may_start_duration,
-    scan_start,
 )
 from assay.claims.quantity import Quantity, digits_quantity
 from assay.claims.ranges import link_ranges
+from assay.claims.scan import LETTERS as _LETTERS
+from assay.claims.scan import number_matches, number_spans
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
-__all__ = ["Quantity", "extract_quantities", "extract_masked", "number_matches"]
+__all__ = ["Quantity", "extract_quantities", "extract_masked"]
 
 
 def extract_quantities(
@@ -110,11 +111,16 @@ def extract_masked(
     index = index if index is not None else WordIndex(masked) if wording else None
     ascii_text = masked.isascii()
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
-    for m in number_matches(masked, NUMBER if space_thousands else NUMBER_NO_SPACE):
-        if fractions and any(a < m.end() and m.start() < b for a, b in fractions):
+    pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
+    for m in number_matches(masked, pattern) if fractions else number_spans(masked, pattern):
+        if isinstance(m, tuple):  # a bare number's span (assay.claims.scan)
+            q = _bare_quantity(masked, m[0], m[1], index, ascii_text)
+        elif fractions and any(a < m.end() and m.start() < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        bare = m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace())
-        q = (_bare_quantity if bare else _to_quantity)(masked, m, index, ascii_text)
+        elif m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace()):
+            q = _bare_quantity(masked, m.start(6), m.end(6), index, ascii_text)
+        else:
+            q = _to_quantity(masked, m, index, ascii_text)
         if q is not None:
             out.append(q)
     out = link_ranges(masked, out)
@@ -123,28 +129,6 @@ def extract_masked(
     if words and (index.number_words or fractions):
         out = sorted(out + word_quantities(masked, index, [q.span for q in out]), key=lambda q: q.span)
     return _with_base_and_loss(masked, out, index)
-
-
-def number_matches(masked: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
-    """``list(pattern.finditer(masked))`` for :data:`~assay.claims.patterns.NUMBER` (or its
-    no-space form), searched from digit to digit: a match starts at most MAX_PREFIX characters
-    before its first digit, so each search may start there (skipping digit-free text in C, not
-    in sre), and a digit run right after an ASCII letter ("FY2019", "Q3") is in no match — the
-    character a match reads before its number is never a letter or digit, and its look-behind
-    rejects one — so the search skips it (``tests/claims/test_fast_paths_numbers.py``)."""
-    out: list[re.Match[str]] = []
-    pos = 0
-    while (d := _DIGIT.search(masked, pos)) is not None:
-        k = d.start()
-        if k and masked[k - 1] in _LETTERS:
-            pos = _DIGITS.match(masked, k).end()  # type: ignore[union-attr]  # (a digit is at k)
-            continue
-        m = pattern.search(masked, scan_start(masked, max(pos, k - MAX_PREFIX), k))
-        if m is None:
-            break
-        pos = m.end()
-        out.append(m)
-    return out
 
 
 def _with_base_and_loss(text: str, qs: list[Quantity], index: WordIndex) -> list[Quantity]:
@@ -320,13 +304,13 @@ def _date_label_or_duration(before: str, after: str, korean_after: str, ascii_te
     )
 
 
-def _bare_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_text: bool) -> Quantity | None:
-    """:func:`_to_quantity` of a bare match — its number alone after at most the pattern's
-    whitespace (no sign, parenthesis, currency, scale, unit or Korean multiplier; most table cells
-    and every bare year): the tests of an unmarked number (each rejects, so their order is free:
-    a year first), then the number as written (``tests/claims/test_fast_paths.py``)."""
-    num = m.group(6)
-    start, end = m.span(6)
+def _bare_quantity(text: str, start: int, end: int, words: WordIndex | None, ascii_text: bool) -> Quantity | None:
+    """:func:`_to_quantity` of a bare match, given its number's span ``[start, end)`` — its number
+    alone after at most the pattern's whitespace (no sign, parenthesis, currency, scale, unit or
+    Korean multiplier; most table cells and every bare year): the tests of an unmarked number (each
+    rejects, so their order is free: a year first), then the number as written
+    (``tests/claims/test_fast_paths.py``)."""
+    num = text[start:end]
     value, decimals = _parse_num(num)
     if len(num) == 4 and 1900 <= value <= 2100 and "." not in num and "," not in num:
         return None  # a year
@@ -391,9 +375,6 @@ _OPERATOR_BEFORE = re.compile(r"(?:[*/×÷]|\bx)\s*$")
 _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
-_DIGIT = re.compile(r"\d")
-_DIGITS = re.compile(r"\d+")
-_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NO_BASE: tuple[None, None] = (None, None)
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
