@@ -12,8 +12,11 @@ Each figure is the best of :data:`PASSES` timed passes (the host's noise moved o
 widely). Printed: answers/s of each, the ratio to the peer, and gold acceptance of each (assay: status
 ``pass``; grounded-check: ``Result.passed`` with number claims only). ``--before SRC`` also
 runs this script's assay part under another tree's ``src`` (e.g. main at 609bb0e, checked out by
-``git worktree add /tmp/gate-before 609bb0e``) in a subprocess of the same run, and prints the
-ratio to it.
+``git worktree add /tmp/gate-before 609bb0e``) in a worker process pinned to the same core, one pass
+at a time, each of :data:`PAIRS` pairs of passes run back to back (in turn this tree first, then
+the other first), and prints the ratio to it: the median over the pairs of the ratio of the two
+passes' CPU times, with the lowest and highest (passes of both trees minutes apart moved a ratio
+of best passes by ±10% between runs on a noisy host; a pair's passes share its noise).
 
     python benchmarks/bench_gate_vs_grounded_check.py [--before /tmp/gate-before/src]
 """
@@ -67,35 +70,92 @@ PASSES = 5
 
 def run_assay(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[float, float]:
     """(answers/s, gold acceptance) of assay's uncited gate (with the case's question when the
-    gate takes one): the best of :data:`PASSES` passes, each with its sentence memos cleared and
-    a new :class:`IndexCache` (every pass parses the passages again)."""
+    gate takes one): the best of :data:`PASSES` passes of :func:`assay_pass`."""
+    return best_of(assay_pass(cases, once), len(cases))
+
+
+def assay_pass(cases: list[tuple[str, str | None, str]], once: bool) -> Callable[[], tuple[float, int]]:
+    """One timed pass of assay's uncited gate over ``cases``: ``() -> (CPU seconds, answers
+    accepted)``, its sentence memos cleared first (no sentence read in another pass) and a new
+    :class:`IndexCache` in it (every pass parses the passages again)."""
     snaps = [Snapshot(sources=(text,)) for _, _, text in cases]
     takes_question = "question" in inspect.signature(check_answer).parameters  # main's gate does not
 
-    def one_pass() -> int:
+    def one_pass() -> tuple[float, int]:
+        clear_sentence_memos()
+        t = time.process_time()
         indexes = IndexCache()
         acc = 0
         for (answer, question, _), snap in zip(cases, snaps, strict=True):
             idx = indexes.get(snap) if once else SnapshotIndex.build(snap)
             kw = {"question": question} if takes_question else {}
             acc += check_answer(answer, snap, mode="uncited", index=idx, **kw).status == "pass"
-        return acc
+        return time.process_time() - t, acc
 
-    # each pass's answers unseen: no sentence read from another pass
-    return best_of(one_pass, len(cases), before=clear_sentence_memos)
+    return one_pass
 
 
-def best_of(one_pass: Callable[[], int], n: int, before: Callable[[], object] | None = None) -> tuple[float, float]:
-    """``(answers/s, accepted share)`` of the fastest of :data:`PASSES` timed calls of ``one_pass``
-    (which gates ``n`` answers and returns how many it accepted; CPU time), ``before()`` untimed
-    ahead of each."""
+#: Pairs of passes (this tree's and the ``--before`` tree's, back to back) per regime.
+PAIRS = 9
+
+
+def paired(cases: list[tuple[str, str | None, str]], src: str) -> dict[str, dict[str, float]]:
+    """Per regime, this tree against the tree at ``src`` in :data:`PAIRS` pairs of passes (module
+    doc): ``before`` (its best answers/s), ``accepted`` (its gold acceptance), ``ratio`` (median
+    over the pairs of its pass's CPU time over this tree's), ``low`` and ``high`` (their range)."""
+    worker = subprocess.Popen(
+        [sys.executable, __file__, "--worker"],
+        env={**os.environ, "PYTHONPATH": src},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    if worker.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"the --before worker under {src} did not start")
+    out: dict[str, dict[str, float]] = {}
+    for regime in ("afresh", "once"):
+        ours = assay_pass(cases, regime == "once")
+        ratios, best, acc = [], float("inf"), 0
+        for i in range(PAIRS):
+            for who in ("ours", "before") if i % 2 == 0 else ("before", "ours"):
+                if who == "ours":
+                    mine = ours()[0]
+                else:
+                    worker.stdin.write(regime + "\n")
+                    worker.stdin.flush()
+                    theirs, acc = json.loads(worker.stdout.readline())
+            best = min(best, theirs)
+            ratios.append(theirs / mine)
+        ratios.sort()
+        out[regime] = {
+            "before": len(cases) / best,
+            "accepted": acc / len(cases),
+            "ratio": ratios[len(ratios) // 2],
+            "low": ratios[0],
+            "high": ratios[-1],
+        }
+    worker.stdin.close()
+    worker.wait()
+    return out
+
+
+def serve_passes(cases: list[tuple[str, str | None, str]]) -> None:
+    """The ``--before`` worker: one pass of :func:`assay_pass` per line of stdin ("afresh" or
+    "once"), each answered with ``[CPU seconds, accepted]``."""
+    passes = {regime: assay_pass(cases, regime == "once") for regime in ("afresh", "once")}
+    print("ready", flush=True)
+    for line in sys.stdin:
+        print(json.dumps(passes[line.strip()]()), flush=True)
+
+
+def best_of(one_pass: Callable[[], tuple[float, int]], n: int) -> tuple[float, float]:
+    """``(answers/s, accepted share)`` of the fastest of :data:`PASSES` calls of ``one_pass``, which
+    gates ``n`` answers and returns ``(CPU seconds, answers accepted)``."""
     best, acc = 0.0, 0
     for _ in range(PASSES):
-        if before is not None:
-            before()
-        t = time.process_time()
-        acc = one_pass()
-        best = max(best, n / (time.process_time() - t))
+        secs, acc = one_pass()
+        best = max(best, n / secs)
     return best, acc / n
 
 
@@ -106,7 +166,8 @@ def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[floa
     except ImportError:
         return None
 
-    def one_pass() -> int:  # its sources built again in each pass, as run_assay's index
+    def one_pass() -> tuple[float, int]:  # its sources built again in each pass, as assay's index
+        t = time.process_time()
         kept: dict[str, list[Source]] = {}
         acc = 0
         for answer, _question, text in cases:
@@ -118,7 +179,7 @@ def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[floa
                 sources = [Source(path=Path("context.txt"), raw=text)]
             claims = extract(answer, kinds={Kind.NUMBER})
             acc += bool(claims) and verify(claims, sources).passed
-        return acc
+        return time.process_time() - t, acc
 
     return best_of(one_pass, len(cases))
 
@@ -126,17 +187,10 @@ def run_peer(cases: list[tuple[str, str | None, str]], once: bool) -> tuple[floa
 def main() -> int:
     one_core()
     cases = workload()
-    if "--assay-only" in sys.argv:  # the --before subprocess
-        print(json.dumps({k: run_assay(cases, k == "once") for k in ("afresh", "once")}))
+    if "--worker" in sys.argv:  # the --before tree's passes
+        serve_passes(cases)
         return 0
-    before = None
-    if "--before" in sys.argv:
-        src = sys.argv[sys.argv.index("--before") + 1]
-        env = {**os.environ, "PYTHONPATH": src}
-        done = subprocess.run(
-            [sys.executable, __file__, "--assay-only"], env=env, capture_output=True, text=True, check=True
-        )
-        before = json.loads(done.stdout.strip().splitlines()[-1])
+    before = paired(cases, sys.argv[sys.argv.index("--before") + 1]) if "--before" in sys.argv else None
     peer_note = ""
     for regime in ("afresh", "once"):
         ours, acc = run_assay(cases, regime == "once")
@@ -149,8 +203,11 @@ def main() -> int:
                 f"; grounded-check {peer[0]:,.0f} answers/s (gold accepted {peer[1]:.1%}); ratio {ours / peer[0]:.2f}"
             )
         if before is not None:
-            b = before[regime][0]
-            line += f"; main's gate {b:,.0f} answers/s (gold accepted {before[regime][1]:.1%}); ratio {ours / b:.2f}"
+            b = before[regime]
+            line += (
+                f"; main's gate {b['before']:,.0f} answers/s (gold accepted {b['accepted']:.1%});"
+                f" ratio {b['ratio']:.2f} (median of {PAIRS} pairs of passes, {b['low']:.2f}–{b['high']:.2f})"
+            )
         print(f"{len(cases)} TAT-QA answers, {line}")
     if peer_note:
         print(peer_note)
