@@ -71,14 +71,7 @@ from assay.grounding.direction import (
     shifted_level,
 )
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
-from assay.grounding.labels import (
-    GENERIC_ITEMS,
-    SnapshotVocabulary,
-    is_line_item,
-    line_item,
-    names_own_item,
-    related_to,
-)
+from assay.grounding.labels import GENERIC_ITEMS, SnapshotVocabulary, label_veto, line_item
 from assay.grounding.labels import period_year as _year
 from assay.grounding.lexicon import (
     CLAUSE,
@@ -100,6 +93,7 @@ from assay.grounding.operands import (
     item_owner,
     judged_year,
     later_operand,
+    listed_figures,
     match_year,
     nearest_in_clause,
     negligible,
@@ -168,6 +162,8 @@ class SentenceContext:
     may_state_sign: bool = True
     #: Items paired with numbers by "respectively" (:func:`~.operands.respective_items`): each is its number's.
     paired: bool = False
+    #: Each named item given a number: ``(start, end, quantity start)`` (its span in ``text``, its number).
+    owned: tuple[tuple[int, int, int], ...] = ()
 
     @classmethod
     def read(
@@ -234,7 +230,9 @@ class SentenceContext:
             k = nearest_in_clause(spans, m.start(), m.end(), cuts)
             if k is not None:
                 polar.setdefault(k, set()).add(-1 if LOSS.fullmatch(m.group(0)) else 1)
-        paired_items = respective_items(text, named, spans) if respectively else None
+        listed = respectively or listed_figures(text, named, spans)  # "A and B were $X and $Y": in order too
+        paired_items = respective_items(text, named, spans) if listed else None
+        owned: list[tuple[int, int, int]] = []
         for j, (s, e, name) in enumerate(named):
             k = paired_items[j] if paired_items is not None else item_owner(text, spans, s, e, cuts)
             if k is None:
@@ -244,6 +242,7 @@ class SentenceContext:
             if _may_base(text, s) and _BASE_BEFORE.search(text, 0, s) and not _PART_OF_TOTAL.match(text, e):
                 continue  # "… as a percentage of revenue": the base, wherever the number stands
             k_items.setdefault(k, []).append(name)
+            owned.append((s, e, numbers[k].span[0]))
         frozen = {
             numbers[k].span[0]: (frozenset(k_years.get(k, ())), tuple(k_items.get(k, ())))
             for k in (k_years.keys() | k_items.keys())
@@ -268,6 +267,7 @@ class SentenceContext:
             may,
             polar_text,
             paired_items is not None,
+            tuple(owned),
         )
 
     def before(self, q: Quantity, width: int = 60) -> str:
@@ -387,12 +387,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             of = ", ".join(map(str, sorted(years)))
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
-        mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
-        related = [any(related_to(n, m, n in ctx.exact) for m in mine) for n in named_items] if mine else []
-        stray = [n for n, r in zip(named_items, related, strict=False) if n in ctx.exact and not r]
-        # named exact items: c's; a paired item is its number's (names_own_item read last: lazily)
-        if stray and (c.op is not None or ctx.paired or not names_own_item(ctx.text, mine, ctx.named)):
-            return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {c.ref}'s line items"
-        if mine and not any(related) and (ctx.paired or not names_own_item(ctx.text, mine, ctx.named)):
-            return "label_mismatch", f"the sentence names {named_items[0]!r}, but {c.ref} is {line_item(mine[0])!r}"
+        elsewhere = tuple((s, e) for s, e, k in ctx.owned if k != q.span[0])  # items named for its other numbers
+        return label_veto(
+            c.ref, operands, c.op is not None, named_items, ctx.exact, ctx.paired, ctx.text, ctx.named, elsewhere
+        )
     return None

@@ -70,7 +70,10 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-GATE_VERSION = "gate-15"  # 9 change amounts; 10 % sources; 11 forms; 12 differences; 13 sentence ends; 14-15 item years
+#: gate-9 … gate-15: change amounts, % sources, forms, differences, sentence ends, item years (README).
+#: gate-16: each figure is checked against the items the sentence names for it (an item linked to the
+#: figure after it is that figure's; "A and B were $X and $Y" pairs in order).
+GATE_VERSION = "gate-16"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

@@ -20,6 +20,7 @@ __all__ = [
     "line_item",
     "related_items",
     "related_to",
+    "label_veto",
     "names_own_item",
     "period_year",
 ]
@@ -266,21 +267,58 @@ def period_year(period: str | None) -> int | None:
     return r[0] if r else None
 
 
-def names_own_item(text: str, labels: list[str], named: Sequence[tuple[int, int, str]] = ()) -> bool:
+def label_veto(
+    ref: str,
+    operands: Sequence[Candidate],
+    derived: bool,
+    named_items: Sequence[str],
+    exact: frozenset[str],
+    paired: bool,
+    text: str,
+    named: Sequence[tuple[int, int, str]],
+    elsewhere: Sequence[tuple[int, int]] = (),
+) -> tuple[str, str] | None:
+    """``("label_mismatch", reason)`` when the items a sentence names for a number (``named_items``)
+    are not those of the candidate ``ref`` (its ``operands``; ``derived``: a derivation) it matched:
+    a named exact item (``exact``: a fact's line item) none of its line items relates to, or no
+    named item relating to one of them; a sentence that also names the candidate's own item for
+    this number is read as naming it (:func:`names_own_item`; not for a derivation or an item
+    ``paired`` by "respectively"), but not through a mention the sentence gives another of its
+    numbers (``elsewhere``: "Net income was $114.3 billion and operating income was $97.0 billion"
+    names operating income for the $97.0 billion; a helper's false accept, gate-16)."""
+    mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
+    related = [any(related_to(n, m, n in exact) for m in mine) for n in named_items] if mine else []
+    stray = [n for n, r in zip(named_items, related, strict=False) if n in exact and not r]
+    # named exact items: the candidate's; a paired item is its number's (names_own_item read last: lazily)
+    if stray and (derived or paired or not names_own_item(text, mine, named, elsewhere)):
+        return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {ref}'s line items"
+    if mine and not any(related) and (paired or not names_own_item(text, mine, named, elsewhere)):
+        return "label_mismatch", f"the sentence names {named_items[0]!r}, but {ref} is {line_item(mine[0])!r}"
+    return None
+
+
+def names_own_item(
+    text: str, labels: list[str], named: Sequence[tuple[int, int, str]] = (), elsewhere: Sequence[tuple[int, int]] = ()
+) -> bool:
     """Whether the sentence also names a candidate's own line item ("revenue from UK": row "UK"),
-    not as a part of a longer named item ("Additions … - acquisitions" does not name "Additions …")."""
-    return _names_own(text, tuple(labels), tuple(named))
+    not as a part of a longer named item ("Additions … - acquisitions" does not name "Additions …")
+    nor inside a span of ``elsewhere`` (the items the sentence names for its other numbers)."""
+    return _names_own(text, tuple(labels), tuple(named), tuple(elsewhere))
 
 
 @sentence_memo
-def _names_own(text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, str], ...]) -> bool:
+def _names_own(
+    text: str, labels: tuple[str, ...], named: tuple[tuple[int, int, str], ...], elsewhere: tuple[tuple[int, int], ...]
+) -> bool:
     low = text.lower()
     for lab in labels:
         item = line_item(lab)
         if item not in low:  # a match is a substring of the lower-cased text
             continue
         for m in _item_re(item).finditer(low):
-            if not any(s <= m.start() and m.end() <= e and name != item for s, e, name in named):
+            if not any(s <= m.start() and m.end() <= e and name != item for s, e, name in named) and not any(
+                s <= m.start() and m.end() <= e for s, e in elsewhere
+            ):
                 return True
     return False
 

@@ -26,6 +26,7 @@ __all__ = [
     "nearest_in_clause",
     "period_owner",
     "item_owner",
+    "listed_figures",
     "respective_items",
     "fiscal_period",
     "trailed_figure",
@@ -210,6 +211,14 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
     return best
 
 
+#: Between a named item and the figure it states: a copula, a verb of amount, "of" or a colon, and a
+#: hedge ("net income was $97.0 billion", "revenue of about $383.3 billion", "net income: $97.0 billion").
+_ITEM_LINK = re.compile(
+    r"(?:\s*:|\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|of"
+    r"|equall?ed|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)(?:\s+(?:by|to))?))"
+    r"\s+(?:(?:about|approximately|roughly|nearly|almost|around|some)\s+)?",
+    re.I,
+)
 #: What stands between a figure and the period that trails it: "$394.3 billion in fiscal 2023",
 #: "… for FY2023" (the year match starts at its digits), "… (2023", "…, in the fiscal year 2023",
 #: "… as of the end of 2023"; a citation marker may stand between them ("$97.0 billion [F7] in 2021":
@@ -246,12 +255,20 @@ def item_owner(text: str, spans: list[tuple[int, int]], s: int, e: int, cuts: li
     """Index into ``spans`` of the number a named item at ``text[s:e]`` names: in Korean, an item
     marked as the topic or subject (은/는/이/가 right after it: "…원, 영업이익은 6조 5,670억
     원이었다") names the next number of its clause, not the nearer one before it (gate-13: the
-    figure before the comma took the item after it); otherwise :func:`nearest_in_clause`."""
+    figure before the comma took the item after it); an item its copula, "of" or a colon links to
+    the figure right after (``_ITEM_LINK``: "… and operating income was $97.0 billion") names that
+    figure, not one before it as near (gate-16: a tie went to the earlier figure, so the two items of
+    "Net income was $114.3 billion and operating income was $97.0 billion" were both the first's);
+    otherwise :func:`nearest_in_clause`."""
     if e < len(text) and text[e] in "은는이가" and "가" <= text[e - 1] <= "힣":  # (ASCII text: one test)
         hi = cuts[bisect_right(cuts, s)]  # the clause's end (cuts ends past the text)
         after = [i for i, (a, _) in enumerate(spans) if e <= a < hi]
         if after:
             return min(after, key=lambda i: spans[i][0])
+    if (link := _ITEM_LINK.match(text, e)) is not None:  # "net income was $97.0 billion": that figure's item
+        for i, (a, _) in enumerate(spans):
+            if a == link.end():
+                return i
     return nearest_in_clause(spans, s, e, cuts)
 
 
@@ -283,8 +300,23 @@ def respective_items(
     return list(range(len(spans)))
 
 
+def listed_figures(text: str, named: Sequence[tuple[int, int, str]], spans: list[tuple[int, int]]) -> bool:
+    """Whether a list of items is linked to a list of as many figures ("Revenue and net income were
+    $383.3 billion and $97.0 billion"): the items pair with the figures in order, as with "respectively"
+    (:func:`respective_items`; gate-16, a helper's false accept and false reject: both items were the
+    first figure's)."""
+    return (
+        len(named) == len(spans) >= 2
+        and named[-1][1] <= spans[0][0]
+        and _ITEM_LINK.fullmatch(text, named[-1][1], spans[0][0]) is not None
+        and all(_FIGURE_LIST.fullmatch(text, a[1], b[0]) is not None for a, b in zip(spans, spans[1:], strict=False))
+    )
+
+
 #: Between two listed items: "A and B", "A, B and C", "A & B", "A, and the B".
 _COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:the\s+)?", re.I)
+#: Between two listed figures: "$383.3 billion and $97.0 billion", "… [F1], and …".
+_FIGURE_LIST = re.compile(r"(?:\s*\[[^\[\]\n]{1,60}\])?\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)", re.I)
 
 
 #: Before an item that is the base of a share, not what a figure is: "18.7 percent of net sales".
