@@ -160,3 +160,23 @@ def test_property_a_move_between_two_years_is_judged_by_time_and_way(new, old, l
     assert check_answer(f"{label} {way} to {o} [A, B].", snap).status == "fail"  # not the latest level
     assert check_answer(f"{label} was {n} in fiscal 2023 versus {o} in fiscal 2022 [A, B].", snap).status == "pass"
     assert check_answer(f"{label} was {o} in fiscal 2023 versus {n} in fiscal 2022 [A, B].", snap).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "false"),
+    [  # the property test's finds: one figure twice the other, so the two periods' difference equals a level
+        (1_000, 2_000, "Revenue rose to $1,000 million [A, B]."),
+        (2_000, 1_000, "Revenue fell from $2,000 million to $1,000 million [A, B]."),
+        (1_000, 2_000, "Revenue increased by 50% to $1,000 million [A, B]."),
+    ],
+)
+def test_a_figure_a_move_goes_to_or_from_is_a_level_not_the_change(new, old, false):
+    snap = Snapshot(
+        facts=[
+            Fact(id="A", label="Revenue", value=new, unit="USD millions", period="FY2023"),
+            Fact(id="B", label="Revenue", value=old, unit="USD millions", period="FY2022"),
+        ]
+    )
+    assert check_answer(false, snap).status == "fail", false
+    change = "Revenue changed by $1,000 million [A, B]."  # the difference itself, stated as a change
+    assert check_answer(change, snap).status == "pass"

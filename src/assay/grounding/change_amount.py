@@ -194,9 +194,24 @@ def difference_veto(q: Quantity, c: Candidate, text: str, offset: int, question:
     ra, rb = time_rank(a), time_rank(b)  # periods, or a passage row's column years
     if ra is None or rb is None or ra[0] != rb[0] or ra == rb:
         return None
-    if _clause_states_change(text, q.span[0] - offset, q.span[1] - offset) or _question_states_change(question or ""):
-        return None
+    s = q.span[0] - offset
+    if _MOVE_END.search(text, max(0, s - 80), s) is None and (
+        _clause_states_change(text, s, q.span[1] - offset) or _question_states_change(question or "")
+    ):
+        return None  # (a figure a move goes to or from is a level, whatever the clause's change word)
     return "sign", f"the sentence states a level, but {c.ref} is the change of {item!r} between two periods"
+
+
+#: Right before a figure a move goes to or comes from: a level, not the change ("revenue rose to
+#: $1,000 million", "fell from $2,000 million to …"; gate-16: the clause's change word licensed the
+#: difference of the two periods, equal to the level when one figure is twice the other — a
+#: property test's find).
+_MOVE_END = re.compile(
+    r"(?:\b(?:rose|risen|grew|grown|increased|fell|fallen|declined|decreased|dropped|climbed|jumped|slipped|went|moved"
+    r"|surged|soared|plunged|sank|slid|rebounded|recovered|improved|shrank|expanded)\b[^.;]{0,40}?\bto|\bfrom)\s+"
+    r"(?:(?:about|approximately|roughly|nearly|almost|around)\s+)?\Z",
+    re.I,
+)
 
 
 _THAN = re.compile(r"\bthan\b", re.I)
