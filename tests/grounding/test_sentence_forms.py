@@ -136,6 +136,24 @@ def test_an_exact_figure_stated_as_a_strict_bound_fails():
     assert status("Total net sales were $383,285 million [F1].") == "pass"
 
 
+def test_a_verb_of_passing_a_figure_states_a_bound():
+    """gate-16 (a helper's non-year hunt): "exceeded", "topped", "surpassed", "north of" and the Korean
+    "넘었다 / 돌파했다 / 초과했다 / 이상이었다" after the figure bound it as "more than" / "at least" do."""
+    for false, true in [
+        ("Total net sales exceeded $383.3 billion [F1].", "Total net sales exceeded $383 billion [F1]."),
+        ("Total net sales exceeded $383,285 million [F1].", "Total net sales reached $383,285 million [F1]."),
+        ("Net income topped $97 billion [F3].", "Net income topped $96.99 billion [F3]."),
+        ("Net income surpassed $97 billion [F3].", "Net income surpassed $96.99 billion [F3]."),
+        ("Net income was north of $97 billion [F3].", "Net income was north of $96.99 billion [F3]."),
+        ("순이익은 970억 달러를 넘었다 [F3].", "순이익은 969.9억 달러를 넘었다 [F3]."),
+        ("순이익은 970억 달러를 돌파했다 [F3].", "순이익은 969.9억 달러를 돌파했다 [F3]."),
+        ("순이익은 970억 달러 이상이었다 [F3].", "순이익은 969.9억 달러 이상이었다 [F3]."),
+    ]:
+        assert status(false) == "fail", false
+        assert status(true) == "pass", true
+    assert status("Total net sales exceeded the prior year by $11.0 billion [F1, F2].") == "pass"  # a difference
+
+
 def test_a_comparisons_base_is_no_bound():
     answer = "Total net sales of $383.3 billion were less than $394.3 billion in FY2022 [F1, F2]."
     assert status(answer) == "pass"

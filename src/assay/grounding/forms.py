@@ -259,15 +259,25 @@ def inflow_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froze
 
 #: The bound phrase right before a number: its way (+1 the figure is above, −1 below) and strictness.
 _BOUND = re.compile(
-    r"(?:(?P<gt>\b(?:more|greater)\s+than|\bover|\babove|\bin\s+excess\s+of|\bexceeding|\bupwards\s+of)"
+    r"(?:(?P<gt>\b(?:more|greater)\s+than|\bover|\babove|\bin\s+excess\s+of|\bexceed(?:ing|ed|s)|\bupwards\s+of"
+    r"|\b(?:topped|surpassed|north\s+of))"  # gate-16: a verb of passing a figure (a helper's non-year hunt)
     r"|(?P<ge>\bat\s+least|\b(?:no|not)\s+less\s+than|\ba\s+minimum\s+of)"
-    r"|(?P<lt>\b(?:less|fewer)\s+than|\bunder|\bbelow)"
+    r"|(?P<lt>\b(?:less|fewer)\s+than|\bunder|\bbelow|\b(?:fell|came\s+in)\s+(?:just\s+)?short\s+of)"
     r"|(?P<le>\bat\s+most|\b(?:no|not)\s+more\s+than|\bup\s+to|\ba\s+maximum\s+of))\s+\Z",
     re.I,
 )
+#: A Korean bound after its figure (gate-16): "970억 달러를 넘었다 / 돌파했다 / 초과했다 / 상회했다" (more),
+#: "… 이상이었다" (at least), "… 밑돌았다 / 하회했다 / 미만이었다" (less), "… 이하였다" (at most); a citation
+#: marker may stand between.
+_KO_BOUND_AFTER = re.compile(
+    r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?(?:을|를)?\s*"
+    r"(?:(?P<gt>넘었|넘어섰|돌파했|초과했|상회했)|(?P<ge>이상이었|이상이다|이상을)|(?P<lt>밑돌았|하회했|미만이었|미만이다)"
+    r"|(?P<le>이하였|이하이다))"
+)
 #: Every bound phrase holds one of these (a substring test per sentence, no scan per number).
-_BOUND_HINTS: tuple[str, ...] = ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
-_BOUND_HINTS += ("minimum of", "under ", "below ", "at most", "up to", "maximum of")
+_BOUND_HINTS: tuple[str, ...] = ("than ", "over ", "above ", "excess of", "exceed", "upwards of", "least ")
+_BOUND_HINTS += ("minimum of", "under ", "below ", "at most", "up to", "maximum of", "topped ", "surpassed ")
+_BOUND_HINTS += ("north of", "short of", "넘", "돌파", "초과", "상회", "이상", "밑돌", "하회", "미만", "이하")
 _BOUNDS = {"gt": (1, True), "ge": (1, False), "lt": (-1, True), "le": (-1, False)}
 
 
@@ -278,8 +288,11 @@ def stated_bounds(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[i
     if not any(h in low for h in _BOUND_HINTS):
         return {}
     out = {}
-    for q, s, _, cut, prev_end in number_windows(text, offset, tuple(numbers)):
+    korean = not text.isascii()
+    for q, s, e, cut, prev_end in number_windows(text, offset, tuple(numbers)):
         m = _BOUND.search(text, max(cut, prev_end, s - 40), s) if prev_end <= cut or prev_end == 0 else None
+        if m is None and korean:
+            m = _KO_BOUND_AFTER.match(text, e)
         if m is not None:
             out[q.span[0]] = _BOUNDS[m.lastgroup or ""]
     return out

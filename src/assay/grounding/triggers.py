@@ -53,8 +53,9 @@ FAMILIES: dict[int, tuple[str, ...]] = {
     INFLOW: ("receiv", "receipt", "collect", "inflow", "proceeds", "brought", "took", "taken"),
     QUARTER: (*(f"q{i}" for i in "1234"), *(f"{i}q" for i in "1234"), "quarter"),
     AVERAGE: ("averag", "mean"),
-    BOUND: ("than ", "over ", "above ", "excess of", "exceeding ", "upwards of", "least ")
-    + ("minimum of", "under ", "below ", "at most", "up to", "maximum of"),
+    BOUND: ("than ", "over ", "above ", "excess of", "exceed", "upwards of", "least ")
+    + ("minimum of", "under ", "below ", "at most", "up to", "maximum of", "topped ", "surpassed ")
+    + ("north of", "short of"),
 }
 #: What is searched: each substring → the bits it sets. Fewer than :data:`FAMILIES`' entries (each
 #: search is a scan of the whole answer): an entry holding another entry of its family ("net
