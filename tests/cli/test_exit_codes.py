@@ -69,6 +69,7 @@ def _summary(tmp_path: Path) -> Path:
 def test_the_table_names_every_row_of_issue_16():
     assert [row[0] for row in EXIT_CODES] == [
         "gate",
+        "gate validity",
         "eval, judge validate/rationality/pairwise, import, report",
         "compare, claims check",
         "memory train",

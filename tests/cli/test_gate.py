@@ -163,11 +163,20 @@ def test_missing_file_exit_2(tmp_path):
     assert r.exit_code == 2 and "nope.jsonl" in r.stderr and "Traceback" not in r.output
 
 
-def test_debug_shows_the_error_instead():
-    import assay.cases
-
+def test_debug_shows_the_traceback_and_keeps_the_input_errors_exit_code():
+    """A new user's walkthrough: under --debug an input error exited 1 (a gate failure's code)."""
     r = runner.invoke(app, ["--debug", "gate", str(Path(__file__).parent / "no-such-cases.jsonl")])
-    assert r.exit_code != 0 and isinstance(r.exception, (FileNotFoundError, assay.cases.CaseFileError))
+    assert r.exit_code == 2 and "Traceback" in r.stderr and "no-such-cases.jsonl" in r.stderr
+
+
+def test_a_file_with_several_bad_lines_is_one_line_naming_the_first(tmp_path):
+    p = tmp_path / "bad.jsonl"
+    p.write_text('{"id": "q1", "answer": "a", "bogus": 1}\n{"id": "q2"}\n{"id": "q3"}\n', encoding="utf-8")
+    r = gate(p)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [
+        f"error: {p}:1: bogus: unknown field (and 2 more problems in the file: --debug lists them)"
+    ]
 
 
 def test_debug_after_the_subcommand_is_hoisted_to_the_global_option():
@@ -295,6 +304,38 @@ def test_gate_validity_local_lists_false_accepts_and_needs_the_local_suffix(tmp_
     assert isinstance(json.loads(local.read_text(encoding="utf-8")), list)
     bad = gate("validity", "--dataset", "example", EXAMPLE, "--local", str(tmp_path / "fa.json"))
     assert bad.exit_code == 2 and ".local.json" in bad.output
+
+
+def test_console_script_usage_errors_and_unwritable_output_are_one_line(tmp_path):
+    """A new user's walkthrough: a bad option value, an unknown option and a missing argument printed
+    click's usage block and a boxed panel; output to a full disk, a traceback."""
+    for args, start in [
+        ((str(EXAMPLE), "--mode", "bogus"), "error: Invalid value for '--mode'"),
+        ((str(EXAMPLE), "--bogus"), "error: No such option: --bogus"),
+        ((), "error: Missing argument 'file'"),
+    ]:
+        r = _run(*args)
+        assert r.returncode == 2 and r.stdout == "", args
+        (line,) = r.stderr.splitlines()
+        assert line.startswith(start) and line.endswith("(see 'assay gate --help')"), line
+    if Path("/dev/full").exists():
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([str(ASSAY), "gate", str(EXAMPLE)], stdout=full, stderr=subprocess.PIPE, text=True)
+        assert r.returncode == 2 and r.stderr.splitlines() == [
+            "error: output could not be written: No space left on device"
+        ]
+
+
+def test_gate_validity_refuses_mode_and_a_local_folder_and_exits_3_when_nothing_is_measured(tmp_path):
+    r = gate("validity", "--dataset", "example", EXAMPLE, "--mode", "cited")
+    assert r.exit_code == 2 and "--mode belongs to 'assay gate'" in r.stderr  # was silently ignored
+    folder = tmp_path / "fa.local.json"
+    folder.mkdir()
+    r = gate("validity", "--dataset", "example", EXAMPLE, "--local", str(folder))
+    assert r.exit_code == 2 and "is a directory" in r.stderr  # was a traceback after the whole run
+    refusal = write(tmp_path, REFUSAL, name="refusal.jsonl")
+    r = gate("validity", "--dataset", "example", refusal)
+    assert r.exit_code == 3, r.output  # gold 0/1 and no class measured: done, the measurement incomplete
 
 
 def test_console_script_takes_debug_after_the_subcommand(tmp_path):

@@ -8,6 +8,7 @@ shares one Typer here.
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import typer
@@ -36,6 +37,7 @@ EXIT_CODES: tuple[tuple[str, str, str, str], ...] = (
         "any case fails or is unchecked",
         "every case no_claims",
     ),
+    ("gate validity", "measured (the table printed)", "—", "no set measured a gold acceptance and a false-accept rate"),
     (
         "eval, judge validate/rationality/pairwise, import, report",
         "written (a gate failure inside an eval is a result, not an error)",
@@ -105,8 +107,31 @@ app.add_typer(hook_app, name="hook")
 
 
 def main() -> None:
-    """Console-script entry point: ``--debug`` is taken anywhere on the line (:func:`hoist_debug`)."""
-    app(args=hoist_debug(sys.argv[1:]))
+    """Console-script entry point: ``--debug`` is taken anywhere on the line (:func:`hoist_debug`).
+    A usage error (an unknown option, a bad value, a missing argument) is one stderr line and exit 2,
+    not click's usage block and boxed panel; output that cannot be written (a full disk) is one line
+    and exit 2, not a traceback (a new user's walkthrough, issue 15 round)."""
+    args = hoist_debug(sys.argv[1:])
+    try:
+        rc = app(args=args, standalone_mode=False)
+    except typer.TyperException as e:  # typer's click errors (its own copy of click: typer._click)
+        if type(e).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as before
+            e.show()
+        else:
+            ctx = getattr(e, "ctx", None)
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            print(f"error: {e.format_message()}{where}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        print("interrupted: nothing was written", file=sys.stderr)
+        sys.exit(130)
+    except OSError as e:  # stdout or stderr could not be written: the command's output is lost
+        if "--debug" in args:
+            raise
+        if e.errno != errno.EPIPE:  # a closed pipe ("| head") is the reader's choice: quiet
+            print(f"error: output could not be written: {e.strerror or e}", file=sys.stderr)
+        sys.exit(2 if e.errno != errno.EPIPE else 1)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 def hoist_debug(args: list[str]) -> list[str]:

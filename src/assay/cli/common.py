@@ -32,7 +32,7 @@ from rich.progress import (
 from rich.table import Table
 
 from assay.cases import Case, CaseFileError
-from assay.jsonl import read_utf8
+from assay.jsonl import InputFileError, read_utf8
 
 if TYPE_CHECKING:
     from assay.memory import MemoryStore
@@ -89,9 +89,13 @@ def user_errors(ctx: typer.Context) -> Iterator[None]:
         err.print("interrupted: nothing was written")
         raise typer.Exit(130) from None
     except (CaseFileError, UsageError, ValueError, OSError, ModuleNotFoundError) as e:
-        if ctx.obj and ctx.obj.get("debug"):
-            raise
+        if ctx.obj and ctx.obj.get("debug"):  # the traceback, and still the input error's exit code
+            err.print_exception()
+            raise typer.Exit(2) from None
         msg = str(e).strip() or type(e).__name__
+        if isinstance(e, InputFileError) and len(e.problems) > 1:  # one line: the first, and how many more
+            n = len(e.problems) - 1
+            msg = f"{e.problems[0]} (and {n} more problem{'s' if n > 1 else ''} in the file: --debug lists them)"
         if isinstance(e, FileNotFoundError) and e.filename:
             msg = f"{e.filename}: no such file"
         elif isinstance(e, IsADirectoryError) and e.filename:

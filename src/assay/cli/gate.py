@@ -56,6 +56,9 @@ def gate_cmd(
     """Run the sourcing gate on every case; exit 1 when any case fails or is unchecked, 3 when
     every case is no_claims, 2 on bad input."""
     if file == "validity":
+        with user_errors(ctx):
+            if ctx.get_parameter_source("mode").name == "COMMANDLINE":  # (was ignored: each set has its mode)
+                raise UsageError("--mode belongs to 'assay gate': gate validity runs each set in its own mode")
         _validity(ctx, dataset, src, as_json, local, quiet)
         return
     from assay.grounding import IndexCache, score_answer
@@ -152,6 +155,8 @@ def _validity(
         if local is not None:
             if not local.name.endswith(".local.json"):
                 raise UsageError(f"--local: {local}: per-case output names end in .local.json (they hold case ids)")
+            if local.is_dir():  # (found only at the end of the run before, as a traceback)
+                raise UsageError(f"--local: {local}: is a directory, expected a file")
             check_writable_dir(local.parent)
         sets = dataset_sets(dataset, src)  # type: ignore[arg-type]
     with progress_bar("gate validity", quiet=quiet) as bar:  # each gold case with its perturbations
@@ -169,4 +174,6 @@ def _validity(
         out.print(json.dumps([r.to_dict() for r in results], ensure_ascii=False), markup=False)
     else:
         out.print(format_table(results), markup=False)
-    raise typer.Exit(0)
+    # 3: done, but no set measured both a gold acceptance and a class's false accepts
+    measured = any(r.gold.n and any(c.n for c in r.classes.values()) for r in results)
+    raise typer.Exit(0 if measured else 3)
