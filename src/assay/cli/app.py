@@ -116,7 +116,7 @@ def main() -> None:
         rc = app(args=args, standalone_mode=False)
     except typer.TyperException as e:  # typer's click errors (its own copy of click: typer._click)
         if type(e).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as before
-            e.show()
+            e.show()  # type: ignore[attr-defined]  # (a click exception: TyperException declares no show)
         else:
             ctx = getattr(e, "ctx", None)
             where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""

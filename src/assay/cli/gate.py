@@ -57,7 +57,8 @@ def gate_cmd(
     every case is no_claims, 2 on bad input."""
     if file == "validity":
         with user_errors(ctx):
-            if ctx.get_parameter_source("mode").name == "COMMANDLINE":  # (was ignored: each set has its mode)
+            source = ctx.get_parameter_source("mode")
+            if source is not None and source.name == "COMMANDLINE":  # (was ignored: each set has its mode)
                 raise UsageError("--mode belongs to 'assay gate': gate validity runs each set in its own mode")
         _validity(ctx, dataset, src, as_json, local, quiet)
         return
