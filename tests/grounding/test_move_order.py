@@ -56,6 +56,18 @@ _SALES = apple("F1", "F2", "F5")
             "Total net sales rebounded to $394.3 billion [F1, F2].",
             "Total net sales declined to $383.3 billion [F1, F2].",
         ),
+        (  # gate-16, a helper's non-year hunt: a lone level's move from the year before, and "rose, to"
+            "Total net sales were $383.3 billion, up from the prior year [F1, F2].",
+            "Total net sales were $383.3 billion, down from the prior year [F1, F2].",
+        ),
+        (
+            "Total net sales were $383.3 billion [F1], higher than a year earlier [F2].",
+            "Total net sales were $383.3 billion [F1], lower than a year earlier [F2].",
+        ),
+        (
+            "Total net sales rose, to $383.3 billion [F1, F2].",
+            "Total net sales fell, to $383.3 billion [F1, F2].",
+        ),
     ],
 )
 def test_a_move_runs_forward_in_time_and_the_stated_way(false, true):

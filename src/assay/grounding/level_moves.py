@@ -55,7 +55,15 @@ _BEFORE_FROM = re.compile(_VERB + r"[^.;,\n]{0,40}?\bfrom\s+" + _HEDGE + r"$", r
 _BEFORE_TO = re.compile(_VERB + r"[^.;,\n]{0,40}?\bto\s+" + _HEDGE + r"$", re.I)
 #: Before a lone level: the verb, at most 40 characters of its clause (a change's own figure, "fell
 #: 2.8%", decimal point and all), then "to" right before the level.
-_LONE_TO = re.compile(_VERB + r"[^;,\n]{0,40}?\bto\s+" + _HEDGE + r"$", re.I)
+_LONE_TO = re.compile(_VERB + r"(?:,\s*|[^;,\n]{0,40}?\b)to\s+" + _HEDGE + r"$", re.I)  # "rose, to" too (gate-16)
+#: After a lone level: its move from the year before, no figure of it stated ("$97.0 billion, up from the
+#: prior year", "…, down from a year earlier"; gate-16, a helper's false accept on a fall): a lone level.
+_FROM_PRIOR = re.compile(
+    r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?,?\s*(?:(?P<up>up|higher|an?\s+(?:increase|rise|gain))|(?P<down>down|lower"
+    r"|an?\s+(?:decrease|decline|drop|fall)))\s+(?:from|on|over|than|versus|vs\.?|compared\s+(?:with|to))\s+"
+    r"(?:(?:the|its)\s+)?(?:(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?year|year\s+before|a\s+year\s+(?:earlier|ago|before))\b",
+    re.I,
+)
 #: Between A and B: "… to" / "… from" within 40 characters of one clause.
 _GAP_TO = re.compile(r"[^.;\n]{0,40}?\bto\s+" + _HEDGE, re.I)
 _GAP_FROM = re.compile(r"[^.;\n]{0,40}?\bfrom\s+" + _HEDGE, re.I)
@@ -96,6 +104,8 @@ def stated_moves(text: str, offset: int, numbers: tuple[Quantity, ...]) -> dict[
             continue
         if m := _LONE_TO.search(text, 0, q.span[0] - offset):
             out[q.span[0]] = Move(1 if m.group("up") else -1)  # "increased to B", "fell 2.8% to B"
+        elif m := _FROM_PRIOR.match(text, q.span[1] - offset):
+            out[q.span[0]] = Move(1 if m.group("up") else -1)  # "B, up from the prior year"
         elif not text.isascii() and (m := _KR_TO.match(text, q.span[1] - offset)):
             out[q.span[0]] = Move(1 if m.group("up") else -1)  # "B로 증가했다"
     return out

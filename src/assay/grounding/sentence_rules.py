@@ -52,6 +52,8 @@ Twins = Iterable[Candidate] | CandidateSet
 Veto = tuple[str, str] | None
 _NONE: frozenset[int] = frozenset()
 _NO_NAMES: tuple[frozenset[int], tuple[str, ...]] = (frozenset(), ())
+#: One of these is in every sentence :func:`~assay.grounding.level_moves.stated_moves` reads a move in.
+_MOVE_HINTS = (" to ", " from ", "로", " than ", " over ", " on ", " versus ", " vs", " compared ")
 
 
 def sentence_reader(
@@ -79,7 +81,7 @@ def sentence_reader(
     years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
     moved: list[frozenset[int]] = []  # the levels whose stated move contradicts them, read on the first match
     forms: list[SentenceForms] = []  # what the sentence's form says of its numbers, read on the first match
-    may_move = " to " in text or " from " in text or "로" in text  # (stated_moves' forms all hold one)
+    may_move = any(w in text for w in _MOVE_HINTS)  # (stated_moves' forms all hold one)
 
     def moves() -> dict[int, Move]:
         return stated_moves(text, claim.span[0], tuple(claim.numbers))
