@@ -155,3 +155,28 @@ def test_property_comparison_against_either_base(later, earlier, markers_reverse
         if abs(other) != abs(change):
             wrong_base = f"{subject} revenue was {abs(other):.1f}% {word} than {base} revenue [{markers}]."
             assert status(wrong_base, snap) == "fail", wrong_base
+
+
+def test_two_line_items_compared_the_wrong_way_round_are_a_label_mismatch():
+    """gate-16 (a helper's non-year hunt): "Net income exceeded operating income by $17.3 billion"
+    passed on operating income − net income; the item before the comparison word is the subject."""
+    from apple import apple
+
+    snap = apple("F5", "F7")  # operating income 114,301, net income 96,995 (FY2023)
+    for false, true in [
+        (
+            "Net income exceeded operating income by $17.3 billion [F5, F7].",
+            "Operating income exceeded net income by $17.3 billion [F5, F7].",
+        ),
+        (
+            "Net income was $17.3 billion higher than operating income [F5, F7].",
+            "Net income was $17.3 billion lower than operating income [F5, F7].",
+        ),
+        (
+            "Operating income was $17.3 billion below net income [F5, F7].",
+            "Operating income was $17.3 billion above net income [F5, F7].",
+        ),
+    ]:
+        r = check_answer(false, snap)
+        assert r.status == "fail" and r.violations[0].kind == "label_mismatch", false
+        assert check_answer(true, snap).status == "pass", true

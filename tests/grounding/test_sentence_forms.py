@@ -151,7 +151,9 @@ def test_a_verb_of_passing_a_figure_states_a_bound():
     ]:
         assert status(false) == "fail", false
         assert status(true) == "pass", true
-    assert status("Total net sales exceeded the prior year by $11.0 billion [F1, F2].") == "pass"  # a difference
+    # a difference, not a bound: sales fell, so "exceeded the prior year by" is false (its base, gate-16)
+    assert status("Total net sales exceeded the prior year by $11.0 billion [F1, F2].") == "fail"
+    assert status("Total net sales trailed the prior year by $11.0 billion [F1, F2].") == "pass"
 
 
 def test_a_comparisons_base_is_no_bound():

@@ -25,10 +25,12 @@ rtry review: "Revenue was 2.9% higher than in FY2022" passed as FY2022 against F
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
 from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.labels import line_item, related_to
 from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["compared_periods", "comparison_veto"]
@@ -46,12 +48,19 @@ def compared_periods(sentence: str) -> tuple[str, str] | None:
     return (keys[0], keys[1]) if len(keys) == 2 else None
 
 
-def comparison_veto(q: Quantity, c: Candidate, sentence: str) -> tuple[str, str] | None:
+def comparison_veto(
+    q: Quantity, c: Candidate, sentence: str, named: Sequence[tuple[int, int, str]] = ()
+) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when ``c`` is a change of two figures whose periods run
-    against the subject and base ``sentence`` names for comparison ``q``; else None (see module
-    doc). ``sentence`` is the claim's text (the one ``q`` is stated in)."""
+    against the subject and base ``sentence`` names for comparison ``q``, ``("label_mismatch",
+    reason)`` when its two line items do (``named``: the sentence's named items, ``(start, end,
+    item)``: "Net income exceeded operating income by $17.3 billion" is not backed by operating
+    income − net income; gate-16, a helper's false accept); else None (see module doc). ``sentence``
+    is the claim's text (the one ``q`` is stated in)."""
     if q.change_base != "against_other" or c.op not in _CHANGE_OPS or len(c.operands) != 2:
         return None
+    if named and (swapped := _swapped_items(c, sentence, named)) is not None:
+        return swapped
     order = compared_periods(sentence)
     if order is None:
         return _one_sided_veto(c, sentence)
@@ -68,10 +77,31 @@ def comparison_veto(q: Quantity, c: Candidate, sentence: str) -> tuple[str, str]
 _COMPARE_WORD = re.compile(r"\b(?:than|above|below|exceed(?:ed|s)?|trail(?:ed|s)?)\b", re.I)
 #: A base that is the year before the subject's, without naming it.
 _EARLIER_BASE = re.compile(
-    r"\bthan\s+(?:in\s+|during\s+)?(?:(?:the|a)\s+)?"
+    r"\b(?:than|exceed(?:ed|s)?|trail(?:ed|s)?|above|below)\s+(?:in\s+|during\s+)?(?:(?:the|a|its)\s+)?"
     r"(?:(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|year\s+(?:before|earlier|ago)|last\s+year|year-ago)",
     re.I,
 )
+
+
+def _swapped_items(c: Candidate, sentence: str, named: Sequence[tuple[int, int, str]]) -> tuple[str, str] | None:
+    """The veto when the items before and after the comparison word (its subject and its base) are
+    ``c``'s second and first operands' line items, the other way round (module doc); None when
+    the operands share a line item (the periods decide) or the sentence names no such pair."""
+    a, b = (o.label.lower() for o in c.operands)
+    if line_item(a) == line_item(b) or (word := _COMPARE_WORD.search(sentence)) is None:
+        return None
+    before = [n for _, e, n in named if e <= word.start()]
+    after = [n for s, _, n in named if s >= word.end()]
+    if not before or not after:
+        return None
+    subject, base = before[-1], after[0]
+    if related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False):
+        return (
+            "label_mismatch",
+            f"the sentence compares {subject!r} with {base!r}, "
+            f"but {c.ref} is {line_item(a)!r} against {line_item(b)!r}",
+        )
+    return None
 
 
 def _one_sided_veto(c: Candidate, sentence: str) -> tuple[str, str] | None:

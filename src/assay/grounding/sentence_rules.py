@@ -102,7 +102,7 @@ def sentence_reader(
             or outflow_veto(q, c, text, claim.span[0], tuple(claim.numbers))
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
-        veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text) or percent_change_veto(q, c)
+        veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)
         own_years, own_items = ctx.by_number.get(q.span[0], _NO_NAMES)  # what the sentence names for q
         if veto is None and c.op is not None and ctx.named:  # a derivation named as one of its operands
