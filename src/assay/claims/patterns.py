@@ -43,7 +43,10 @@ def _number_regex(num: str) -> re.Pattern[str]:
         r"(?P<num>" + num + r")"
         r"(?P<kr>(?:\s?(?:[천백십]\s?)?[조억만]|[천백십](?![조억만]))"
         r"(?:\s?" + num + r"\s?(?:[천백십]\s?)?[조억만])*(?:\s?" + num + r"(?:\s?[천백십])?(?![\d.조억만]))?)?"
-        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|(?:bn|mn|[KMBk])(?![A-Za-z]))?"
+        # scale words and suffixes: "$97.0 bn", "$97.0 bln", "$5m", "$96,995mm"; a one-letter suffix or "mm" is a
+        # scale only after a currency (":func:`_to_quantity`), spaced ("$97.0 B") only after a currency before it
+        r"(?P<scale>\s?(?:thousand|million|billion|trillion)s?\b|\s?(?:bln|mln|bn|mn)(?![A-Za-z])"
+        r"|(?:mm|[KMBkmb])(?![A-Za-z])|(?(cur)\s(?:mm|[KMB])(?![A-Za-z])|(?!)))?"
         r"(?P<suffix>\s?(?:%p(?![A-Za-z])|%|퍼센트포인트|퍼센트|percent\b|per\s?cent\b|pct\b|pp\b|ppts?\b|pts?\b|points?\b|p\.p\.|"
         r"percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
         r"(?P<close>\s?\)(?P<pct2>%)?)?"

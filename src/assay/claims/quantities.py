@@ -244,9 +244,9 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         value, scale, decimals, tolerance = _korean(value, decimals, kr)
     if scale_w or scale_w2:
         w = (scale_w or scale_w2).strip()
-        scale = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "mn": 1e6}.get(w) or SCALE_WORDS[w.lower()]
-        if w in ("K", "k", "M", "B") and not cur:
-            return None  # a code or name, not a magnitude: "3M" (the company), "10K", "401k", "Item 1B"
+        scale = _SUFFIX_SCALES.get(w) or SCALE_WORDS[w.lower()]
+        if w in _CURRENCY_ONLY_SUFFIXES and not cur:
+            return None  # a code, name or unit, not a magnitude: "3M" (the company), "10K", "401k", "5m", "12 mm"
     suffix = (suffix_w or pct2 or "").strip().lower()
     if suffix:
         if suffix in _PP_SUFFIXES or suffix.startswith("percentage point"):
@@ -376,5 +376,10 @@ _OPERATOR_AFTER = re.compile(r"\s*[*/×÷]")
 _LIST_MARK_AFTER = re.compile(r"^[.)]\s")
 _COLON_BEFORE = re.compile(r"[:;]\s*$")
 _NO_BASE: tuple[None, None] = (None, None)
+#: Scale suffixes (gate-16 added the lower-case "m"/"b", "mm", "bln" and "mln": "$5m", "$96,995 mm", "$97.0 bln").
+_SUFFIX_SCALES = {"K": 1e3, "k": 1e3, "M": 1e6, "m": 1e6, "mm": 1e6, "B": 1e9, "b": 1e9}
+_SUFFIX_SCALES |= {"bn": 1e9, "bln": 1e9, "mn": 1e6, "mln": 1e6}
+#: The suffixes that are a scale only after a currency ("5m" is five metres, "12 mm" twelve millimetres).
+_CURRENCY_ONLY_SUFFIXES = frozenset(("K", "k", "M", "m", "mm", "B", "b"))
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")
