@@ -47,10 +47,9 @@ __all__ = [
 ]
 
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
-#: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates,
-#: "fell to X" is a level, "a 2.8% decline"), passage cells split at plain spaces.
-#: gate-3: a bare K/M/B suffix is a name ("3M"), not a scale; stated directions follow period order. gate-4:
-#: uncited mode checks a bare single-digit integer against facts only (never a page's "1").
+#: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates, "fell to X" is
+#: a level, "a 2.8% decline"), passage cells split at plain spaces. gate-3: a bare K/M/B suffix is a name ("3M"),
+#: not a scale; directions follow period order. gate-4: uncited, a bare single digit is checked against facts only.
 #: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
 #: wording must agree with the fact's sign, sums need different line items of one period or
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
@@ -70,9 +69,7 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-#: gate-9 … gate-15: change amounts, % sources, forms, differences, sentence ends, item years (README).
-#: gate-16: each figure is checked against the items the sentence names for it (an item linked to the
-#: figure after it is that figure's; "A and B were $X and $Y" pairs in order).
+#: gate-9 … 16: change amounts, % sources, forms, differences, sentence ends, item years, items per figure (README).
 GATE_VERSION = "gate-16"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
