@@ -136,6 +136,26 @@ def test_an_exact_figure_stated_as_a_strict_bound_fails():
     assert status("Total net sales were $383,285 million [F1].") == "pass"
 
 
+def test_a_denied_sentence_or_figure_backs_nothing():
+    """gate-16 (a helper's non-year hunt): each passed on its true figure."""
+    for false in [
+        "It is false that total net sales were $383.3 billion [F1].",
+        "It is not the case that net income was $97.0 billion [F3].",
+        "Total net sales were far from $383.3 billion [F1].",
+        "Net income of $97.0 billion was not achieved [F3].",
+        "순매출은 2.8% 감소한 것은 아니다 [F1, F2].",
+        "순매출이 2.8% 감소했다는 것은 사실이 아니다 [F1, F2].",
+    ]:
+        assert status(false) == "fail", false
+    for true in [
+        "It is not true that sales rose; total net sales were $383.3 billion [F1].",  # another clause
+        "Net income of $97.0 billion was achieved despite the decline [F3].",
+        "순매출은 2.8% 감소했지만, 목표를 달성한 것은 아니다 [F1, F2].",  # the denial is of another clause
+        "순매출은 2.8% 감소했다 [F1, F2].",
+    ]:
+        assert status(true) == "pass", true
+
+
 def test_a_verb_of_passing_a_figure_states_a_bound():
     """gate-16 (a helper's non-year hunt): "exceeded", "topped", "surpassed", "north of" and the Korean
     "넘었다 / 돌파했다 / 초과했다 / 이상이었다" after the figure bound it as "more than" / "at least" do."""

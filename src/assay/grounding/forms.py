@@ -178,9 +178,19 @@ _NEG_BEFORE_NUMBER = re.compile(
     + _NEG
     + r"\s+(?:(?:have|has|had|be|been|quite|exactly|even|yet|reach|reached|total|totaled|totalled|equal|equaled|"
     r"equalled|amount\s+to|amounted\s+to|come\s+to|came\s+to|by|to|at|about|approximately|around|roughly|an?|the)\s+)"
-    r"{0,3}|\bno\s+)\Z",
+    r"{0,3}|\bno\s+|\bfar\s+from\s+(?:the\s+)?)\Z",  # gate-16: "revenue was far from $383.3 billion"
     re.I,
 )
+#: A sentence that denies all it says (gate-16, a helper's non-year hunt): "It is false that …", "It is not
+#: true that …", "It is not the case that …"; a figure then "was not achieved / reached / met"; Korean "…
+#: 것은 아니다", "… 사실이 아니다" closing the sentence after the figure.
+_DENIED_SENTENCE = re.compile(r"^\W*it\s+(?:is|was)\s+(?:false|untrue|not\s+true|not\s+the\s+case)\s+that\b", re.I)
+_NOT_ACHIEVED_AFTER = re.compile(
+    r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?(?:was|were|is|are|has|have|had)\s+(?:not|never)\s+(?:been\s+)?"
+    r"(?:achieved|reached|attained|met|realized|realised|recorded)\b",
+    re.I,
+)
+_KR_DENIED_AFTER = re.compile(r"[^.;,]*?(?:것[은이]\s*(?:사실이\s*)?아니|사실이\s*아니)")
 _CHANGE_WORD = re.compile(
     r"(?<![A-Za-z-])(?:" + "|".join(sorted(UP_WORDS | DOWN_WORDS, key=len, reverse=True)) + r")(?![A-Za-z]|-[A-Za-z])",
     re.I,
@@ -190,7 +200,7 @@ _KR_NEG_AFTER = re.compile(r"[^\s.;,]{0,3}\s?[가-힣]{0,6}?지\s?(?:않|못)")
 #: A Korean level denied after the number: "3,833억 달러가 아니었다" (was not), "…를 기록하지 않았다"
 #: (did not record); not a bound ("넘지 않았다", "초과하지 않았다", "웃돌지 않았다": did not exceed).
 _KR_NEG_LEVEL = re.compile(r"\s?(?:[이가을를은는에]\s?)?(?:아니|(?!넘|초과|웃돌|상회)[가-힣]{1,6}?지\s?(?:않|못))")
-_MAY_NEGATE = re.compile(r"not|n['’]t|never|failed|no\s|지\s?[않못]|아니", re.I)
+_MAY_NEGATE = re.compile(r"not|n['’]t|never|failed|no\s|false|untrue|far\s+from|지\s?[않못]|아니", re.I)
 
 
 def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> frozenset[int]:
@@ -199,9 +209,15 @@ def negated_numbers(text: str, offset: int, numbers: Sequence[Quantity]) -> froz
     if not _MAY_NEGATE.search(text):
         return frozenset()
     out = set()
-    for q, s, _, cut, _ in number_windows(text, offset, tuple(numbers)):
+    korean, denied = not text.isascii(), _DENIED_SENTENCE.match(text) is not None
+    for q, s, e, cut, _ in number_windows(text, offset, tuple(numbers)):
         before = text[max(cut, s - 60) : s]
-        if _NEG_BEFORE_NUMBER.search(before):
+        if (
+            (denied and cut == 0)  # "It is false that …": its first clause
+            or _NEG_BEFORE_NUMBER.search(before)
+            or _NOT_ACHIEVED_AFTER.match(text, e)
+            or (korean and _KR_DENIED_AFTER.match(text, e))
+        ):
             out.add(q.span[0])
             continue
         if q.direction is None:
