@@ -86,3 +86,23 @@ def report(
         line += f"; same-run baseline [{baseline_name}] {baseline:,.3f} {unit}, ratio {figure / baseline:.2f}"
     print(line + ("  OK" if met else "  MISSED"))
     return met
+
+
+def statuses_under(src: str, script: str, worktree_hint: str) -> Any:
+    """The JSON that ``script`` prints last when run with ``--statuses-only`` under the tree at
+    ``src`` (``PYTHONPATH``; a hunt benchmark's ``--before``), or None after a one-line SKIP when
+    ``src`` is not a folder (``worktree_hint``: how to make it)."""
+    import json
+    import subprocess
+
+    if not Path(src).is_dir():
+        print(f"SKIP before: {src} not found ({worktree_hint})")
+        return None
+    done = subprocess.run(
+        [sys.executable, script, "--statuses-only"],
+        env={**os.environ, "PYTHONPATH": src},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -18,10 +18,10 @@ and prints its figures beside.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from _common import statuses_under
 
 CORPUS = Path(__file__).resolve().parent / "data" / "gate_nonyear_hunt.json"
 
@@ -67,17 +67,7 @@ def main() -> int:
     before = None
     if "--before" in sys.argv:
         src = sys.argv[sys.argv.index("--before") + 1]
-        if not Path(src).is_dir():
-            print(f"SKIP before: {src} not found (git worktree add /tmp/gate-a1d a1d97de)")
-        else:
-            done = subprocess.run(
-                [sys.executable, __file__, "--statuses-only"],
-                env={**os.environ, "PYTHONPATH": src},
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            before = json.loads(done.stdout.strip().splitlines()[-1])
+        before = statuses_under(src, __file__, "git worktree add /tmp/gate-a1d a1d97de")
     for group in [*sorted({p["group"] for p in doc["pairs"]}), None]:
         fa, n, tr = figures(doc, now, group)
         line = f"{'all' if group is None else group:3}: false accepts {fa}/{n}, true counterparts failing {tr}/{n}"

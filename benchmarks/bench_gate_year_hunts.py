@@ -20,10 +20,10 @@ passed there and fail here (newly rejected), verbatim.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from _common import statuses_under
 
 CORPUS = Path(__file__).resolve().parent / "data" / "gate_year_hunts.json"
 
@@ -55,17 +55,7 @@ def main() -> int:
     before = None
     if "--before" in sys.argv:
         src = sys.argv[sys.argv.index("--before") + 1]
-        if not Path(src).is_dir():
-            print(f"SKIP before: {src} not found (git worktree add /tmp/gate-392 392ea35)")
-        else:
-            done = subprocess.run(
-                [sys.executable, __file__, "--statuses-only"],
-                env={**os.environ, "PYTHONPATH": src},
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            before = json.loads(done.stdout.strip().splitlines()[-1])
+        before = statuses_under(src, __file__, "git worktree add /tmp/gate-392 392ea35")
     for hunt in (1, 2, 3, None):
         fa, nf, fr, nt = counts(sentences, now, hunt)
         line = f"{'all hunts' if hunt is None else f'hunt {hunt}':9}: false accepts {fa}/{nf}, false rejects {fr}/{nt}"
