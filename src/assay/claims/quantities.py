@@ -63,7 +63,7 @@ from assay.claims.prechecks import (
 from assay.claims.quantity import Quantity, digits_quantity
 from assay.claims.ranges import link_ranges
 from assay.claims.scan import LETTERS as _LETTERS
-from assay.claims.scan import number_matches, number_spans
+from assay.claims.scan import number_spans
 from assay.claims.wording import WordIndex, change_base_at, direction_after
 from assay.facts import SCALE_WORDS
 
@@ -112,12 +112,13 @@ def extract_masked(
     ascii_text = masked.isascii()
     fractions = [m.span() for m in DIGIT_FRACTION.finditer(masked)] if words and "/" in masked else []
     pattern = NUMBER if space_thousands else NUMBER_NO_SPACE
-    for m in number_matches(masked, pattern) if fractions else number_spans(masked, pattern):
-        if isinstance(m, tuple):  # a bare number's span (assay.claims.scan)
-            q = _bare_quantity(masked, m[0], m[1], index, ascii_text)
-        elif fractions and any(a < m.end() and m.start() < b for a, b in fractions):
+    for m in number_spans(masked, pattern):  # a bare number as its span (assay.claims.scan), else the match
+        start, end = m if isinstance(m, tuple) else m.span()
+        if fractions and any(a < end and start < b for a, b in fractions):
             continue  # "1/3" is a fraction (read below), not 1 and 3
-        elif m.lastindex == 6 and (m.start() == m.start(6) or masked[m.start() : m.start(6)].isspace()):
+        if isinstance(m, tuple):
+            q = _bare_quantity(masked, start, end, index, ascii_text)
+        elif m.lastindex == 6 and (start == m.start(6) or masked[start : m.start(6)].isspace()):
             q = _bare_quantity(masked, m.start(6), m.end(6), index, ascii_text)
         else:
             q = _to_quantity(masked, m, index, ascii_text)

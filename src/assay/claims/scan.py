@@ -33,7 +33,8 @@ def number_matches(masked: str, pattern: re.Pattern[str]) -> list[re.Match[str]]
     before its first digit, so each search may start there (skipping digit-free text in C, not
     in sre), and a digit run right after an ASCII letter ("FY2019", "Q3") is in no match — the
     character a match reads before its number is never a letter or digit, and its look-behind
-    rejects one — so the search skips it (``tests/claims/test_fast_paths_numbers.py``)."""
+    rejects one — so the search skips it (``tests/claims/test_fast_paths_numbers.py``). The reader
+    uses :func:`number_spans`; this is its every-match form, the one tests hold to ``finditer``."""
     return _scan(masked, pattern, None)  # type: ignore[return-value]  # no spans without a number pattern
 
 
