@@ -45,6 +45,7 @@ from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.label_signs import A_CHANGE_LABEL, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, line_item, period_year
+from assay.grounding.level_moves import FALL_VERBS, RISE_VERBS
 from assay.grounding.lexicon import CHANGE, CLAUSE, COMPARISON, sub_questions
 from assay.grounding.sentence_memo import sentence_memo
 
@@ -207,8 +208,7 @@ def difference_veto(q: Quantity, c: Candidate, text: str, offset: int, question:
 #: difference of the two periods, equal to the level when one figure is twice the other — a
 #: property test's find).
 _MOVE_END = re.compile(
-    r"(?:\b(?:rose|risen|grew|grown|increased|fell|fallen|declined|decreased|dropped|climbed|jumped|slipped|went|moved"
-    r"|surged|soared|plunged|sank|slid|rebounded|recovered|improved|shrank|expanded)\b[^.;]{0,40}?\bto|\bfrom)\s+"
+    rf"(?:\b(?:{RISE_VERBS}|{FALL_VERBS})\b[^.;]{{0,40}}?\bto|\bfrom)\s+"
     r"(?:(?:about|approximately|roughly|nearly|almost|around)\s+)?\Z",
     re.I,
 )

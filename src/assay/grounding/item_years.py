@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["LEAD_PERIOD", "coordinated", "item_year"]
+__all__ = ["LEAD_PERIOD", "MOVED", "coordinated", "item_year"]
 
 #: The opening adverbial of time, up to its comma: "In fiscal 2023,", "For the fiscal year 2022,",
 #: "During FY23,", "As of December 31, 2022,", "In 2019 and beyond,": a year then at most three words;
@@ -118,11 +118,14 @@ def _year_phrase(text: str, s: int, e: int) -> tuple[int, int, bool]:
 
 # --- the phrases around a year ---------------------------------------------------------------
 
+#: A move in the past tense, the verb that links an item to the figure it reached ("net income climbed
+#: to …"); read here and by :func:`assay.grounding.operands.item_owner`.
+MOVED = r"(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)"
 #: Between a named line item and the year after it: a period phrase ("net income in 2021", "revenue
 #: for fiscal year 2021", "sales during the year 2021", "net income, in 2021,", "net income (2021)").
 _ITEM_THEN_YEAR = re.compile(
     r"(?<=[가-힣])(?:은|는|이|가)\s*"  # "순이익은 2021년에 970억 달러였다"
-    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?P<moved>(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+)?"
+    r"|\s*(?:,\s*|\s[—–-]\s*)?(?:\(\s*|\s(?P<moved>" + MOVED + r"\s+)?"
     r"(?:in|for|during|of)\s+(?:all\s+of\s+|the\s+whole\s+of\s+)?(?:the\s+)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|full[-\s]year\s+|year\s+)?"
     r"(?:(?:(?:twelve|12)\s+months\s+|(?:fiscal\s+)?year\s+)?end(?:ed|ing)\s+(?:jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+)?)?",
@@ -152,7 +155,7 @@ _STATED_AS = re.compile(
     r"|(?P<apposition>\s*,\s*at\s+)|(?P<to>\s+to\s+)"
     r"|\s*,?\s+(?:(?:was|were)(?:,\s*at)?|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|hit|of"
     r"|equall?ed|landed\s+at|remained\s+at"
-    r"|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)\s+to)"
+    r"|" + MOVED + r"\s+to)"
     r"\s+(?:an?\s+record(?:\s+high)?\s+of\s+)?(?:an?\s+(?:record|hefty|impressive|healthy|solid|strong|robust|modest)\s+)?"
     r"(?:(?:about|approximately|roughly|nearly|almost|around|some|close\s+to|just\s+(?:over|under))\s+)?)",
     re.I,

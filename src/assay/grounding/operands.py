@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
-from assay.grounding.item_years import coordinated, item_year
+from assay.grounding.item_years import MOVED, coordinated, item_year
 from assay.grounding.label_signs import fact_sign
 
 __all__ = [
@@ -215,7 +215,7 @@ def nearest_in_clause(spans: list[tuple[int, int]], s: int, e: int, cuts: list[i
 #: hedge ("net income was $97.0 billion", "revenue of about $383.3 billion", "net income: $97.0 billion").
 _ITEM_LINK = re.compile(
     r"(?:\s*:|\s+(?:was|were|is|are|totall?ed|amounted\s+to|came\s+(?:in\s+)?(?:to|at)|stood\s+at|reached|of"
-    r"|equall?ed|(?:rose|grew|increased|fell|declined|decreased|dropped|climbed|jumped|slipped)(?:\s+(?:by|to))?))"
+    r"|equall?ed|" + MOVED + r"(?:\s+(?:by|to))?))"
     r"\s+(?:(?:about|approximately|roughly|nearly|almost|around|some)\s+)?",
     re.I,
 )
