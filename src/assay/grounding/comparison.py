@@ -31,6 +31,7 @@ from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
 from assay.grounding.candidates import Candidate, period_rank
 from assay.grounding.labels import line_item, related_to
+from assay.grounding.lexicon import PRIOR_YEAR
 from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["compared_periods", "comparison_veto"]
@@ -77,8 +78,7 @@ def comparison_veto(
 _COMPARE_WORD = re.compile(r"\b(?:than|above|below|exceed(?:ed|s)?|trail(?:ed|s)?)\b", re.I)
 #: A base that is the year before the subject's, without naming it.
 _EARLIER_BASE = re.compile(
-    r"\b(?:than|exceed(?:ed|s)?|trail(?:ed|s)?|above|below)\s+(?:in\s+|during\s+)?(?:(?:the|a|its)\s+)?"
-    r"(?:(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|year\s+(?:before|earlier|ago)|last\s+year|year-ago)",
+    r"\b(?:than|exceed(?:ed|s)?|trail(?:ed|s)?|above|below)\s+(?:in\s+|during\s+)?" + PRIOR_YEAR,
     re.I,
 )
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, time_rank
 from assay.grounding.labels import line_item
+from assay.grounding.lexicon import PRIOR_YEAR
 from assay.grounding.match import match
 from assay.grounding.sentence_memo import sentence_memo
 
@@ -61,7 +62,7 @@ _LONE_TO = re.compile(_VERB + r"(?:,\s*|[^;,\n]{0,40}?\b)to\s+" + _HEDGE + r"$",
 _FROM_PRIOR = re.compile(
     r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?,?\s*(?:(?P<up>up|higher|an?\s+(?:increase|rise|gain))|(?P<down>down|lower"
     r"|an?\s+(?:decrease|decline|drop|fall)))\s+(?:from|on|over|than|versus|vs\.?|compared\s+(?:with|to))\s+"
-    r"(?:(?:the|its)\s+)?(?:(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?year|year\s+before|a\s+year\s+(?:earlier|ago|before))\b",
+    + PRIOR_YEAR,
     re.I,
 )
 #: Between A and B: "… to" / "… from" within 40 characters of one clause.

@@ -26,6 +26,7 @@ __all__ = [
     "SUM",
     "CROSS",
     "QSIGN",
+    "PRIOR_YEAR",
     "licences",
     "text_licences",
     "CLAUSE",
@@ -171,6 +172,13 @@ SUM = words_regex(SUM_WORDS)
 CROSS = words_regex(CROSS_PERIOD_WORDS)
 QSIGN = words_regex(QUESTION_SIGN_WORDS)
 #: The direction words of the reader count as change words (imported late: claims → grounding only).
+#: The year before the one a sentence speaks of, not named: "the prior (fiscal) year", "the previous
+#: year", "last year", "a year earlier / ago / before", "the year before", "year-ago" (a comparison's
+#: base, :mod:`~assay.grounding.comparison`; a level's move from it, :mod:`~assay.grounding.level_moves`).
+PRIOR_YEAR = (
+    r"(?:(?:the|a|its)\s+)?(?:(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?year|year\s+(?:before|earlier|ago)"
+    r"|year-ago)\b"
+)
 CHANGE = words_regex(tuple(CHANGE_WORDS) + tuple(sorted(UP_WORDS | DOWN_WORDS)))
 COMPARISON = words_regex(tuple(COMPARISON_WORDS))
 
