@@ -16,7 +16,8 @@ runs this script's assay part under another tree's ``src`` (e.g. main at 609bb0e
 at a time, each of :data:`PAIRS` pairs of passes run back to back (in turn this tree first, then
 the other first), and prints the ratio to it: the median over the pairs of the ratio of the two
 passes' CPU times, with the lowest and highest (passes of both trees minutes apart moved a ratio
-of best passes by ±10% between runs on a noisy host; a pair's passes share its noise).
+of best passes by ±10% between runs on a noisy host; a pair's passes share its noise). With
+``--before`` this tree's answers/s is the best of its paired passes.
 
     python benchmarks/bench_gate_vs_grounded_check.py [--before /tmp/gate-before/src]
 """
@@ -101,8 +102,9 @@ PAIRS = 9
 
 def paired(cases: list[tuple[str, str | None, str]], src: str) -> dict[str, dict[str, float]]:
     """Per regime, this tree against the tree at ``src`` in :data:`PAIRS` pairs of passes (module
-    doc): ``before`` (its best answers/s), ``accepted`` (its gold acceptance), ``ratio`` (median
-    over the pairs of its pass's CPU time over this tree's), ``low`` and ``high`` (their range)."""
+    doc): ``ours`` and ``before`` (each tree's best answers/s), ``ours_accepted`` and ``accepted``
+    (their gold acceptance), ``ratio`` (median over the pairs of its pass's CPU time over this tree's),
+    ``low`` and ``high`` (their range)."""
     worker = subprocess.Popen(
         [sys.executable, __file__, "--worker"],
         env={**os.environ, "PYTHONPATH": src},
@@ -116,19 +118,21 @@ def paired(cases: list[tuple[str, str | None, str]], src: str) -> dict[str, dict
     out: dict[str, dict[str, float]] = {}
     for regime in ("afresh", "once"):
         ours = assay_pass(cases, regime == "once")
-        ratios, best, acc = [], float("inf"), 0
+        ratios, best, mine_best, acc, mine_acc = [], float("inf"), float("inf"), 0, 0
         for i in range(PAIRS):
             for who in ("ours", "before") if i % 2 == 0 else ("before", "ours"):
                 if who == "ours":
-                    mine = ours()[0]
+                    mine, mine_acc = ours()
                 else:
                     worker.stdin.write(regime + "\n")
                     worker.stdin.flush()
                     theirs, acc = json.loads(worker.stdout.readline())
-            best = min(best, theirs)
+            best, mine_best = min(best, theirs), min(mine_best, mine)
             ratios.append(theirs / mine)
         ratios.sort()
         out[regime] = {
+            "ours": len(cases) / mine_best,
+            "ours_accepted": mine_acc / len(cases),
             "before": len(cases) / best,
             "accepted": acc / len(cases),
             "ratio": ratios[len(ratios) // 2],
@@ -193,7 +197,10 @@ def main() -> int:
     before = paired(cases, sys.argv[sys.argv.index("--before") + 1]) if "--before" in sys.argv else None
     peer_note = ""
     for regime in ("afresh", "once"):
-        ours, acc = run_assay(cases, regime == "once")
+        if before is None:
+            ours, acc = run_assay(cases, regime == "once")
+        else:  # this tree's best of its paired passes (not another PASSES of its own)
+            ours, acc = before[regime]["ours"], before[regime]["ours_accepted"]
         peer = run_peer(cases, regime == "once")
         line = f"{regime:6} passages: assay {ours:,.0f} answers/s (gold accepted {acc:.1%})"
         if peer is None:
