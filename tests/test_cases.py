@@ -191,3 +191,62 @@ def test_regression_nul_and_lone_surrogates_are_input_errors(tmp_path, escape, f
         encoding="utf-8",
     )
     assert load_cases(ok)[0].answer == "emoji \U0001f600 fine"  # a surrogate *pair* is a character
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("facts", None, "expected a list (a JSON array), got null"),
+        ("facts", {"id": "F1"}, "expected a list (a JSON array), got an object"),
+        ("sources", "one passage", "expected a list (a JSON array), got a string"),
+    ],
+)
+def test_regression_a_wrong_json_type_is_named_in_json_terms(tmp_path, field, value, problem):
+    """``"facts": null`` read "Input should be a valid tuple" (pydantic's Python type; a JSON file
+    has no tuples): the problem names the JSON types, expected and given."""
+    p = write(tmp_path, {**GOOD, field: value})
+    assert problems(p) == [f"{p}:1: {field}: {problem}"]
+
+
+def test_a_fact_or_source_of_the_wrong_json_type_is_named(tmp_path):
+    p = write(tmp_path, {**GOOD, "facts": ["F1"]}, {**GOOD, "id": "q2", "sources": [{"text": "x"}]})
+    assert problems(p) == [
+        f"{p}:1: facts.0: expected an object, got a string",
+        f"{p}:2: sources.0: expected a string, got an object",
+    ]
+
+
+@pytest.mark.parametrize(("field", "value"), [("id", "q1\x1b[31mRED"), ("id", "q1\nq2"), ("variant", "a\u202eb")])
+def test_regression_control_characters_in_ids_are_input_errors(tmp_path, field, value):
+    """An id with an ESC sequence or a newline was echoed raw on every report line (a terminal
+    escape, a forged second line); ids are printed, so they may not hold control or format characters."""
+    p = write(tmp_path, {**GOOD, field: value})
+    (msg,) = problems(p)
+    assert msg.startswith(f"{p}:1: {field}: contains a control character (\\")
+    assert load_cases(write(tmp_path, {**GOOD, "id": "질문 1 — ü"}, name="ok.jsonl"))[0].id == "질문 1 — ü"
+
+
+@pytest.mark.parametrize("fact_id", ["F 1", "F1]", "F1,F2", "매출", ""])
+def test_regression_a_fact_id_no_marker_can_cite_is_an_input_error(tmp_path, fact_id):
+    """A fact id with a space ("F 1") was accepted and then never cited: "[F 1]" is no marker, so
+    the claim beside it failed as uncited with nothing to say why. The loader names the id."""
+    p = write(tmp_path, {**GOOD, "facts": [{"id": fact_id, "label": "Margin", "value": 20, "unit": "%"}]})
+    (msg,) = problems(p)
+    assert msg.startswith(f"{p}:1: facts") and (repr(fact_id) in msg or "non-empty" in msg)
+
+
+@pytest.mark.parametrize("fact_id", ["F1", "T2C1", "10-K:p4", "a_b.c"])
+def test_citable_fact_ids_load_and_are_cited(tmp_path, fact_id):
+    from assay.grounding import check_answer
+
+    case = load_cases(
+        write(
+            tmp_path,
+            {
+                **GOOD,
+                "answer": f"Margin was 20% [{fact_id}].",
+                "facts": [{"id": fact_id, "label": "Margin", "value": 20, "unit": "%"}],
+            },
+        )
+    )[0]
+    assert check_answer(case.answer, case.snapshot()).status == "pass"

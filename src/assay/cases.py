@@ -9,11 +9,14 @@ the loader reads the whole file before returning, so a caller writes nothing on 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
+from assay.claims.citations import CITABLE_ID
 from assay.facts import Fact, Snapshot, unique_fact_ids
 from assay.jsonl import InputFileError, InputProblem, load_jsonl, parse_model_line
 
@@ -50,6 +53,8 @@ class Case(BaseModel):
     def _nonempty(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("must be a non-empty string")
+        if (bad := _control_character(v)) is not None:  # echoed in every report line: no terminal escapes
+            raise ValueError(f"contains a control character ({bad}): ids are printed in reports")
         return v
 
     @field_validator("reference", mode="before")
@@ -64,6 +69,12 @@ class Case(BaseModel):
     @field_validator("facts")
     @classmethod
     def _unique_fact_ids(cls, v: tuple[Fact, ...]) -> tuple[Fact, ...]:
+        for i, f in enumerate(v):  # the pipeline reads the default marker: an id it cannot name is never cited
+            if _CITABLE.fullmatch(f.id) is None:
+                raise ValueError(
+                    f"fact {i} has id {f.id!r}, which no marker can cite: a marker [id] names ids of ASCII letters,"
+                    " digits and _ . : - only"
+                )
         return unique_fact_ids(v)
 
     def snapshot(self) -> Snapshot:
@@ -110,3 +121,15 @@ def load_cases(path: str | Path) -> list[Case]:
             error=CaseFileError,
         )
     ]
+
+
+_CITABLE = re.compile(CITABLE_ID)
+
+
+def _control_character(text: str) -> str | None:
+    """The first control or format character of ``text`` (Unicode categories Cc and Cf: ESC, a
+    newline, a bidirectional override), as its escape (``"\\x1b"``), or None."""
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf"):
+            return ascii(ch)[1:-1]
+    return None

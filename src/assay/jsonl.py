@@ -145,10 +145,29 @@ def validation_problems(e: ValidationError, *, file: str, line: int, what: str =
             msg = "required field is missing"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
-        elif err["type"] == "dict_type":
-            msg = "expected an object"
+        elif err["type"] in ("dict_type", "model_type", "model_attributes_type"):
+            msg = f"expected an object, got {_json_type(err.get('input'))}"
+        elif err["type"] in ("tuple_type", "list_type", "set_type", "frozen_set_type"):
+            msg = f"expected a list (a JSON array), got {_json_type(err.get('input'))}"
+        elif err["type"] == "string_type":
+            msg = f"expected a string, got {_json_type(err.get('input'))}"
         out.append(InputProblem(file=file, line=line, field=loc, problem=msg))
     return out
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a parsed value's type (``None`` → ``"null"``, a dict → ``"an object"``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def parse_model_line(

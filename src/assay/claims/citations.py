@@ -7,10 +7,12 @@ import re
 
 from assay.claims.patterns import NUMERIC_DATE
 
-__all__ = ["DEFAULT_CITATION_PATTERN", "find_citations", "mask", "mask_default"]
+__all__ = ["CITABLE_ID", "DEFAULT_CITATION_PATTERN", "find_citations", "mask", "mask_default"]
 
+#: One id the default marker can name: ASCII letters, digits and ``_ . : -`` ("F3", "T2C1", "10-K:p4").
+CITABLE_ID = r"[A-Za-z0-9_.:\-]+"
 #: Default citation marker: ``[F3]``, ``[F3, F7]`` (adjacent markers ``[F3][F7]`` are two matches).
-DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9_.:\-]+(?:\s*[,;]\s*[A-Za-z0-9_.:\-]+)*)\s*\]"
+DEFAULT_CITATION_PATTERN = r"\[\s*(" + CITABLE_ID + r"(?:\s*[,;]\s*" + CITABLE_ID + r")*)\s*\]"
 
 
 def find_citations(text: str, pattern: str | re.Pattern[str] = DEFAULT_CITATION_PATTERN) -> list[str]:
