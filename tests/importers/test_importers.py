@@ -213,6 +213,27 @@ def test_tatqa_malformed_file_names_file_and_field(tmp_path: Path) -> None:
         import_tatqa(path)
 
 
+@pytest.mark.parametrize(
+    ("where", "field"),
+    [("cell", "[0].table.table[2][2]"), ("paragraph", "[0].paragraphs[0].text")],
+)
+def test_regression_an_overflowing_number_is_blamed_on_its_cell_or_paragraph(tmp_path: Path, where, field) -> None:
+    """A 400-digit table cell was reported as "[0].questions[0]: value: must be finite …": the
+    question's case was where the fact got built. The error now names the cell or paragraph."""
+    data = _tatqa_context()
+    huge = "9" * 400
+    if where == "cell":
+        data[0]["table"]["table"][2][2] = huge
+    else:
+        data[0]["paragraphs"][0]["text"] = f"Revenue grew by ${huge} million."
+    path = tmp_path / "tatqa_dataset_dev.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        import_tatqa(path)
+    assert str(err.value).startswith(f"{path}: {field}: a number beyond a 64-bit float")
+    assert "questions" not in str(err.value) and len(str(err.value)) < 250
+
+
 def test_financebench_synthetic_skips_and_errors(tmp_path: Path) -> None:
     q = {
         "financebench_id": "fb1",

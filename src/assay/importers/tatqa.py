@@ -37,6 +37,7 @@ of several sentences gets a citation after each sentence that states a number.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -198,7 +199,10 @@ def _import_file(path: Path, tick: Callable[[int | None], None]) -> list[Case]:
     for i, ctx in enumerate(data):
         where = f"[{i}]"
         table, paragraphs, questions = _check_context(path, where, ctx)
-        context = _Context(table, paragraphs)
+        try:
+            context = _Context(table, paragraphs)
+        except _Overflow as e:  # the cell's or paragraph's place, not the first question's
+            raise _bad(path, where, e.field, e.problem) from None
         for j, q in enumerate(questions):
             qwhere = f"{where}.questions[{j}]"
             _check_question(path, qwhere, q)
@@ -297,6 +301,16 @@ def _first_error(e: Exception) -> str:
 # --- the facts of one context --------------------------------------------------------------
 
 
+class _Overflow(ValueError):
+    """A number of a context's table or paragraphs beyond a 64-bit float; ``field``: where it is."""
+
+    def __init__(self, field: str, text: str):
+        shown = text if len(text) <= 24 else text[:20] + "…"
+        self.field = field
+        self.problem = f"a number beyond a 64-bit float (magnitude ≥ 1.8e308): {shown!r}"
+        super().__init__(f"{field}: {self.problem}")
+
+
 @dataclass(frozen=True)
 class _TableCell:
     row: int
@@ -323,9 +337,14 @@ class _Context:
         self.cells = _table_cells(table)
         self._facts: dict[str, list[Fact]] = {}
         self.para_numbers: list[_ParaNumber] = []
-        for p in paragraphs:
+        for c in self.cells:
+            if not math.isfinite(c.number.value):
+                raise _Overflow(f"table.table[{c.row}][{c.col}]", c.text)
+        for k, p in enumerate(paragraphs):
             text = str(p["text"])
             for j, q in enumerate(extract_quantities(text)):
+                if not math.isfinite(q.base_value):
+                    raise _Overflow(f"paragraphs[{k}].text", q.text)
                 self.para_numbers.append(_ParaNumber(int(p["order"]), j, q, _window(text, q.span)))
 
     def facts(self, scale: str) -> list[Fact]:
