@@ -234,6 +234,41 @@ def test_regression_an_overflowing_number_is_blamed_on_its_cell_or_paragraph(tmp
     assert "questions" not in str(err.value) and len(str(err.value)) < 250
 
 
+def test_a_span_in_cents_is_cited_by_its_paragraph_or_its_cents_cell(tmp_path: Path) -> None:
+    """gate-17 reads "18 cents" as 0.18: a span answer in cents is still in scope, cited by the
+    paragraph's "18 cents per share" (the fact 0.18 USD/share) and by a cell of a "(cents)" row (3.45
+    as written), and the gate passes both."""
+    from assay.grounding import check_answer
+
+    data = _tatqa_context(
+        answer=["AU 18 cents"],
+        answer_type="span",
+        answer_from="text",
+        derivation="",
+        scale="",
+        question="What is the final dividend per share?",
+    )
+    data[0]["paragraphs"][0]["text"] = "The directors declared a final dividend of AU 18 cents per share."
+    cents_row = _tatqa_context(
+        answer=["3.45 cents"],
+        answer_type="span",
+        answer_from="table",
+        derivation="",
+        scale="",
+        uid="q2",
+        question="What is the interim dividend per share?",
+    )[0]["questions"][0]
+    data[0]["table"]["table"].append(["Interim dividend per share (cents)", "3.45", "3.10"])
+    data[0]["questions"].append(cents_row)
+    path = tmp_path / "tatqa_dataset_dev.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    by_answer = {c.answer.split(" [")[0]: c for c in import_tatqa(path)}
+    for text, ref in (("AU 18 cents", "P1N0"), ("3.45 cents", "T4C1")):
+        case = by_answer[text]
+        assert case.meta["in_scope"] is True and ref in find_citations(case.answer), case.answer
+        assert check_answer(case.answer, case.snapshot(), question=case.question).status == "pass", case.answer
+
+
 def test_financebench_synthetic_skips_and_errors(tmp_path: Path) -> None:
     q = {
         "financebench_id": "fb1",

@@ -65,5 +65,8 @@ SENTENCE_ENDS_SINCE = re.compile(
     re.I,
 )
 #: The scale suffixes read since gate-16 ("£59.1m", "$96,995 mm", "$97.0 bln", "$97.0 bn", "$97.0 B"; tested in
-#: tests/claims/test_scale_suffixes.py): the reader-equivalence tests leave texts holding one out.
-SCALE_SUFFIXES_SINCE = re.compile(r"\d\s?(?:mm|bln|mln|[mb])(?![A-Za-z])|\d\s(?:bn|mn|[KMB])(?![A-Za-z])")
+#: tests/claims/test_scale_suffixes.py) and a currency's hundredth since gate-17 ("613 cents", "94¢", "12 pence";
+#: tests/claims/test_hundredths.py): the reader-equivalence tests leave texts holding one out.
+SCALE_SUFFIXES_SINCE = re.compile(
+    r"\d\s?(?:mm|bln|mln|[mb])(?![A-Za-z])|\d\s(?:bn|mn|[KMB])(?![A-Za-z])|\d\s?(?:cents?\b|pence\b|¢)"
+)

@@ -51,7 +51,10 @@ def _number_regex(num: str) -> re.Pattern[str]:
         r"percentage points?\b|basis points?\b|bps\b|[x×](?![A-Za-z])|times\b))?"
         r"(?P<close>\s?\)(?P<pct2>%)?)?"
         r"(?P<scale2>\s?(?:thousand|million|billion|trillion)s?\b)?"
-        r"(?P<cur2>\s?(?:원|엔|위안|유로|달러|won\b|dollars?\b|euros?\b|yen\b|yuan\b|renminbi\b|" + ISO + r"\b))?"
+        # a currency after the number; "cents", "pence", "¢": its hundredth ("613 cents" is 6.13)
+        r"(?P<cur2>\s?(?:원|엔|위안|유로|달러|won\b|dollars?\b|euros?\b|yen\b|yuan\b|renminbi\b|cents?\b|pence\b|¢|"
+        + ISO
+        + r"\b))?"
         r"(?P<share>\s?(?:per (?:diluted |basic )?share|/share|a share)\b)?"
     )
 

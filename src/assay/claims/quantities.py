@@ -241,6 +241,8 @@ def _to_quantity(text: str, m: re.Match[str], words: WordIndex | None, ascii_tex
         }.get(cur.lower(), cur.upper())
     scale = 1.0
     tolerance: float | None = None
+    if unit in _HUNDREDTHS:  # "613 cents": 6.13 of a currency ("pence": of sterling; "cents": of any dollar or euro)
+        unit, scale = _HUNDREDTHS[unit], 0.01
     if kr:
         value, scale, decimals, tolerance = _korean(value, decimals, kr)
     if scale_w or scale_w2:
@@ -382,5 +384,7 @@ _SUFFIX_SCALES = {"K": 1e3, "k": 1e3, "M": 1e6, "m": 1e6, "mm": 1e6, "B": 1e9, "
 _SUFFIX_SCALES |= {"bn": 1e9, "bln": 1e9, "mn": 1e6, "mln": 1e6}
 #: The suffixes that are a scale only after a currency ("5m" is five metres, "12 mm" twelve millimetres).
 _CURRENCY_ONLY_SUFFIXES = frozenset(("K", "k", "M", "m", "mm", "B", "b"))
+#: A currency's hundredth written after the number (the unit its reader maps the word to → the currency's unit).
+_HUNDREDTHS = {"CENT": None, "CENTS": None, "¢": None, "PENCE": "GBP"}
 _PP_SUFFIXES = frozenset(("pp", "ppt", "ppts", "pt", "pts", "point", "points", "p.p.", "%p", "퍼센트포인트"))
 _KR_TOKEN = re.compile(r"(" + NUM + r")?\s?([천백십])?\s?([조억만])?")

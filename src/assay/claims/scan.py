@@ -93,9 +93,9 @@ _LOOK_BEHIND = re.compile(r"[\w.,$€£¥₩]")
 #: optional whitespace): a Korean multiplier (천백십조억만), a scale word or suffix (thousand, million,
 #: billion, trillion, bn, mn, K, M, B, k), a unit (%, 퍼센트, percent, per cent, pct, pp, ppt, pts,
 #: points, p.p., percentage points, basis points, bps, x, ×, times), a closing parenthesis, a currency
-#: word or code (원, 엔, 위안, 유로, 달러, won, dollars, euros, yen, yuan, renminbi, USD EUR GBP JPY KRW
-#: CNY CAD AUD CHF INR HKD SGD) and per share (per, /share, a share). A number followed by none of
+#: word or code (원, 엔, 위안, 유로, 달러, won, dollars, euros, yen, yuan, renminbi, cents, pence, ¢,
+#: USD EUR GBP JPY KRW CNY CAD AUD CHF INR HKD SGD) and per share (per, /share, a share). A number followed by none of
 #: them, alone or after one whitespace character, ends its match.
-_TAIL_STARTS = frozenset("천백십조억만tmbKMBk%퍼px×)원엔위유달wdeyrUEGJCAIHS/a")
+_TAIL_STARTS = frozenset("천백십조억만tmbKMBk%퍼px×)원엔위유달wdeyrcU¢EGJCAIHS/a")
 _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")

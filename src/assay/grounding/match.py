@@ -50,6 +50,7 @@ backs a number stated without such a comparison.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -244,10 +245,11 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
     from_passage = c.origin == "passage"
     if u is None:
         if q.has_scale_word:
-            if c.dim in ("amount", "currency", "count", "none"):
-                out.append((c.value / s, False))
-            if from_passage and c.dim == "none" and c.displayed is not None:
-                out.append((c.displayed, True))  # the passage states no scale: compare as displayed
+            if c.dim in ("amount", "currency", "count", "none") or (s < 1 and c.dim == "per_share"):
+                out.append((c.value / s, False))  # (a hundredth: "613 cents" of a $6.13 EPS)
+            in_cents = s < 1 and _IN_HUNDREDTHS.search(c.label) is not None  # a fact labelled "(cents)"
+            if c.dim == "none" and c.displayed is not None and (from_passage or in_cents):
+                out.append((c.displayed, True))  # no scale stated: compare as displayed
         else:
             if c.dim in ("count", "none", "ratio"):
                 out.append((c.value, False))
@@ -280,6 +282,10 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
             if not q.has_scale_word or (from_passage and c.dim == "none" and _page_names(c, q.scale)):
                 out.append((c.displayed, True))  # "$5,802" copied from a table "(in millions)"
     return out
+
+
+#: A label that states its figures in a currency's hundredths ("Final dividend per share (cents)").
+_IN_HUNDREDTHS = re.compile(r"\b(?:cents?|pence)\b", re.I)
 
 
 def _page_names(c: Candidate, scale: float) -> bool:
@@ -326,6 +332,6 @@ def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:
         return False
     vals = [c.value, c.displayed] if c.displayed is not None else [c.value]
     # also in the stated scale: "€383.3 billion" vs 383,285,000,000 USD is the same number
-    return any(_close(v, q.value, q.decimals) or _close(v, q.base_value, q.decimals) for v in vals) or _close(
-        c.value / q.scale, q.value, q.decimals
-    )
+    in_base = q.scale >= 1  # "94 cents" is 0.94 only to its hundredth: 0.95 is not "the same number"
+    same = any(_close(v, q.value, q.decimals) or in_base and _close(v, q.base_value, q.decimals) for v in vals)
+    return same or _close(c.value / q.scale, q.value, q.decimals)

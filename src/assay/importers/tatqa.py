@@ -562,7 +562,7 @@ def _span_citations(
     ctx: _Context,
     q: dict[str, Any],
     span: str,
-    numbers: list[float],
+    numbers: list[float | tuple[float, ...]],
     mappings: list[dict[str, list[int]]],
     candidates: list[Fact],
     by_id: dict[str, Fact],
@@ -631,11 +631,13 @@ def _operands(derivation: str) -> list[float]:
     return out
 
 
-def _value_matches(numbers: Iterable[float], facts: Iterable[Fact]) -> list[str]:
+def _value_matches(numbers: Iterable[float | tuple[float, ...]], facts: Iterable[Fact]) -> list[str]:
+    """The ids of ``facts`` whose value equals a number (a tuple: any of one number's readings)."""
     facts = list(facts)
     ids: list[str] = []
     for x in numbers:
-        ids.extend(f.id for f in facts if _same(abs(f.value), abs(x)))
+        for r in x if isinstance(x, tuple) else (x,):
+            ids.extend(f.id for f in facts if _same(abs(f.value), abs(r)))
     return list(dict.fromkeys(ids))
 
 
@@ -643,12 +645,14 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def _span_numbers(span: str) -> list[float]:
-    """Numbers stated in an answer span (years, dates and ordinals are not numbers)."""
+def _span_numbers(span: str) -> list[float | tuple[float, ...]]:
+    """Numbers stated in an answer span (years, dates and ordinals are not numbers); a hundredth
+    ("18 cents") as its two readings: as written (a table cell under "(cents)") and as its amount (a
+    paragraph's "18 cents per share" is the fact 0.18 USD/share)."""
     cell = parse_cell(span)
     if cell is not None:
         return [] if cell.year_like else [cell.value]
-    return [q.value for q in extract_quantities(span)]
+    return [(q.value, q.base_value) if q.scale < 1 else q.value for q in extract_quantities(span)]
 
 
 def _span_text(span: str, scale: str) -> str:
