@@ -247,9 +247,10 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
         if q.has_scale_word:
             if c.dim in ("amount", "currency", "count", "none") or (s < 1 and c.dim == "per_share"):
                 out.append((c.value / s, False))  # (a hundredth: "613 cents" of a $6.13 EPS)
-            in_cents = s < 1 and _IN_HUNDREDTHS.search(c.label) is not None  # a fact labelled "(cents)"
-            if c.dim == "none" and c.displayed is not None and (from_passage or in_cents):
-                out.append((c.displayed, True))  # no scale stated: compare as displayed
+            if from_passage and c.dim == "none" and c.displayed is not None:
+                out.append((c.displayed, True))  # the passage states no scale: compare as displayed
+            elif c.dim == "none" and s < 1 and _IN_HUNDREDTHS.search(c.label) is not None:
+                out.append((c.value, False))  # a unitless fact labelled "(cents)": its value is in cents
         else:
             if c.dim in ("count", "none", "ratio"):
                 out.append((c.value, False))
