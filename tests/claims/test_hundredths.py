@@ -79,3 +79,23 @@ def test_regression_a_figure_in_cents_backs_its_fact(answer):
 def test_a_wrong_figure_in_cents_fails(answer, kind):
     r = check_answer(answer, SNAP)
     assert r.status == "fail" and [v.kind for v in r.violations] == [kind], (answer, r.violations)
+
+
+PAGE = Snapshot(sources=("The directors declared a final dividend of 18 cents per share, up from 16 cents.",))
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("The final dividend was 18 cents per share.", "pass"),
+        ("The final dividend was $0.18 per share.", "pass"),
+        ("The final dividend was 18 cents.", "pass"),
+        ("The final dividend was 18.", "pass"),  # the page's digits, copied
+        ("The final dividend was 19 cents per share.", "fail"),
+        ("The final dividend was 18 per share.", "fail"),  # $18 a share is not 18 cents a share
+    ],
+)
+def test_regression_a_passage_figure_in_cents_per_share_is_its_amount(answer, status):
+    """A passage's "18 cents per share" was the per-share figure 18 (its scale dropped), so "$0.18 per
+    share" and "18 cents per share" failed and "18 per share" passed."""
+    assert check_answer(answer, PAGE, mode="uncited").status == status, answer

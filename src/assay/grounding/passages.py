@@ -279,7 +279,7 @@ def _candidate(
     elif q.unit == "x":
         dim, value = "multiple", q.value
     elif q.unit and q.unit.endswith("/share"):
-        dim, value, currency = "per_share", q.value, q.unit.split("/")[0]
+        dim, value, currency = "per_share", q.value * q.scale, q.unit.split("/")[0]  # "18 cents per share": 0.18
     elif q.unit:
         dim, currency = "currency", q.unit
         value = q.value * (q.scale if q.has_scale_word else header_scale)
