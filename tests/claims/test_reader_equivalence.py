@@ -22,7 +22,7 @@ from assay.claims import extract_quantities
 from assay.claims import wording as w
 from assay.claims.patterns import NUMERIC_DATE
 from assay.claims.wording import WordIndex
-from claims_at_commit import SCALE_SUFFIXES_SINCE, claims_at_commit
+from claims_at_commit import READER_CHANGES_SINCE, claims_at_commit
 
 _ORIGINAL_DATE = re.compile(
     r"(?<![\d.,])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-.]\d{1,2}[/\-.]\d{2,4}|\d{1,2}/\d{1,2}(?![\d/]))(?![\d.]\d)"
@@ -134,7 +134,7 @@ def test_real_tatqa_passages_read_as_before(shared_data, tmp_path):
         for ctx in json.loads(path.read_text(encoding="utf-8")):
             table = "\n".join("  ".join(str(c) for c in row) for row in ctx["table"]["table"])
             for text in [table] + [str(p["text"]) for p in ctx["paragraphs"]]:
-                if SCALE_SUFFIXES_SINCE.search(text):
+                if READER_CHANGES_SINCE.search(text):
                     continue  # "£59.1m": its scale is read since gate-16 (tests/claims/test_scale_suffixes.py)
                 for space in (False, True):
                     old = [

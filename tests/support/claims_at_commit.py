@@ -64,9 +64,12 @@ SENTENCE_ENDS_SINCE = re.compile(
     r"|\bby\s+\S+(?:\s+\w+)?\s+to\s|\b(?:compared\s+(?:with|to)|versus|vs\.?|against)\s",
     re.I,
 )
-#: The scale suffixes read since gate-16 ("£59.1m", "$96,995 mm", "$97.0 bln", "$97.0 bn", "$97.0 B"; tested in
-#: tests/claims/test_scale_suffixes.py) and a currency's hundredth since gate-17 ("613 cents", "94¢", "12 pence";
-#: tests/claims/test_hundredths.py): the reader-equivalence tests leave texts holding one out.
-SCALE_SUFFIXES_SINCE = re.compile(
+#: What the reader reads otherwise on purpose since gate-16 — scale suffixes ("£59.1m", "$96,995 mm", "$97.0
+#: bln", "$97.0 bn", "$97.0 B"; tests/claims/test_scale_suffixes.py) — and gate-17: a currency's hundredth ("613
+#: cents", "94¢", "12 pence"; tests/claims/test_hundredths.py) and the move words "cut", "slashed", "trimmed",
+#: "lowered", "boosted", "lifted" (tests/grounding/test_move_words.py). The reader-equivalence tests leave texts
+#: holding one out.
+READER_CHANGES_SINCE = re.compile(
     r"\d\s?(?:mm|bln|mln|[mb])(?![A-Za-z])|\d\s(?:bn|mn|[KMB])(?![A-Za-z])|\d\s?(?:cents?\b|pence\b|¢)"
+    r"|(?i:\b(?:cut|slashed|trimmed|lowered|boosted|lifted)\b)"
 )

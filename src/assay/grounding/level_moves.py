@@ -42,12 +42,12 @@ __all__ = ["contradicted_levels", "stated_moves", "move_order_veto", "Move", "RI
 RISE_VERBS = (
     r"rose|risen|rises?|rising|increased|increases?|increasing|grew|grown|grows?|growing|climbed|climbs?|"
     r"jumped|jumps?|surged|surges?|soared|soars?|expanded|went\s+up|gone\s+up|moved\s+up|rebounded|rebounds?|"
-    r"recovered|recovers?"
+    r"recovered|recovers?|improved|improves?|improving"
 )
 FALL_VERBS = (
     r"fell|fallen|falls?|falling|declined|declines?|declining|decreased|decreases?|decreasing|dropped|drops?|"
     r"dipped|dips?|slid|slides?|sank|sunk|sinks?|plunged|plunges?|plummeted|slumped|tumbled|shrank|shrunk|"
-    r"shrinks?|contracted|slipped|went\s+down|gone\s+down|moved\s+down"
+    r"shrinks?|contracted|slipped|went\s+down|gone\s+down|moved\s+down|weakened|deteriorated|worsened"
 )
 _VERB = rf"\b(?:(?P<up>{RISE_VERBS})|(?P<down>{FALL_VERBS}))\b"
 _HEDGE = r"(?:(?:about|approximately|around|roughly|nearly|almost|just|some|the)\s+)?"
