@@ -274,7 +274,10 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
             out.append((c.value / s, False))
     elif u.endswith("/share"):
         cur = u.split("/")[0]
-        if c.dim in ("per_share", "currency") and c.currency in (cur, None) or c.dim in ("none", "amount"):
+        total = c.dim == "currency" and c.currency in (cur, None) or c.dim in ("none", "amount")
+        # a total (an EPS cell read as "$6.13") backs a per-share figure stated with no scale, or in cents:
+        # "$97.0 billion per share" is no net income of $97.0 billion (gate-17)
+        if c.dim == "per_share" and c.currency in (cur, None) or total and s <= 1:
             out.append((c.value / s, False))
     else:  # an ISO currency
         if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":

@@ -1,0 +1,53 @@
+"""A figure stated as a rate is backed by a rate, not a total (gate-17, ``assay.grounding.rates``; group C
+of a helper's hunt for non-year false accepts): "Net income was $97.0 billion per month [F7]" and "Total
+net sales were $383.3 billion per store [F1]" passed on the year's totals, and "Net income was $97.0
+billion per share [F7]" on net income (a per-share figure with a scale backed by a total). Each false
+sentence beside its true one; a ratio of two figures and a fact labelled as a rate back a rate."""
+
+from __future__ import annotations
+
+import pytest
+
+from apple import apple
+from assay.facts import Fact, Snapshot
+from assay.grounding import check_answer
+
+_APPLE = apple()
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        ("Net income was $97.0 billion per month [F7].", "Net income was $97.0 billion for the year [F7]."),
+        ("Total net sales were $383.3 billion per store [F1].", "Total net sales were $383.3 billion [F1]."),
+        ("Net income was $97.0 billion a month [F7].", "Net income was $97.0 billion a year [F7]."),
+        ("R&D was $29.9 billion for each segment [F11].", "R&D was $29.9 billion in fiscal 2023 [F11]."),
+        ("Net income was $97.0 billion per share [F7].", "Net income was $97.0 billion [F7]."),
+    ],
+)
+def test_a_rate_is_not_backed_by_a_total(false, true):
+    got = check_answer(false, _APPLE)
+    assert got.status == "fail", (false, got.violations)
+    assert check_answer(true, _APPLE).status == "pass", true
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Diluted earnings per share were $6.13 per share [F9].",
+        "Revenue per employee was $2.4 million per employee [R].",  # a fact labelled as a rate
+        "Net income was $97.0 billion per annum [F7].",
+        "Gross margin was 44.1 per cent of total net sales [F1, F3].",
+    ],
+)
+def test_a_rate_backed_by_a_ratio_or_a_rate_passes(answer):
+    snap = Snapshot(facts=[*_APPLE.facts, Fact(id="R", label="Revenue per employee", value=2.4, unit="USD millions")])
+    got = check_answer(answer, snap)
+    assert got.status == "pass", (answer, got.violations)
+
+
+def test_an_eps_cell_read_as_dollars_still_backs_a_per_share_figure():
+    """A per-share figure with no scale (or in cents) is still backed by an EPS stored as plain dollars."""
+    snap = Snapshot(facts=[Fact(id="E", label="Diluted EPS", value=6.13, unit="USD", period="FY2023")])
+    assert check_answer("Diluted EPS was $6.13 per share [E].", snap).status == "pass"
+    assert check_answer("Diluted EPS was 613 cents per share [E].", snap).status == "pass"
