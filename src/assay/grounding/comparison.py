@@ -34,7 +34,7 @@ from assay.grounding.labels import line_item, related_to
 from assay.grounding.lexicon import PRIOR_YEAR
 from assay.grounding.sentence_memo import sentence_memo
 
-__all__ = ["compared_periods", "comparison_veto"]
+__all__ = ["compared_periods", "comparison_veto", "multiple_veto"]
 
 #: Derivations a comparison may state: a difference or a relative change of two figures.
 _CHANGE_OPS = frozenset({"a-b", "(a-b)/b"})
@@ -123,4 +123,32 @@ def _one_sided_veto(c: Candidate, sentence: str) -> tuple[str, str] | None:
         ra, rb = (period_rank(o.period) for o in c.operands)
         if ra is not None and rb is not None and ra < rb:
             return ("period_mismatch", f"the sentence compares with the year before, but {c.ref} compares {a} with {b}")
+    return None
+
+
+def multiple_veto(
+    q: Quantity, c: Candidate, sentence: str, offset: int, named: Sequence[tuple[int, int, str]]
+) -> tuple[str, str] | None:
+    """``("label_mismatch", reason)`` when multiple ``q`` ("1.18 times", "3x") is matched by a ratio
+    ``c`` of two line items the other way round: the item named last before the number (the subject)
+    is the ratio's denominator and the first named after it (the base) its numerator — "Net income
+    was 1.18 times operating income [F5, F7]" is not backed by operating income / net income (gate-17,
+    a helper's false accept). None when the operands share a line item, or the sentence names no such pair."""
+    if q.unit != "x" or c.op not in ("a/b", "|a|/|b|") or len(c.operands) != 2 or not named:
+        return None
+    a, b = (o.label.lower() for o in c.operands)
+    if line_item(a) == line_item(b):
+        return None
+    start, end = q.span[0] - offset, q.span[1] - offset
+    before = [n for _, e, n in named if e <= start]
+    after = [n for s, _, n in named if s >= end]
+    if not before or not after:
+        return None
+    subject, base = before[-1], after[0]
+    if related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False):
+        return (
+            "label_mismatch",
+            f"the sentence states {subject!r} as a multiple of {base!r}, "
+            f"but {c.ref} is {line_item(a)!r} over {line_item(b)!r}",
+        )
     return None

@@ -27,7 +27,7 @@ from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
 from assay.grounding.change_amount import cell_level_veto, difference_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, named_years
-from assay.grounding.comparison import comparison_veto
+from assay.grounding.comparison import comparison_veto, multiple_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.derivation_names import one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
@@ -105,6 +105,7 @@ def sentence_reader(
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
+        veto = veto or (multiple_veto(q, c, text, claim.span[0], ctx.named) if q.unit == "x" else None)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)
         own_years, own_items = ctx.by_number.get(q.span[0], _NO_NAMES)  # what the sentence names for q
         if veto is None and c.op is not None and ctx.named:  # a derivation named as one of its operands
