@@ -86,15 +86,26 @@ _EARLIER_BASE = re.compile(
 def _swapped_items(c: Candidate, sentence: str, named: Sequence[tuple[int, int, str]]) -> tuple[str, str] | None:
     """The veto when the items before and after the comparison word (its subject and its base) are
     ``c``'s second and first operands' line items, the other way round (module doc); None when
-    the operands share a line item (the periods decide) or the sentence names no such pair."""
+    the operands share a line item (the periods decide) or the sentence names no such pair. In Korean
+    the base is the item "보다" is written onto and the subject the item named before it (gate-17)."""
     a, b = (o.label.lower() for o in c.operands)
-    if line_item(a) == line_item(b) or (word := _COMPARE_WORD.search(sentence)) is None:
+    if line_item(a) == line_item(b):
         return None
-    before = [n for _, e, n in named if e <= word.start()]
-    after = [n for s, _, n in named if s >= word.end()]
-    if not before or not after:
-        return None
-    subject, base = before[-1], after[0]
+    korean = next((i for i, (_, e, _) in enumerate(named) if sentence.startswith("보다", e)), None)
+    if (
+        korean is not None
+    ):  # "순이익은 영업이익보다 …": the base is the item 보다 is written onto, the subject before it
+        if korean == 0:
+            return None
+        subject, base = named[korean - 1][2], named[korean][2]
+    else:
+        if (word := _COMPARE_WORD.search(sentence)) is None:
+            return None
+        before = [n for _, e, n in named if e <= word.start()]
+        after = [n for s, _, n in named if s >= word.end()]
+        if not before or not after:
+            return None
+        subject, base = before[-1], after[0]
     if related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False):
         return (
             "label_mismatch",

@@ -315,6 +315,16 @@ def label_veto(
         return "label_mismatch", f"the sentence names {stray[0]!r}, which is none of {ref}'s line items"
     if mine and not any(related) and (paired or not names_own_item(text, mine, named, elsewhere)):
         return "label_mismatch", f"the sentence names {named_items[0]!r}, but {ref} is {line_item(mine[0])!r}"
+    if derived and len(mine) == len(operands) == 2 and any(related) and not all(related):
+        # "Revenue and net income combined were $211.3 billion [F5, F7]": an item named for a derivation of
+        # two statement lines that is a third statement line (gate-17, a helper's false accept on operating
+        # income + net income); a topic that is no material concept ("the operating revenues for Bell
+        # Wireless" over two of its rows) is not judged
+        own = {concept_of(line_item(m)) for m in mine}
+        if None not in own:
+            for n, r in zip(named_items, related, strict=False):
+                if not r and concept_of(n) is not None and concept_of(n) not in own:
+                    return "label_mismatch", f"the sentence names {n!r} for it, which is neither of {ref}'s line items"
     return None
 
 
