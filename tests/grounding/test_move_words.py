@@ -36,3 +36,34 @@ def test_a_move_word_states_its_way(false, true):
 def test_a_cut_named_as_a_level_is_not_a_change():
     """ "cut" before a level that moved no way of its own is still that level ("a tax cut of …" is an amount)."""
     assert check_answer("R&D was $29.9 billion after the cut [F11].", _APPLE).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        (
+            "Net income of $97.0 billion [F7] exceeded the prior year's $99.8 billion [F8].",
+            "Net income of $97.0 billion [F7] trailed the prior year's $99.8 billion [F8].",
+        ),
+        (
+            "Operating income of $114.3 billion [F5] was an improvement on $119.4 billion [F6].",
+            "Operating income of $114.3 billion [F5] was a decline from $119.4 billion [F6].",
+        ),
+        (
+            "Net income of $99.8 billion [F8] was below the $97.0 billion [F7] of fiscal 2023.",
+            "Net income of $99.8 billion [F8] was above the $97.0 billion [F7] of fiscal 2023.",
+        ),
+    ],
+)
+def test_two_levels_compared_the_wrong_way_fail(false, true):
+    """Two levels a verb or noun compares ("A exceeded B", "A was an improvement on B", "A trailed B")
+    must stand the way it says (gate-17; group E of the non-year hunt)."""
+    got = check_answer(false, _APPLE)
+    assert got.status == "fail" and "one way" in got.violations[0].reason, (false, got.violations)
+    assert check_answer(true, _APPLE).status == "pass", true
+
+
+def test_a_korean_comparison_of_two_levels_the_wrong_way_fails():
+    """ "A로 전년의 B보다 늘었다" (A, more than the year before's B) needs A above B (gate-17, group E)."""
+    assert check_answer("순매출은 3,833억 달러로 전년의 3,943억 달러보다 늘었다 [F1, F2].", _APPLE).status == "fail"
+    assert check_answer("순매출은 3,833억 달러로 전년의 3,943억 달러보다 줄었다 [F1, F2].", _APPLE).status == "pass"

@@ -73,6 +73,19 @@ _KR_GAP = re.compile(r"\s*에서\s*")
 _KR_TO = re.compile(
     r"\s*(?:으로|로)\s*(?:(?P<up>증가|늘|상승|성장|확대|개선|올)|(?P<down>감소|줄|하락|축소|악화|떨어|내려))"
 )
+#: "A로 전년의 B보다 늘었다" (A, more than the year before's B; gate-17): the gap between A and B, and the
+#: comparative after B.
+_KR_THAN_GAP = re.compile(r"\s*(?:으로|로)\s*,?\s*(?:(?:전년|작년|지난해|전기|이전)\s*(?:의|도)?\s*)?")
+_KR_THAN = re.compile(r"\s*보다\s*(?:(?P<up>늘|증가|많|높|컸|상승|개선)|(?P<down>줄|감소|적|낮|작|하락|악화))")
+#: Between A and B, a comparison of the two levels: "A exceeded the prior year's B", "A was an improvement on
+#: B" (A above B), "A trailed B", "A was below B" (A below B) — gate-17, a helper's false accepts on a fall.
+_GAP_COMPARED = re.compile(
+    r"[^.;\n]{0,30}?\b(?:(?P<up>exceed(?:ed|s)|topped|surpassed|outpaced|was\s+(?:above|higher\s+than|more\s+than|"
+    r"greater\s+than)|(?:was\s+)?an?\s+improvement\s+(?:on|over|from))|(?P<down>trailed|was\s+(?:below|lower\s+than|"
+    r"less\s+than)|fell\s+short\s+of|(?:was\s+)?an?\s+(?:deterioration|decline|decrease|drop)\s+(?:from|on)))\s+"
+    r"(?:(?:the\s+)?(?:prior|previous|preceding|last)\s+year'?s\s+|a\s+year\s+earlier'?s?\s+)?" + _HEDGE,
+    re.I,
+)
 #: Between A (the new level) and B (the old one): ", up from", ", an increase from", ", lower from"
 #: (gate-13: the noun forms were a backwards move that passed), "(2018: …)" aside.
 _GAP_UP_DOWN = re.compile(
@@ -179,9 +192,10 @@ def contradicted_levels(text: str, offset: int, numbers: Sequence[Quantity]) -> 
 
 @sentence_memo
 def _moved_pairs(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple[tuple[Quantity, Quantity, int], ...]:
-    """``(to, earlier, way)`` of each pair of consecutive levels the sentence moves one way (+1 /
-    −1): "rose from A to B", "rose to A from B", "A, up from B", "A에서 B로 증가했다" — one clause, one
-    unit, neither number with a direction or a written sign of its own. Pure, memoised."""
+    """``(to, earlier, way)`` of each pair of consecutive levels the sentence moves (or compares) one
+    way (+1 / −1): "rose from A to B", "rose to A from B", "A, up from B", "A exceeded B", "A에서 B로
+    증가했다", "A로 전년의 B보다 늘었다" — one clause, one unit, neither number with a direction or a
+    written sign of its own. Pure, memoised."""
     out: list[tuple[Quantity, Quantity, int]] = []
     for a, b in zip(numbers, numbers[1:], strict=False):
         if a.unit != b.unit or a.direction is not None or b.direction is not None or a.explicit_sign or b.explicit_sign:
@@ -191,8 +205,10 @@ def _moved_pairs(text: str, offset: int, numbers: tuple[Quantity, ...]) -> tuple
             out.append((b, a, 1 if m.group("up") else -1))  # "rose from A to B"
         elif (m := _BEFORE_TO.search(before)) and _GAP_FROM.fullmatch(gap):
             out.append((a, b, 1 if m.group("up") else -1))  # "rose to A from B"
-        elif m := _GAP_UP_DOWN.fullmatch(gap):
-            out.append((a, b, 1 if m.group("up") else -1))  # "A, up from B"
+        elif m := _GAP_UP_DOWN.fullmatch(gap) or _GAP_COMPARED.fullmatch(gap):
+            out.append((a, b, 1 if m.group("up") else -1))  # "A, up from B", "A exceeded B"
         elif _KR_GAP.fullmatch(gap) and (m := _KR_TO.match(text, b.span[1] - offset)):
             out.append((b, a, 1 if m.group("up") else -1))  # "A에서 B로 증가했다"
+        elif _KR_THAN_GAP.fullmatch(gap) and (m := _KR_THAN.match(text, b.span[1] - offset)):
+            out.append((a, b, 1 if m.group("up") else -1))  # "A로 전년의 B보다 늘었다"
     return tuple(out)

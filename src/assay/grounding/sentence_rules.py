@@ -91,7 +91,7 @@ def sentence_reader(
         if not moved:
             moved.append(contradicted_levels(text, claim.span[0], claim.numbers) if len(claim.numbers) > 1 else _NONE)
         if q.span[0] in moved[0]:
-            return "sign", "the sentence says the figure moved one way between its two levels; they went the other"
+            return "sign", "the sentence puts its two levels one way (moved or compared); their values go the other"
         if not read:
             ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers), may)
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
