@@ -67,3 +67,32 @@ def test_a_korean_comparison_of_two_levels_the_wrong_way_fails():
     """ "A로 전년의 B보다 늘었다" (A, more than the year before's B) needs A above B (gate-17, group E)."""
     assert check_answer("순매출은 3,833억 달러로 전년의 3,943억 달러보다 늘었다 [F1, F2].", _APPLE).status == "fail"
     assert check_answer("순매출은 3,833억 달러로 전년의 3,943억 달러보다 줄었다 [F1, F2].", _APPLE).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("true", "false"),
+    [
+        ("Revenue was 2.8% behind the prior year [F1, F2].", "Revenue was 2.8% ahead of the prior year [F1, F2]."),
+        ("Net income fell just short of $97 billion [F7].", "Net income fell short of $96 billion [F7]."),
+    ],
+)
+def test_regression_comparatives_and_bounds_that_are_no_move(true, false):
+    """A helper's false rejects (gate-17): "2.8% behind the prior year" is a comparison against the
+    other figure (as "below"), and "fell (just) short of $97 billion" a bound, not a fall of $97
+    billion; each beside a false one."""
+    assert check_answer(true, _APPLE).status == "pass", true
+    assert check_answer(false, _APPLE).status == "fail", false
+
+
+def test_regression_made_up_is_no_rise():
+    """ "Services made up 22.2% of total net sales" read "up" as a rise and failed on a share."""
+    from assay.facts import Fact, Snapshot
+
+    snap = Snapshot(
+        facts=[
+            Fact(id="S", label="Services net sales", value=85200, unit="USD millions", period="FY2023"),
+            Fact(id="T", label="Total net sales", value=383285, unit="USD millions", period="FY2023"),
+        ]
+    )
+    assert check_answer("Services made up 22.2% of total net sales [S, T].", snap).status == "pass"
+    assert check_answer("Services made up 23.2% of total net sales [S, T].", snap).status == "fail"

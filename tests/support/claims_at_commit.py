@@ -67,9 +67,9 @@ SENTENCE_ENDS_SINCE = re.compile(
 #: What the reader reads otherwise on purpose since gate-16 — scale suffixes ("£59.1m", "$96,995 mm", "$97.0
 #: bln", "$97.0 bn", "$97.0 B"; tests/claims/test_scale_suffixes.py) — and gate-17: a currency's hundredth ("613
 #: cents", "94¢", "12 pence"; tests/claims/test_hundredths.py) and the move words "cut", "slashed", "trimmed",
-#: "lowered", "boosted", "lifted" (tests/grounding/test_move_words.py). The reader-equivalence tests leave texts
-#: holding one out.
+#: "lowered", "boosted", "lifted", the comparatives "behind" and "ahead of", and "made up" and "fell short" as no
+#: move (tests/grounding/test_move_words.py). The reader-equivalence tests leave texts holding one out.
 READER_CHANGES_SINCE = re.compile(
     r"\d\s?(?:mm|bln|mln|[mb])(?![A-Za-z])|\d\s(?:bn|mn|[KMB])(?![A-Za-z])|\d\s?(?:cents?\b|pence\b|¢)"
-    r"|(?i:\b(?:cut|slashed|trimmed|lowered|boosted|lifted)\b)"
+    r"|(?i:\b(?:cut|slashed|trimmed|lowered|boosted|lifted|behind|ahead\s+of|short)\b|\bmak(?:e|es|ing)\s+up\b|\bmade\s+up\b)"
 )

@@ -61,6 +61,10 @@ class WordIndex:
                     neg.append((s, e, w))
         for head in tokens & _BIGRAM_HEADS:
             signs.extend(m.span() for m in _BIGRAM_RES[head].finditer(low) if m.group(1) not in _SIGN_WORDS)
+        if dirs and ("short" in tokens or "up" in tokens and not tokens.isdisjoint(_MAKE)):
+            # "made up 22.2% of", "fell short of $97 billion": no move (gate-17, a helper's false rejects)
+            idle = {m.start(m.lastindex or 0) for m in _NOT_A_MOVE.finditer(low)}
+            dirs = [d for d in dirs if d[0] not in idle]
         if "negative" in tokens or "positive" in tokens:
             for m in _SIGNED_CHANGE_RE.finditer(low):
                 # "negative growth of 2.8%": a direction, not a negative figure
@@ -149,7 +153,7 @@ def change_base_at(text: str, start: int, end: int) -> tuple[ChangeBase | None, 
     """How the change at ``[start, end)`` names its base, and the direction its comparison states.
 
     Base ``"against_other"``: a comparative right after it ("2.9% higher than", "more than",
-    "above", "below"; the subject's period may stand before "than": "higher in FY2022 than")
+    "above", "below", "ahead of", "behind"; the subject's period may stand before "than": "higher in FY2022 than")
     or a verb of comparison before it ending in "by" ("exceeded FY2023
     revenue by 2.9%", "trailed … by"). ``"from_base"``: "from", "over", "versus", "vs.",
     "compared with/to", "relative to", "against" right after it, or "대비" before it ("down
@@ -337,11 +341,14 @@ _NEGATIVE_AFTER = re.compile(
 #: The subject's period between a comparative and its "than": "2.9% higher in FY2022 than in FY2023".
 _SUBJECT_PERIOD = r"(?: (?:in|for|during) (?:the )?(?:fiscal (?:year )?|FY ?|CY ?)?(?:19|20)?\d\d)?"
 _BASE_AFTER = re.compile(
-    r" ?(?:(?P<up>(?:higher|greater|more|larger|bigger)" + _SUBJECT_PERIOD + r" than\b|above\b)"
-    r"|(?P<down>(?:lower|less|smaller)" + _SUBJECT_PERIOD + r" than\b|below\b)"
+    r" ?(?:(?P<up>(?:higher|greater|more|larger|bigger)" + _SUBJECT_PERIOD + r" than\b|above\b|ahead of\b)"
+    r"|(?P<down>(?:lower|less|smaller)" + _SUBJECT_PERIOD + r" than\b|below\b|behind\b)"
     r"|(?:from|over|versus|vs\.|vs\b|against|compared (?:with|to)|relative to)\b)",
     re.I,
 )
+#: Words of change that state no move in these phrases: "made up" (a share), "fell short of" (a bound).
+_NOT_A_MOVE = re.compile(r"\b(?:made|make|makes|making)\s+(up)\b|\b(fell|falls?|falling|came)\s+(?:just\s+)?short\b")
+_MAKE = frozenset(("made", "make", "makes", "making"))
 #: "exceeded FY2023 revenue by 2.9%", "trailed the prior year by": a comparison ending in "by".
 _EXCEEDED_BY = re.compile(
     r"\b(?:exceed(?:ed|s)?|surpass(?:ed|es)?|outpaced|outperformed|topped|beat|(?P<less>trailed|lagged|fell\s+short\s+of))"

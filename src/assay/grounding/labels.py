@@ -12,6 +12,7 @@ from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = [
     "DEFAULT_MATERIAL_LABELS",
+    "NAMED_ONLY_LABELS",
     "CONCEPTS",
     "GENERIC_ITEMS",
     "SnapshotVocabulary",
@@ -89,11 +90,13 @@ DEFAULT_MATERIAL_LABELS: tuple[tuple[str, ...], ...] = (
     ("total debt", "long-term debt", "net debt"),
     ("dividends", "dividend per share"),
     ("return on equity", "roe", "return on assets", "roa"),
-    ("research and development", "r&d", "연구개발비"),
 )
+#: Line items with synonyms that are no material concept: the label rules know their names (gate-17: "R&D
+#: spending was $97.0 billion [F7]" on net income), completeness does not count them as material.
+NAMED_ONLY_LABELS: tuple[tuple[str, ...], ...] = (("research and development", "r&d", "연구개발비"),)
 
-#: Each synonym (lower-case) → the index of its concept in :data:`DEFAULT_MATERIAL_LABELS`.
-CONCEPTS = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS) for syn in concept}
+#: Each synonym (lower-case) → the index of its concept in :data:`DEFAULT_MATERIAL_LABELS` + :data:`NAMED_ONLY_LABELS`.
+CONCEPTS = {syn.lower(): i for i, concept in enumerate(DEFAULT_MATERIAL_LABELS + NAMED_ONLY_LABELS) for syn in concept}
 
 _CONCEPT_RE = re.compile(
     r"(?<![\w])(?:" + "|".join(re.escape(k) for k in sorted(CONCEPTS, key=len, reverse=True)) + r")(?![\w])", re.I
