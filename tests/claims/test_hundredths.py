@@ -99,3 +99,14 @@ def test_regression_a_passage_figure_in_cents_per_share_is_its_amount(answer, st
     """A passage's "18 cents per share" was the per-share figure 18 (its scale dropped), so "$0.18 per
     share" and "18 cents per share" failed and "18 per share" passed."""
     assert check_answer(answer, PAGE, mode="uncited").status == status, answer
+
+
+@pytest.mark.parametrize("label", ["Dividend per share (cents)", "Dividend (cents)"])
+def test_regression_a_fact_labelled_in_cents_is_no_dollars(label):
+    """A unitless fact of 24 labelled "(cents)" backed "$24 per share" (its digits read as dollars) and
+    failed "24 cents per share" and "$0.24 per share" (a second hunt on gate-17)."""
+    snap = Snapshot(facts=[Fact(id="F1", label=label, value=24, unit="")])
+    for answer in ("24 cents per share", "$0.24 per share", "$0.24", "24 cents", "24"):
+        assert check_answer(f"The dividend was {answer} [F1].", snap).status == "pass", answer
+    for answer in ("$24 per share", "$24", "25 cents"):
+        assert check_answer(f"The dividend was {answer} [F1].", snap).status == "fail", answer

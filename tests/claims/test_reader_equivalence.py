@@ -110,7 +110,8 @@ def _gain_unread(text: str, old: tuple) -> tuple:
 
 
 _LEVEL_NOW = re.compile(
-    r"(?:\bby\s+\S+(?:\s+(?:million|billion|thousand))?\s+to|\bcompared\s+(?:with|to)|\bversus|\bvs\.?|\bagainst)"
+    r"(?:\bby\s+\S+(?:\s+(?:million|billion|thousand))?\s+to|\bcompared\s+(?:with|to)|\bversus|\bvs\.?|\bagainst"
+    r"|\b[a-z]+\s+[$€£¥]\S+(?:\s+(?:million|billion|thousand))?\s+to)"  # gate-17: "decreased $0.4 million to"
     r"\s+(?:(?:about|approximately|around|roughly|nearly|almost|just|some|over|under)\s+)?$",
     re.I,
 )
@@ -119,7 +120,8 @@ _LEVEL_NOW = re.compile(
 def _level_now(text: str, old: tuple) -> tuple:
     """The second reading changed on purpose (gate-13): a level after "by <change> to" or a base
     after "compared with/to", "versus", "against" takes no direction ("increased by $7.5 million to
-    $55.6 million": 55.6 had the verb's +1), so an old direction there may now be None."""
+    $55.6 million": 55.6 had the verb's +1), nor since gate-17 one after "<verb> <amount> to" with no
+    "by" ("decreased $0.4 million to $12.3 million"), so an old direction there may now be None."""
     before = text[max(0, old[1][0] - 60) : old[1][0]]
     return (*old[:7], None, *old[8:]) if old[7] is not None and _LEVEL_NOW.search(before) else old
 

@@ -96,3 +96,44 @@ def test_regression_made_up_is_no_rise():
     )
     assert check_answer("Services made up 22.2% of total net sales [S, T].", snap).status == "pass"
     assert check_answer("Services made up 23.2% of total net sales [S, T].", snap).status == "fail"
+
+
+@pytest.mark.parametrize(
+    "false",
+    [
+        "Apple cut R&D spending to $29.9 billion [F11, F12].",
+        "R&D was slashed to $29.9 billion [F11, F12].",
+        "Apple trimmed R&D to $29.9 billion [F11, F12].",
+        "Apple lowered R&D to $29.9 billion [F11, F12].",
+        "Apple lifted revenue to $383.3 billion [F1, F2].",
+        "Revenue was boosted to $383.3 billion [F1, F2].",
+        "Net income of $97.0 billion beat the prior year's $99.8 billion [F7, F8].",
+        "Revenue was $383.3 billion, exceeding the prior year's $394.3 billion [F1, F2].",
+        "Revenue was $383.3 billion, topping the prior year's $394.3 billion [F1, F2].",
+        "R&D was $29.9 billion, trailing the prior year's $26.3 billion [F11, F12].",
+        "Net income was $97.0 billion, above fiscal 2022's $99.8 billion [F7, F8].",
+        "Net income was $97.0 billion, ahead of fiscal 2022's $99.8 billion [F7, F8].",
+    ],
+)
+def test_regression_a_fresh_helper_s_false_accepts_on_moves_and_comparisons(false):
+    """A second hunt on gate-17's rules found the new move verbs unread before "to <level>" and the
+    comparisons "beat", "exceeding", "topping", "trailing", ", above/ahead of … 's" unread between two levels."""
+    assert check_answer(false, _APPLE).status == "fail", false
+
+
+@pytest.mark.parametrize(
+    "true",
+    [
+        "Net income fell $2.8 billion to $97.0 billion [F7, F8].",
+        "R&D expense rose $3.7 billion to $29.9 billion [F11, F12].",
+        "Diluted EPS rose $0.02 to $6.13 [F9, F10].",
+        "Revenue fell $11.0 billion to $383.3 billion [F1, F2].",
+        "Apple cut R&D spending to $26.3 billion in fiscal 2022 [F12].",
+        "Net income was $97.0 billion, below fiscal 2022's $99.8 billion [F7, F8].",
+    ],
+)
+def test_regression_a_change_then_its_level_without_by(true):
+    """ "fell $2.8 billion to $97.0 billion" was read as a range (the level took the fall's direction and
+    failed as a change by an amount); a move verb, an amount, "to" and a level three or more times it is a
+    change and its level, as "fell by … to" was (``assay.claims.ranges``)."""
+    assert check_answer(true, _APPLE).status == "pass", true

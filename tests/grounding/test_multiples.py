@@ -42,3 +42,10 @@ def test_a_multiple_states_its_numerator_first(false, true):
 def test_a_multiple_the_rule_does_not_judge_passes(answer):
     got = check_answer(answer, _APPLE)
     assert got.status == "pass", (answer, got.violations)
+
+
+def test_a_multiple_of_one_item_has_the_period_named_first_as_numerator():
+    """ "FY2023 revenue was 1.03 times FY2022 revenue" passed on FY2022 / FY2023 (a second hunt on gate-17)."""
+    got = check_answer("FY2023 revenue was 1.03 times FY2022 revenue [F1, F2].", _APPLE)
+    assert got.status == "fail" and [v.kind for v in got.violations] == ["period_mismatch"], got.violations
+    assert check_answer("FY2022 revenue was 1.03 times FY2023 revenue [F1, F2].", _APPLE).status == "pass"

@@ -51,3 +51,8 @@ def test_an_eps_cell_read_as_dollars_still_backs_a_per_share_figure():
     snap = Snapshot(facts=[Fact(id="E", label="Diluted EPS", value=6.13, unit="USD", period="FY2023")])
     assert check_answer("Diluted EPS was $6.13 per share [E].", snap).status == "pass"
     assert check_answer("Diluted EPS was 613 cents per share [E].", snap).status == "pass"
+
+
+def test_regression_per_a_source_is_no_rate():
+    """ "per Apple's 10-K" (according to it) was read as a rate (a second hunt on gate-17)."""
+    assert check_answer("Net income was $97.0 billion per Apple's 10-K [F7].", _APPLE).status == "pass"

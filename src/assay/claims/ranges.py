@@ -27,6 +27,8 @@ def link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
         joined = _RANGE_JOIN.fullmatch(between) is not None
         if joined and "to" in between and _BY_BEFORE.search(text, max(0, a.span[0] - 24), a.span[0]):
             continue  # "by $2.8 billion to $97.0 billion": a change and its level
+        if joined and "to" in between and a.direction is not None and _change_then_level(a, b):
+            continue  # "fell $2.8 billion to $97.0 billion", "rose $0.02 to $6.13" (gate-17): no "by" needed
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number
             b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
@@ -53,3 +55,12 @@ def link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
         out[i] = replace(a, range_id=rid)
         out[i + 1] = replace(b, range_id=rid)
     return out
+
+
+def _change_then_level(a: Quantity, b: Quantity) -> bool:
+    """Whether a moved amount ``a`` "to" ``b`` is a change and the level it reached, not a range: both
+    ends amounts of one written currency (or both percents), the level at least three times the change
+    (a range's ends are near each other: "fell 5% to 7%" stays a range)."""
+    if a.unit is None or a.unit != b.unit or a.unit in ("pp", "x"):
+        return False
+    return abs(b.value * b.scale) >= 3 * abs(a.value * a.scale) > 0

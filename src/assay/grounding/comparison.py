@@ -144,11 +144,19 @@ def multiple_veto(
     ``c`` of two line items the other way round: the item named last before the number (the subject)
     is the ratio's denominator and the first named after it (the base) its numerator — "Net income
     was 1.18 times operating income [F5, F7]" is not backed by operating income / net income (gate-17,
-    a helper's false accept). None when the operands share a line item, or the sentence names no such pair."""
+    a helper's false accept); of one line item, the period named first is the numerator's
+    (``("period_mismatch", reason)`` otherwise). None when the sentence names no such pair."""
     if q.unit != "x" or c.op not in ("a/b", "|a|/|b|") or len(c.operands) != 2 or not named:
         return None
     a, b = (o.label.lower() for o in c.operands)
-    if line_item(a) == line_item(b):
+    if line_item(a) == line_item(b):  # one line item: the periods named first and second ("FY2023 … times FY2022")
+        order = compared_periods(sentence)
+        pa, pb = (period_key(o.period) for o in c.operands)
+        if order is not None and pa is not None and pb is not None and (pb, pa) == order:
+            return (
+                "period_mismatch",
+                f"the sentence states {order[0]} as a multiple of {order[1]}, but {c.ref} is {pa} over {pb}",
+            )
         return None
     start, end = q.span[0] - offset, q.span[1] - offset
     before = [n for _, e, n in named if e <= start]

@@ -42,12 +42,13 @@ __all__ = ["contradicted_levels", "stated_moves", "move_order_veto", "Move", "RI
 RISE_VERBS = (
     r"rose|risen|rises?|rising|increased|increases?|increasing|grew|grown|grows?|growing|climbed|climbs?|"
     r"jumped|jumps?|surged|surges?|soared|soars?|expanded|went\s+up|gone\s+up|moved\s+up|rebounded|rebounds?|"
-    r"recovered|recovers?|improved|improves?|improving"
+    r"recovered|recovers?|improved|improves?|improving|boosted|lifted"
 )
 FALL_VERBS = (
     r"fell|fallen|falls?|falling|declined|declines?|declining|decreased|decreases?|decreasing|dropped|drops?|"
     r"dipped|dips?|slid|slides?|sank|sunk|sinks?|plunged|plunges?|plummeted|slumped|tumbled|shrank|shrunk|"
-    r"shrinks?|contracted|slipped|went\s+down|gone\s+down|moved\s+down|weakened|deteriorated|worsened"
+    r"shrinks?|contracted|slipped|went\s+down|gone\s+down|moved\s+down|weakened|deteriorated|worsened|cut|slashed|"
+    r"trimmed|lowered"
 )
 _VERB = rf"\b(?:(?P<up>{RISE_VERBS})|(?P<down>{FALL_VERBS}))\b"
 _HEDGE = r"(?:(?:about|approximately|around|roughly|nearly|almost|just|some|the)\s+)?"
@@ -80,10 +81,12 @@ _KR_THAN = re.compile(r"\s*보다\s*(?:(?P<up>늘|증가|많|높|컸|상승|개�
 #: Between A and B, a comparison of the two levels: "A exceeded the prior year's B", "A was an improvement on
 #: B" (A above B), "A trailed B", "A was below B" (A below B) — gate-17, a helper's false accepts on a fall.
 _GAP_COMPARED = re.compile(
-    r"[^.;\n]{0,30}?\b(?:(?P<up>exceed(?:ed|s)|topped|surpassed|outpaced|was\s+(?:above|higher\s+than|more\s+than|"
-    r"greater\s+than)|(?:was\s+)?an?\s+improvement\s+(?:on|over|from))|(?P<down>trailed|was\s+(?:below|lower\s+than|"
-    r"less\s+than)|fell\s+short\s+of|(?:was\s+)?an?\s+(?:deterioration|decline|decrease|drop)\s+(?:from|on)))\s+"
-    r"(?:(?:the\s+)?(?:prior|previous|preceding|last)\s+year'?s\s+|a\s+year\s+earlier'?s?\s+)?" + _HEDGE,
+    r"[^.;\n]{0,30}?\b(?:(?P<up>exceed(?:ed|s|ing)|topp(?:ed|ing)|surpass(?:ed|ing)|outpac(?:ed|ing)|beat|"
+    r"(?:was\s+)?(?:above|ahead\s+of|higher\s+than|more\s+than|greater\s+than)|(?:was\s+)?an?\s+improvement\s+"
+    r"(?:on|over|from))|(?P<down>trail(?:ed|ing)|(?:was\s+)?(?:below|behind|lower\s+than|less\s+than)|fell\s+short\s+of|"
+    r"(?:was\s+)?an?\s+(?:deterioration|decline|decrease|drop)\s+(?:from|on)))\s+"
+    r"(?:(?:the\s+)?(?:prior|previous|preceding|last)\s+year'?s\s+|a\s+year\s+earlier'?s?\s+"
+    r"|(?:fiscal\s+(?:year\s+)?|FY\s?)?(?:19|20)\d\d'?s\s+)?" + _HEDGE,
     re.I,
 )
 #: Between A (the new level) and B (the old one): ", up from", ", an increase from", ", lower from"

@@ -249,7 +249,7 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
                 out.append((c.value / s, False))  # (a hundredth: "613 cents" of a $6.13 EPS)
             if from_passage and c.dim == "none" and c.displayed is not None:
                 out.append((c.displayed, True))  # the passage states no scale: compare as displayed
-            elif c.dim == "none" and s < 1 and _IN_HUNDREDTHS.search(c.label) is not None:
+            elif s < 1 and _in_cents(c):
                 out.append((c.value, False))  # a unitless fact labelled "(cents)": its value is in cents
         else:
             if c.dim in ("count", "none", "ratio"):
@@ -278,11 +278,13 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
         # a total (an EPS cell read as "$6.13") backs a per-share figure stated with no scale, or in cents:
         # "$97.0 billion per share" is no net income of $97.0 billion (gate-17)
         if c.dim == "per_share" and c.currency in (cur, None) or total and s <= 1:
-            out.append((c.value / s, False))
+            out.append(((c.value * 0.01 if _in_cents(c) else c.value) / s, False))
     else:  # an ISO currency
         if (c.dim in ("currency", "per_share") and c.currency == u) or c.dim == "amount":
             out.append((c.value / s, False))
-        if c.displayed is not None and c.currency in (u, None) and c.dim in ("amount", "currency", "none"):
+        if _in_cents(c):  # "$0.24" of a unitless "Dividend (cents)" 24; its digits are no dollars
+            out.append((c.value * 0.01 / s, False))
+        elif c.displayed is not None and c.currency in (u, None) and c.dim in ("amount", "currency", "none"):
             if not q.has_scale_word or (from_passage and c.dim == "none" and _page_names(c, q.scale)):
                 out.append((c.displayed, True))  # "$5,802" copied from a table "(in millions)"
     return out
@@ -290,6 +292,11 @@ def _targets(q: Quantity, c: Candidate) -> list[tuple[float, bool]]:
 
 #: A label that states its figures in a currency's hundredths ("Final dividend per share (cents)").
 _IN_HUNDREDTHS = re.compile(r"\b(?:cents?|pence)\b", re.I)
+
+
+def _in_cents(c: Candidate) -> bool:
+    """A unitless figure whose label states it in a currency's hundredths (gate-17)."""
+    return c.dim == "none" and _IN_HUNDREDTHS.search(c.label) is not None
 
 
 def _page_names(c: Candidate, scale: float) -> bool:

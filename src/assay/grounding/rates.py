@@ -6,7 +6,8 @@ total does not back it. Not judged: a ratio of two figures (a/b: "the margin was
 sales" is one over the other). Backed: a fact or passage number whose label names a rate ("Revenue per
 employee", "Average revenue per user", "Cost/unit"). Not rates: "per share" (read with the number:
 a per-share figure), "per cent", a year or quarter ("per annum", "a year": the period of the fact), "per the
-agreement" (as the agreement says) and a bare "each" ("£3,600 each", a TAT-QA gold answer: one award's value).
+agreement" and "per Apple's 10-K" (as a source says) and a bare "each" ("£3,600 each", a TAT-QA gold answer:
+one award's value).
 """
 
 from __future__ import annotations
@@ -43,5 +44,7 @@ def rate_veto(q: Quantity, c: Candidate, text: str, offset: int) -> Veto:
     m = _RATE_AFTER.match(text, end)
     if m is None or any(_RATE_LABEL.search(o.label) for o in c.operands or (c,)):
         return None
+    if m.group(1) and m.group(1)[0].isupper():
+        return None  # "per Apple's 10-K": according to a source, not a rate
     noun = m.group(1) or m.group(2)
     return "label_mismatch", f"the figure is stated per {noun.lower()}, but {c.ref} is a total, not a rate"
