@@ -60,7 +60,9 @@ def _scan(
         if alone is not None and _bare_before(masked, lo, k):
             e = alone.match(masked, k).end()  # type: ignore[union-attr]  # (a digit is at k)
             after = masked[e : e + 1]
-            if after not in _TAIL_STARTS and not (after.isspace() and masked[e + 1 : e + 2] in _TAIL_STARTS):
+            if not _tail_at(masked, e, after) and not (
+                after.isspace() and _tail_at(masked, e + 1, masked[e + 1 : e + 2])
+            ):
                 out.append((k, e))
                 pos = e
                 continue
@@ -93,9 +95,18 @@ _LOOK_BEHIND = re.compile(r"[\w.,$€£¥₩]")
 #: optional whitespace): a Korean multiplier (천백십조억만), a scale word or suffix (thousand, million,
 #: billion, trillion, bn, mn, K, M, B, k), a unit (%, 퍼센트, percent, per cent, pct, pp, ppt, pts,
 #: points, p.p., percentage points, basis points, bps, x, ×, times), a closing parenthesis, a currency
-#: word or code (원, 엔, 위안, 유로, 달러, won, dollars, euros, yen, yuan, renminbi, cents, pence, ¢,
+#: word or code (원, 엔, 위안, 유로, 달러, won, dollars, euros, yen, yuan, renminbi, cents (:func:`_tail_at`), pence, ¢,
 #: USD EUR GBP JPY KRW CNY CAD AUD CHF INR HKD SGD) and per share (per, /share, a share). A number followed by none of
 #: them, alone or after one whitespace character, ends its match.
-_TAIL_STARTS = frozenset("천백십조억만tmbKMBk%퍼px×)원엔위유달wdeyrcU¢EGJCAIHS/a")
+_TAIL_STARTS = frozenset("천백십조억만tmbKMBk%퍼px×)원엔위유달wdeyrU¢EGJCAIHS/a")
+
+
+def _tail_at(masked: str, i: int, ch: str) -> bool:
+    """Whether the quantity pattern may read on at ``i`` (``ch``: the character there): one of
+    :data:`_TAIL_STARTS`, or the "c" of "cent(s)" — a bare "c" test would send every number before
+    "compared", "cost" or "cash" to the pattern's search."""
+    return ch in _TAIL_STARTS or (ch == "c" and masked.startswith("cent", i))
+
+
 _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
