@@ -99,14 +99,10 @@ def _swapped_items(c: Candidate, sentence: str, named: Sequence[tuple[int, int, 
             return None
         subject, base = named[korean - 1][2], named[korean][2]
     else:
-        if (word := _COMPARE_WORD.search(sentence)) is None:
+        if (word := _COMPARE_WORD.search(sentence)) is None or (pair := _around(named, *word.span())) is None:
             return None
-        before = [n for _, e, n in named if e <= word.start()]
-        after = [n for s, _, n in named if s >= word.end()]
-        if not before or not after:
-            return None
-        subject, base = before[-1], after[0]
-    if related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False):
+        subject, base = pair
+    if _reversed(subject, base, a, b):
         return (
             "label_mismatch",
             f"the sentence compares {subject!r} with {base!r}, "
@@ -158,16 +154,25 @@ def multiple_veto(
                 f"the sentence states {order[0]} as a multiple of {order[1]}, but {c.ref} is {pa} over {pb}",
             )
         return None
-    start, end = q.span[0] - offset, q.span[1] - offset
-    before = [n for _, e, n in named if e <= start]
-    after = [n for s, _, n in named if s >= end]
-    if not before or not after:
-        return None
-    subject, base = before[-1], after[0]
-    if related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False):
+    pair = _around(named, q.span[0] - offset, q.span[1] - offset)
+    if pair is not None and _reversed(*pair, a, b):
+        subject, base = pair
         return (
             "label_mismatch",
             f"the sentence states {subject!r} as a multiple of {base!r}, "
             f"but {c.ref} is {line_item(a)!r} over {line_item(b)!r}",
         )
     return None
+
+
+def _around(named: Sequence[tuple[int, int, str]], lo: int, hi: int) -> tuple[str, str] | None:
+    """``(subject, base)``: the last item named before ``lo`` and the first named after ``hi``, or None."""
+    before = [n for _, e, n in named if e <= lo]
+    after = [n for s, _, n in named if s >= hi]
+    return (before[-1], after[0]) if before and after else None
+
+
+def _reversed(subject: str, base: str, a: str, b: str) -> bool:
+    """Whether the subject names the second operand's line item ``b`` and the base the first's ``a``
+    (and the subject not ``a``): the two items the other way round."""
+    return related_to(subject, b, False) and related_to(base, a, False) and not related_to(subject, a, False)
