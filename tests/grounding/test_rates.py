@@ -56,3 +56,19 @@ def test_an_eps_cell_read_as_dollars_still_backs_a_per_share_figure():
 def test_regression_per_a_source_is_no_rate():
     """ "per Apple's 10-K" (according to it) was read as a rate (a second hunt on gate-17)."""
     assert check_answer("Net income was $97.0 billion per Apple's 10-K [F7].", _APPLE).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        ("Revenue per employee was $383.3 billion [F1].", "Revenue was $383.3 billion [F1]."),
+        ("Net income per share was $97.0 billion [F7].", "Diluted earnings per share were $6.13 [F9]."),
+        ("Revenue for each store was $383.3 billion [F1].", "Sales per the 10-K were $383.3 billion [F1]."),
+    ],
+)
+def test_regression_a_rate_named_before_its_figure_is_not_backed_by_a_total(false, true):
+    """A rate named as the figure's subject ("Revenue per employee was $383.3 billion [F1]") passed on the
+    total (a second hunt on gate-17): the rule read only what follows the number."""
+    got = check_answer(false, _APPLE)
+    assert got.status == "fail" and [v.kind for v in got.violations] == ["label_mismatch"], (false, got.violations)
+    assert check_answer(true, _APPLE).status == "pass", true
