@@ -72,3 +72,13 @@ def test_regression_a_rate_named_before_its_figure_is_not_backed_by_a_total(fals
     got = check_answer(false, _APPLE)
     assert got.status == "fail" and [v.kind for v in got.violations] == ["label_mismatch"], (false, got.violations)
     assert check_answer(true, _APPLE).status == "pass", true
+
+
+def test_regression_earnings_per_share_of_a_figure_is_backed_by_its_cell():
+    """A TAT-QA gold answer the rate-before rule failed: "… represented diluted earnings per share of $0.43"
+    is a per-share figure, which the page's EPS cell backs; only a per-share figure with a scale ("Net income
+    per share was $97.0 billion") is not backed by a total."""
+    page = Snapshot(sources=("Diluted EPS | $0.43 | $0.34 | $0.46",))  # a label that names no rate
+    answer = "The fourth quarter 2019 net income represented diluted earnings per share of $0.43."
+    assert check_answer(answer, page, mode="uncited").status == "pass"
+    assert check_answer("Net income per share was $97.0 billion [F7].", _APPLE).status == "fail"

@@ -56,5 +56,7 @@ def rate_veto(q: Quantity, c: Candidate, text: str, offset: int) -> Veto:
         return None
     if m.group(1) and m.group(1)[0].isupper():
         return None  # "per Apple's 10-K": according to a source, not a rate
+    if m.group(1) and m.group(1).lower() == "share" and q.scale <= 1:
+        return None  # "earnings per share of $0.43": a per-share figure a passage's EPS cell backs (TAT-QA gold)
     noun = m.group(1) or m.group(2)
     return "label_mismatch", f"the figure is stated per {noun.lower()}, but {c.ref} is a total, not a rate"
