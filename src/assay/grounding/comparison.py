@@ -91,10 +91,9 @@ def _swapped_items(c: Candidate, sentence: str, named: Sequence[tuple[int, int, 
     a, b = (o.label.lower() for o in c.operands)
     if line_item(a) == line_item(b):
         return None
+    # "순이익은 영업이익보다 …": the base is the item 보다 is written onto, the subject the item before it
     korean = next((i for i, (_, e, _) in enumerate(named) if sentence.startswith("보다", e)), None)
-    if (
-        korean is not None
-    ):  # "순이익은 영업이익보다 …": the base is the item 보다 is written onto, the subject before it
+    if korean is not None:
         if korean == 0:
             return None
         subject, base = named[korean - 1][2], named[korean][2]
