@@ -47,9 +47,8 @@ __all__ = [
 ]
 
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
-#: gate-2: extraction fixes (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates, "fell to X" is
-#: a level, "a 2.8% decline"), passage cells split at plain spaces. gate-3: a bare K/M/B suffix is a name ("3M"),
-#: not a scale; directions follow period order. gate-4: uncited, a bare single digit is checked against facts only.
+#: gate-2: extraction (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates, "fell to X", "a 2.8% fall"),
+#: cells split at plain spaces; gate-3: "3M" is a name, directions follow periods; gate-4: a bare digit needs a fact.
 #: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
 #: wording must agree with the fact's sign, sums need different line items of one period or
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
@@ -69,8 +68,8 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-#: gate-9 … 17: change amounts, % sources, forms, differences, sentence ends, item years, cents: docs/gate-versions.md.
-GATE_VERSION = "gate-17"
+#: gate-9 … 18: change amounts, % sources, forms, sentence ends, cents, page currency: docs/gate-versions.md.
+GATE_VERSION = "gate-18"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost
@@ -85,6 +84,7 @@ UNCITED_DERIVATION_MAX_REL_TOL = 0.05
 UNCITED_MIN_BARE_PASSAGE = 10
 
 Mode = Literal["auto", "cited", "uncited"]
+_VETO_KINDS = ("period_mismatch", "label_mismatch", "unit_mismatch")  # a veto of another kind: the mode's default
 ViolationKind = Literal[
     "uncited", "unknown_citation", "value_mismatch", "unit_mismatch", "unsourced", "period_mismatch", "label_mismatch"
 ]
@@ -371,7 +371,7 @@ def _violation(
     if r.rejected is not None and r.candidate is not None:
         rkind, rreason = r.rejected
         return Violation(
-            kind=rkind if rkind in ("period_mismatch", "label_mismatch") else kind,  # type: ignore[arg-type]
+            kind=rkind if rkind in _VETO_KINDS else kind,  # type: ignore[arg-type]
             span=q.span,
             quantity=q.text,
             candidate=_ref(r.candidate),

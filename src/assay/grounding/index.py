@@ -20,6 +20,7 @@ from assay.grounding.candidates import Candidate, fact_candidate
 from assay.grounding.context import SnapshotVocabulary
 from assay.grounding.derived import DerivedSet
 from assay.grounding.match import CandidateSet
+from assay.grounding.page_currency import page_currency
 from assay.grounding.passages import PassageNumbers, parse_passages
 
 __all__ = ["SnapshotIndex", "IndexCache", "UNCITED_PERIOD_GROUPS"]
@@ -49,6 +50,7 @@ class SnapshotIndex:
         self._facts_only: CandidateSet | None = None
         self._derived: CandidateSet | None = None
         self._vocabulary: SnapshotVocabulary | None = None
+        self._page_currencies: dict[int, str | None] = {}
 
     @classmethod
     def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
@@ -116,6 +118,16 @@ class SnapshotIndex:
         if self._passages is None:
             self._passages = parse_passages(self.snapshot.sources)
         return self._passages
+
+    def page_currency(self, page: int) -> str | None:
+        """The one currency source passage ``page`` (1-based) is written in, or None: its numbers'
+        currencies and those its text names (:func:`~assay.grounding.page_currency.page_currency`),
+        read on first use. ``IndexError`` for a page the snapshot lacks."""
+        if page not in self._page_currencies:
+            prefix = f"S{page}:"
+            written = {c.currency for c in self.passages.direct if c.currency and c.ref.startswith(prefix)}
+            self._page_currencies[page] = page_currency(self.snapshot.sources[page - 1], written)
+        return self._page_currencies[page]
 
     def uncited_facts(self) -> CandidateSet:
         """Every fact's uncited-mode candidate (no passage numbers), built once per index."""

@@ -39,6 +39,7 @@ from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.outflows import outflow_veto
+from assay.grounding.page_currency import currency_veto
 from assay.grounding.question_period import with_question_years
 from assay.grounding.rates import rate_veto
 from assay.grounding.sentence_memo import sentence_memo
@@ -102,6 +103,7 @@ def sentence_reader(
             forms_veto(q, c, forms[0])
             or outflow_veto(q, c, text, claim.span[0], tuple(claim.numbers))
             or rate_veto(q, c, text, claim.span[0])
+            or currency_veto(q, c, idx.page_currency)
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
         veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
