@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.claims import Quantity, extract_quantities, find_citations
 from assay.facts import Snapshot, canonical_number
+from assay.grounding.concepts import DEFAULT_MATERIAL_LABELS, NOT_MATERIAL_AFTER, NOT_MATERIAL_BEFORE
 from assay.grounding.gate import GateResult
-from assay.grounding.labels import DEFAULT_MATERIAL_LABELS
 
 __all__ = [
     "CompletenessResult",
@@ -35,13 +35,6 @@ __all__ = [
     "is_material",
     "material_pattern",
 ]
-
-
-#: Words that turn a material synonym into another concept when they come right before it:
-#: "cost of revenue", "deferred revenue", "unearned revenue" are not revenue.
-NOT_MATERIAL_BEFORE: tuple[str, ...] = ("cost of", "costs of", "deferred", "unearned")
-#: Words that do the same right after a synonym: "sales and marketing" is an expense.
-NOT_MATERIAL_AFTER: tuple[str, ...] = ("and marketing",)
 
 
 class CompletenessResult(BaseModel):
