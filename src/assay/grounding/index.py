@@ -9,6 +9,7 @@ the validity checks and the memo cache all reuse indexes through it — optional
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -17,13 +18,20 @@ from typing import Generic, TypeVar
 from assay.claims import Claim, extract_claims
 from assay.facts import Snapshot
 from assay.grounding.candidates import Candidate, fact_candidate
+from assay.grounding.concepts import CONCEPTS, concept_of
 from assay.grounding.context import SnapshotVocabulary
 from assay.grounding.derived import DerivedSet
+from assay.grounding.labels import row_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.page_currency import page_currency
 from assay.grounding.passages import PassageNumbers, parse_passages
 
 __all__ = ["SnapshotIndex", "IndexCache", "UNCITED_PERIOD_GROUPS"]
+
+#: Words of three or more letters (:meth:`SnapshotIndex.uncited_vocabulary`'s pre-check), and those a
+#: bare figure may hold: a text with no other names no line item.
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_UNIT_WORDS = frozenset("thousand thousands million millions billion billions percent per cent".split())
 
 #: Whether the facts of one period form a derivation group in uncited mode (besides rows). Off:
 #: on TAT-QA it raised the false-accept rate of answers moved by one displayed unit from 3.9%
@@ -51,6 +59,9 @@ class SnapshotIndex:
         self._derived: CandidateSet | None = None
         self._vocabulary: SnapshotVocabulary | None = None
         self._page_currencies: dict[int, str | None] = {}
+        self._row_names: frozenset[str] | None = None
+        self._row_items: frozenset[str] = frozenset()
+        self._with_rows: SnapshotVocabulary | None = None
 
     @classmethod
     def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
@@ -111,6 +122,27 @@ class SnapshotIndex:
         if self._vocabulary is None:
             self._vocabulary = SnapshotVocabulary(tuple((f.label, f.period) for f in self.snapshot.facts))
         return self._vocabulary
+
+    def uncited_vocabulary(self, text: str) -> SnapshotVocabulary:
+        """The vocabulary an uncited sentence ``text`` is read with: the facts' (:attr:`vocabulary`)
+        and the line items of the passages' table rows (:func:`~assay.grounding.labels.row_item`),
+        so a sentence naming another row's item for a cell fails as a cited one does (gate-18). Only
+        when ``text`` holds one of those items or a synonym of one (a substring test): else the facts'
+        alone, the same reading, with no matcher built for the passages."""
+        if not self.snapshot.sources or not any(w not in _UNIT_WORDS for w in _WORD.findall(text.lower())):
+            return self.vocabulary  # a bare figure ("1,577.3 million") names no item
+        if self._row_names is None:
+            labels = {c.label for c in self.passages.direct}
+            self._row_items = frozenset(i for label in labels if (i := row_item(label)) is not None)
+            concepts = {concept_of(i) for i in self._row_items} - {None}
+            self._row_names = self._row_items | {syn for syn, k in CONCEPTS.items() if k in concepts}
+        low = text.lower()
+        if not self._row_names or not any(n in low for n in self._row_names):
+            return self.vocabulary
+        if self._with_rows is None:
+            pairs = tuple((f.label, f.period) for f in self.snapshot.facts)
+            self._with_rows = SnapshotVocabulary(pairs + tuple((i, None) for i in sorted(self._row_items)))
+        return self._with_rows
 
     @property
     def passages(self) -> PassageNumbers:

@@ -32,6 +32,7 @@ __all__ = [
     "is_line_item",
     "line_item",
     "related_items",
+    "row_item",
     "related_to",
     "label_veto",
     "names_own_item",
@@ -85,6 +86,33 @@ def is_line_item(label: str) -> bool:
         and len(label) <= 160
         and len(line_item(label).split()) <= 16
     )
+
+
+@lru_cache(maxsize=16384)
+def row_item(label: str) -> str | None:
+    """The line item a source passage's table row names (lower-case), from a passage number's label
+    (its row's line, :mod:`assay.grounding.passages`): the first cell of a row whose cells are joined
+    by " | ", a tab or two or more spaces ("Cost of sales   214,137   223,546") when every other cell
+    is a number, a currency sign or a dash. None for a line of prose ("Net income was $97.0
+    billion."), a row with a text cell besides its first, or an item that names nothing (shorter
+    than four characters, generic, no letter, over 12 words). Gate-18: an uncited sentence naming
+    another row's item for a cell fails as a cited one does."""
+    if " | " not in label and "  " not in label and "\t" not in label:
+        return None  # (a line of prose: no cells)
+    parts = _CELL_CUT.split(label.strip())
+    if len(parts) < 2 or not all(_NUMBER_CELL.fullmatch(p) for p in map(str.strip, parts[1:]) if p):
+        return None
+    item = line_item(parts[0]).rstrip(":").rstrip()
+    words = item.split()
+    if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
+        return None
+    return item
+
+
+#: Where a passage's table row is cut into cells (:func:`row_item`), and what a number cell holds (a
+#: truncated one too: a row's label is its line's first 80 characters).
+_CELL_CUT = re.compile(r" \| |\t|\s{2,}")
+_NUMBER_CELL = re.compile(r"[$€£¥₩]?\s?[(\-−–]?\s?[$€£¥₩]?\s?[\d.,]*\d?[\d.,]*\s?[)%]*|[-−–—]+|n/?a|nm", re.I)
 
 
 class SnapshotVocabulary:
@@ -251,7 +279,7 @@ def label_veto(
     ``paired`` by "respectively"), but not through a mention the sentence gives another of its
     numbers (``elsewhere``: "Net income was $114.3 billion and operating income was $97.0 billion"
     names operating income for the $97.0 billion; a helper's false accept, gate-16)."""
-    mine = [o.label.lower() for o in operands if o.origin != "passage" and is_line_item(o.label)]
+    mine = [m for o in operands if (m := _own_item(o)) is not None]
     related = [any(related_to(n, m, n in exact) for m in mine) for n in named_items] if mine else []
     stray = [n for n, r in zip(named_items, related, strict=False) if n in exact and not r]
     # named exact items: the candidate's; a paired item is its number's (names_own_item read last: lazily)
@@ -270,6 +298,14 @@ def label_veto(
                 if not r and concept_of(n) is not None and concept_of(n) not in own:
                     return "label_mismatch", f"the sentence names {n!r} for it, which is neither of {ref}'s line items"
     return None
+
+
+def _own_item(c: Candidate) -> str | None:
+    """A candidate's own line item for the label rule: a fact's label (lower-case) when it is a line
+    item, a passage number's table row item (:func:`row_item`), else None."""
+    if c.origin == "passage":
+        return row_item(c.label)
+    return c.label.lower() if is_line_item(c.label) else None
 
 
 def names_own_item(

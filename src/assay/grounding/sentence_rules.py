@@ -94,7 +94,8 @@ def sentence_reader(
         if q.span[0] in moved[0]:
             return "sign", "the sentence puts its two levels one way (moved or compared); their values go the other"
         if not read:
-            ctx = read_context(claim.text, claim.span[0], idx.vocabulary, question, tuple(claim.numbers), may)
+            vocab = idx.vocabulary if cited else idx.uncited_vocabulary(claim.text)  # (with the passages' row items)
+            ctx = read_context(claim.text, claim.span[0], vocab, question, tuple(claim.numbers), may)
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
         if not forms:

@@ -1,0 +1,91 @@
+"""An uncited sentence naming another table row's item for a cell fails as a cited one does (gate-18,
+``assay.grounding.labels.row_item`` and ``SnapshotIndex.uncited_vocabulary``; group I of a helper's
+hunt for non-year false accepts): "Cost of sales was $169.1 billion in 2023." passed on a statement
+of operations whose 169,148 is gross margin, since a passage number's row named no line item.
+Measured on TAT-QA's tables as text (cells joined by " | "), the level sentences of each table
+stated with another row's item passed 2,065 of 2,161 times before, 322 after."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.facts import Snapshot
+from assay.grounding import SnapshotIndex, check_answer
+from assay.grounding.labels import row_item
+
+_ALIGNED = (
+    "Apple Inc.\nCONSOLIDATED STATEMENTS OF OPERATIONS\n(In millions, except per share amounts)\n"
+    "                                   2023       2022\n"
+    "Total net sales                 383,285    394,328\n"
+    "Cost of sales                   214,137    223,546\n"
+    "Gross margin                    169,148    170,782\n"
+    "Operating income                114,301    119,437\n"
+    "Net income                       96,995     99,803\n"
+)
+_CELLS = "(in millions)\n | 2019 | 2018\nRevenue | 1,234 | 1,100\nCost of sales | 812 | 705\nInventories | $ 95 | $ 88\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Cost of sales                   214,137    223,546", "cost of sales"),
+        ("Inventories | $ 95 | $ 88", "inventories"),
+        ("Gross margin | — | n/a | 12.5 %", "gross margin"),
+        ("Applications . | (1,234) | 1,100", "applications"),
+        ("Net income was $97.0 billion in fiscal 2023.", None),  # prose: no cells
+        ("Revenue | 1,234 | Note 5", None),  # a text cell besides the first
+        (" | 2019 | 2018", None),
+        ("Total | 5 | 6", None),  # generic
+    ],
+)
+def test_row_item(text, item):
+    assert row_item(text) == item
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        ("Cost of sales was $169.1 billion in 2023.", "Gross margin was $169.1 billion in 2023."),
+        ("Net income was $114.3 billion in 2023.", "Operating income was $114.3 billion in 2023."),
+        ("Revenue was $214.1 billion in 2023.", "Cost of sales was $214.1 billion in 2023."),
+        (
+            "Net income was $114.3 billion and operating income was $97.0 billion in 2023.",
+            "Net income was $97.0 billion and operating income was $114.3 billion in 2023.",
+        ),
+    ],
+)
+def test_another_row_s_item_fails_on_an_aligned_statement(false, true):
+    snap = Snapshot(sources=(_ALIGNED,))
+    got = check_answer(false, snap, mode="uncited")
+    assert got.status == "fail" and "label_mismatch" in [v.kind for v in got.violations], (false, got.violations)
+    assert check_answer(true, snap, mode="uncited").status == "pass", true
+
+
+def test_cells_joined_by_bars_and_a_bare_figure():
+    snap = Snapshot(sources=(_CELLS,))
+    assert check_answer("Revenue was 812 million in 2019.", snap, mode="uncited").status == "fail"
+    for true in ("Cost of sales was 812 million in 2019.", "812 million", "Inventories were $95 million."):
+        assert check_answer(true, snap, mode="uncited").status == "pass", true
+
+
+def test_a_sentence_naming_no_row_item_reads_the_facts_vocabulary_alone():
+    """The passages' matcher is built only for a sentence that may name a row item."""
+    idx = SnapshotIndex.build(Snapshot(sources=(_CELLS,)))
+    assert idx.uncited_vocabulary("812 million") is idx.vocabulary
+    assert idx.uncited_vocabulary("It was 812 million in 2019.") is idx.vocabulary
+    assert "inventories" in idx.uncited_vocabulary("Inventories were $95 million.").items
+
+
+_ITEMS = ["Inventories", "Goodwill", "Accrued expenses", "Deferred tax assets", "Prepaid expenses", "Trade payables"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(range(len(_ITEMS))), st.integers(0, len(_ITEMS) - 1), st.integers(0, len(_ITEMS) - 1))
+def test_property_a_cell_backs_its_own_row_s_item_only(order, said, cell):
+    values = [1_000 + 111 * k for k in order]  # distinct, none a sum or difference of two others' digits
+    text = "(in millions)\n | 2019\n" + "\n".join(f"{item} | {v:,}" for item, v in zip(_ITEMS, values, strict=True))
+    answer = f"{_ITEMS[said]} was {values[cell]:,} million in 2019."
+    got = check_answer(answer, Snapshot(sources=(text,)), mode="uncited").status
+    assert got == ("pass" if said == cell else "fail"), (answer, text, got)
