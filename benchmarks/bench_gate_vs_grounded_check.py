@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _common import clear_sentence_memos, one_core, shared_data_or_exit
+from assay.cases import Case
 from assay.facts import Snapshot
 from assay.grounding import IndexCache, SnapshotIndex, check_answer
 from assay.importers.tatqa import import_tatqa
@@ -45,21 +46,33 @@ MARKERS = re.compile(r"\s*\[[^\]]*\]")
 def workload() -> list[tuple[str, str | None, str]]:
     """``(answer without markers, question, passage text)`` per in-scope TAT-QA gold case."""
     src = shared_data_or_exit("tatqa")
-    contexts: dict[str, str] = {}
-    for path in sorted(src.glob("tatqa_dataset_*.json")):
-        for rec in json.loads(path.read_text(encoding="utf-8")):
-            rows = [" | ".join(c for c in row) for row in rec["table"]["table"]]
-            paras = [p["text"] for p in sorted(rec["paragraphs"], key=lambda p: p["order"])]
-            contexts[rec["table"]["uid"]] = (rows, paras)  # type: ignore[assignment]
+    contexts = tatqa_contexts(src)
     out = []
     for case in import_tatqa(src):
         if not case.meta.get("in_scope"):
             continue
-        rows, paras = contexts[case.meta["table_uid"]]  # type: ignore[misc]
-        scale = case.meta.get("scale")
-        head = [f"(in {scale}s)"] if scale in ("thousand", "million", "billion") else []
-        out.append((MARKERS.sub("", case.answer).strip(), case.question, "\n".join([*head, *rows, "", *paras])))
+        out.append((MARKERS.sub("", case.answer).strip(), case.question, passage_text(case, contexts)))
     return out
+
+
+def tatqa_contexts(src: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """Each TAT-QA table's rows (cells joined by `` | ``) and its paragraphs in order, by table uid."""
+    contexts: dict[str, tuple[list[str], list[str]]] = {}
+    for path in sorted(src.glob("tatqa_dataset_*.json")):
+        for rec in json.loads(path.read_text(encoding="utf-8")):
+            rows = [" | ".join(c for c in row) for row in rec["table"]["table"]]
+            paras = [p["text"] for p in sorted(rec["paragraphs"], key=lambda p: p["order"])]
+            contexts[rec["table"]["uid"]] = (rows, paras)
+    return contexts
+
+
+def passage_text(case: Case, contexts: dict[str, tuple[list[str], list[str]]]) -> str:
+    """A TAT-QA case's context as one passage: a scale header line from its ``scale`` ("(in
+    millions)") when it has one, the table's rows, a blank line, the paragraphs."""
+    rows, paras = contexts[case.meta["table_uid"]]  # type: ignore[index]
+    scale = case.meta.get("scale")
+    head = [f"(in {scale}s)"] if scale in ("thousand", "million", "billion") else []
+    return "\n".join([*head, *rows, "", *paras])
 
 
 #: Timed passes per regime and checker; each figure is the best (the least disturbed) pass. One pass

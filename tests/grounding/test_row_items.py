@@ -24,7 +24,9 @@ _ALIGNED = (
     "Operating income                114,301    119,437\n"
     "Net income                       96,995     99,803\n"
 )
-_CELLS = "(in millions)\n | 2019 | 2018\nRevenue | 1,234 | 1,100\nCost of sales | 812 | 705\nInventories | $ 95 | $ 88\n"
+_CELLS = (
+    "(in millions)\n | 2019 | 2018\nRevenue | 1,234 | 1,100\nCost of sales | 812 | 705\nInventories | $ 95 | $ 88\n"
+)
 
 
 @pytest.mark.parametrize(

@@ -57,10 +57,15 @@ _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\
 #: and a case-insensitive ASCII word is in it only as a substring of its lower case.
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
+#: One cell that is a date or a year and nothing else (:func:`_bar_years`).
+_HEADER_DATE = re.compile(r"^\s*" + _DATE + r"\s*$")
 #: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
 _NO_SCALE: frozenset[float] = frozenset()
 _ITEM_LIST = re.compile(r",|\band\b")
+#: A row's number as read, until its row ends: ``(quantity, scale, ref, row label, per-share only, placed
+#: by its cell, its cell's year)`` — the last two for a "|" row under a "|" year header (:func:`_bar_years`).
+_Entry = tuple[Quantity, float, str, str, bool, bool, int | None]
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
@@ -110,11 +115,12 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         plain = low is not None
         named = _scales_named(passage, low)
         headers = low is None or any(w in low for w in _HEADER_WORDS)  # can any line be a scale header
-        row: list[tuple[Quantity, float, str, str, bool]] = []  # a row's numbers, made candidates at its end
+        row: list[_Entry] = []  # a row's numbers, made candidates at its end
         row_label = ""
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
         run: list[int] = []  # the header run being read
-        by_line = _quantities_by_line(passage)
+        by_line, starts = _quantities_by_line(passage)
+        bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
         lines = passage.splitlines()
         names_change = (low is None or any(w in low for w in _CHANGE_WORDS)) and any(
             (len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines
@@ -130,10 +136,18 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             stripped = line.strip()
             if not stripped:
                 continue
-            header = len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None
-            if header:
-                run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
             qs = by_line.get(li)
+            header = len(stripped) < 80 and (
+                _HEADER_LINE.match(stripped) is not None
+                or ("|" in stripped and _no_number_after_bar(qs, starts[li - 1] + line.find("|")) and _year_cells(line))
+            )
+            if header and "|" in stripped:
+                bars = _bar_years(line)  # (its rows' numbers take their cells' years; no count-based columns)
+                header = False
+            elif header:
+                run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
+            elif "|" not in stripped:
+                bars = None  # out of the table
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if qs and number_only:
                 cells.add(li)
@@ -153,12 +167,52 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 line_scale = 1.0 if per_share else scale
                 ref = f"S{pi + 1}:L{li}"
                 only_per_share = bool(per_share) and _ITEM_LIST.search(label_or_line) is None
-                row.extend((q, line_scale, ref, row_label, only_per_share) for q in qs)
+                if (
+                    bars is not None and "|" in line and line.count("|") + 1 == bars[0]
+                ):  # each number in its cell's column
+                    at = starts[li - 1]
+                    row.extend(
+                        (
+                            q,
+                            line_scale,
+                            ref,
+                            row_label,
+                            only_per_share,
+                            True,
+                            bars[1].get(line.count("|", 0, q.span[0] - at)),
+                        )
+                        for q in qs
+                    )
+                else:
+                    row.extend((q, line_scale, ref, row_label, only_per_share, False, None) for q in qs)
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
             _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _bar_years(line: str) -> tuple[int, dict[int, int]]:
+    """A "|" row's cell count and the year of each of its cells after the first that is a date or a
+    year and nothing else (by cell index)."""
+    cells = line.split("|")
+    return len(cells), {i: int(m.group(1)) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+
+
+def _no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
+    """Whether no quantity of a line starts after its first "|" (offset ``bar``): a header's years and
+    dates are none (the cheap test before :func:`_year_cells`; its caption may hold one: "(1)")."""
+    return not qs or qs[-1].span[0] < bar
+
+
+def _year_cells(line: str) -> bool:
+    """Whether a table row of cells joined by "|" (with no number after its first "|": the caller's
+    test) is a column header of years: two or more of its cells after the first are each a date or a
+    year (:data:`_DATE`); its first cell may be anything (a caption), and its other cells too
+    ("Percentage Change 2019 Versus 2018", "Lives (Years)": they name no year). Gate-18: a table
+    written with "|" named no column's year, so "Revenue was 1,100 million in 2019" passed on the
+    2018 cell (TAT-QA's level sentences with another year: 2,417 of 2,478 passed)."""
+    return len(_bar_years(line)[1]) >= 2
 
 
 def _plain_lower(text: str) -> str | None:
@@ -180,7 +234,7 @@ def _scales_named(passage: str, low: str | None) -> frozenset[float]:
 
 
 def _in_columns(
-    row: list[tuple[Quantity, float, str, str, bool]],
+    row: list[_Entry],
     columns: list[int],
     named: frozenset[float],
     direct: list[Candidate],
@@ -191,10 +245,14 @@ def _in_columns(
     per-share line's numbers name no page scale (``page_scales`` empty): "Diluted earnings per share
     6.13" under "(in millions, except per share amounts)" backs no "$6.13 million". Built here,
     once per number: ``dataclasses.replace`` afterwards cost 7% of parsing TAT-QA passages."""
-    years: list[int | None] = list(columns) if columns and len(row) == len(columns) else [None] * len(row)
+    years: list[int | None]
+    if row[0][5]:  # a "|" row under a "|" year header: each number's cell names its column
+        years = [e[6] for e in row]
+    else:
+        years = list(columns) if columns and len(row) == len(columns) else [None] * len(row)
     made = tuple(
         _candidate(q, sc, ref, label, _NO_SCALE if ps else named, y, names_change)
-        for (q, sc, ref, label, ps), y in zip(row, years, strict=True)
+        for (q, sc, ref, label, ps, _, _), y in zip(row, years, strict=True)
     )
     direct.extend(made)
     return made
@@ -210,8 +268,8 @@ def _may_hold(line: str, words: tuple[str, ...], plain: bool) -> bool:
     return any(w in low for w in words)
 
 
-def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
-    """Quantities of ``passage`` (parsed once) grouped by 1-based line number."""
+def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[int]]:
+    """Quantities of ``passage`` (parsed once) grouped by 1-based line number, and each line's offset."""
     starts = [0]
     for line in passage.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
@@ -223,7 +281,7 @@ def _quantities_by_line(passage: str) -> dict[int, list[Quantity]]:
         while li + 1 < len(starts) and starts[li + 1] <= q.span[0]:
             li += 1
         out.setdefault(li + 1, []).append(q)
-    return out
+    return out, starts
 
 
 def _twin_directions(

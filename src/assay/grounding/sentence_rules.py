@@ -26,7 +26,7 @@ from dataclasses import replace
 from assay.claims import Claim, Quantity
 from assay.grounding.candidates import Candidate
 from assay.grounding.change_amount import cell_level_veto, difference_veto, level_veto, percent_change_veto
-from assay.grounding.column_period import column_veto, named_years
+from assay.grounding.column_period import column_veto, derived_cell_veto, named_years
 from assay.grounding.comparison import comparison_veto, multiple_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
 from assay.grounding.derivation_names import one_operand_veto
@@ -128,6 +128,10 @@ def sentence_reader(
             if not years:
                 years.append(named_years(text))
             veto = column_veto(c, years[0]) or cell_level_veto(q, c, years[0])
+        elif veto is None and c.op is not None and any(o.column_year is not None for o in c.operands):
+            if not years:
+                years.append(named_years(text))
+            veto = derived_cell_veto(c, years[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
