@@ -37,7 +37,10 @@ _CELLS = (
         ("Gross margin | — | n/a | 12.5 %", "gross margin"),
         ("Applications . | (1,234) | 1,100", "applications"),
         ("Net income was $97.0 billion in fiscal 2023.", None),  # prose: no cells
-        ("Revenue | 1,234 | Note 5", None),  # a text cell besides the first
+        ("Buildings and leasehold improvements | 315.4 | 305.2 | 5 - 40", "buildings and leasehold improvements"),
+        ("Revenue   1,234   Note 5", None),  # spaced columns: a text cell besides the first may be prose
+        ("Revenue | Note | Amount", None),  # no number cell
+        ("Quarters Ended | July 27, 2019 (1) | April 27, 2019", None),  # a header of dates (a TAT-QA gold case)
         (" | 2019 | 2018", None),
         ("Total | 5 | 6", None),  # generic
     ],

@@ -92,16 +92,21 @@ def is_line_item(label: str) -> bool:
 def row_item(label: str) -> str | None:
     """The line item a source passage's table row names (lower-case), from a passage number's label
     (its row's line, :mod:`assay.grounding.passages`): the first cell of a row whose cells are joined
-    by " | ", a tab or two or more spaces ("Cost of sales   214,137   223,546") when every other cell
-    is a number, a currency sign or a dash. None for a line of prose ("Net income was $97.0
-    billion."), a row with a text cell besides its first, or an item that names nothing (shorter
-    than four characters, generic, no letter, over 12 words). Gate-18: an uncited sentence naming
+    by " | " and another of which is a number, or of a row whose cells a tab or two or more spaces
+    cut ("Cost of sales   214,137   223,546") when every other cell is a number, a currency sign or a
+    dash. None for a line of prose ("Net income was $97.0 billion."), or an item that names nothing
+    (shorter than four characters, generic, no letter, over 12 words). Gate-18: an uncited sentence naming
     another row's item for a cell fails as a cited one does."""
-    if " | " not in label and "  " not in label and "\t" not in label:
+    if " | " in label:  # cells marked as such: any other cell may hold text ("5 - 40", "Indefinite")
+        parts = label.split(" | ")
+        if not any(any(ch.isdigit() for ch in p) and _NUMBER_CELL.fullmatch(p.strip()) for p in parts[1:]):
+            return None  # (no number cell: a header of dates, "Quarters Ended | July 27, 2019 (1) | …")
+    elif "  " in label or "\t" in label:  # spaced columns: every other cell a number (prose has double spaces)
+        parts = _CELL_CUT.split(label.strip())
+        if len(parts) < 2 or not all(_NUMBER_CELL.fullmatch(p) for p in map(str.strip, parts[1:]) if p):
+            return None
+    else:
         return None  # (a line of prose: no cells)
-    parts = _CELL_CUT.split(label.strip())
-    if len(parts) < 2 or not all(_NUMBER_CELL.fullmatch(p) for p in map(str.strip, parts[1:]) if p):
-        return None
     item = line_item(parts[0]).rstrip(":").rstrip()
     words = item.split()
     if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
