@@ -37,6 +37,8 @@ def _check(answer: str) -> str:
         ("Years Ended December 31, | 2019 | 2018 | 2017", True),
         (" | June 1, 2019 | June 2, 2018 | June 3, 2017", True),
         (" | Fiscal 2019 |  | Fiscal Year 2018 | ", True),
+        (" | December 31, 2019 | December 31,2018", True),
+        ("(in millions, except per share amounts) | 2019 | 2018 (4) | 2017 (4) | 2016 (4) | 2015 (4)", True),
         ("Revenue | 1,234 | 1,100", False),
         (" | 2019", False),  # one year names no columns
         ("x | FY2019 | FY2018 | % change", True),  # a cell naming no year names none
@@ -92,3 +94,15 @@ def test_property_a_cell_backs_the_year_of_its_column(n, data):
     answer = f"Inventories were {values[i]:,} million in {years[j]}."
     got = check_answer(answer, Snapshot(sources=(text,)), mode="uncited").status
     assert got == ("pass" if i == j else "fail"), (text, answer, got)
+
+
+def test_a_long_bar_header_names_its_columns():
+    """A "|" header longer than 80 characters (a caption and change columns) is one too (a TAT-QA table)."""
+    table = (
+        "(In millions, except percentages and per share amounts) | 2019 | 2018 | 2017 | "
+        "Percentage Change 2019 Versus 2018 | Percentage Change 2018 Versus 2017\n"
+        "Gross margin | 82,933 | 72,007 | 62,310 | 15% | 16%\n"
+    )
+    snap = Snapshot(sources=(table,))
+    assert check_answer("Gross margin was 62,310 million in 2017.", snap, mode="uncited").status == "pass"
+    assert check_answer("Gross margin was 62,310 million in 2018.", snap, mode="uncited").status == "fail"

@@ -57,8 +57,9 @@ _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\
 #: and a case-insensitive ASCII word is in it only as a substring of its lower case.
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
-#: One cell that is a date or a year and nothing else (:func:`_bar_years`).
-_HEADER_DATE = re.compile(r"^\s*" + _DATE + r"\s*$")
+#: One cell that is a date or a year and nothing else but a footnote mark (:func:`_bar_years`: "2018 (4)",
+#: "December 31,2018").
+_HEADER_DATE = re.compile(r"^\s*" + _DATE.replace(r",?\s+", r",?\s*") + r"\s*(?:\(\d{1,2}\)|\*{1,3})?\s*$")
 #: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
 _NO_SCALE: frozenset[float] = frozenset()
@@ -137,9 +138,10 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if not stripped:
                 continue
             qs = by_line.get(li)
-            header = len(stripped) < 80 and (
-                _HEADER_LINE.match(stripped) is not None
-                or ("|" in stripped and _no_number_after_bar(qs, starts[li - 1] + line.find("|")) and _year_cells(line))
+            header = (len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None) or (
+                "|" in stripped  # (a "|" header may be long: "(In millions, except …) | 2019 | 2018 | Percentage …")
+                and _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
+                and _year_cells(line)
             )
             if header and "|" in stripped:
                 bars = _bar_years(line)  # (its rows' numbers take their cells' years; no count-based columns)
