@@ -106,3 +106,27 @@ def test_a_long_bar_header_names_its_columns():
     snap = Snapshot(sources=(table,))
     assert check_answer("Gross margin was 62,310 million in 2017.", snap, mode="uncited").status == "pass"
     assert check_answer("Gross margin was 62,310 million in 2018.", snap, mode="uncited").status == "fail"
+
+
+_MD = "(in millions)\n| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 1,234 | 1,100 |\n| Cost of sales | 800 | 700 |\n"
+_MD3 = "(in millions)\n| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Revenue | 1,234 | 1,100 | 1,000 |\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "answer", "status"),
+    [  # a fresh-eyes hunt on gate-18's first form: each was the other status
+        (_MD, "Cost of sales was $1,234 million in 2019.", "fail"),  # markdown's leading "|" hid the row item
+        (_MD, "Revenue was $1,100 million in 2019 and $1,234 million in 2018.", "fail"),  # each its own year
+        (_MD, "In 2019 and 2018, revenue was $1,100 million and $1,234 million, respectively.", "fail"),
+        (_MD, "In 2019 and 2018, revenue was $1,234 million and $1,100 million, respectively.", "pass"),
+        (_MD.replace(" |\n", "\n").replace("|---|---|---|\n", ""), "Revenue was $1,234 million in 2018.", "fail"),
+        (_MD.replace(" |\n", "\n"), "Revenue increased by $134 million from 2018 to 2019.", "pass"),  # no closing "|"
+        (_MD.replace(" | ", "|"), "Revenue was $800 million in 2019.", "fail"),  # compact cells
+        (_MD3, "Revenue grew 10% in 2018 and 12.2% in 2019.", "pass"),  # a derivation: its own years
+        (_MD3, "Revenue grew 12.2% and 10% in 2019 and 2018, respectively.", "pass"),
+        (_MD3, "Revenue grew by $134 million and $100 million in 2019 and 2018, respectively.", "pass"),
+        (_MD3, "Revenue grew 10% in 2019 and 12.2% in 2018.", "fail"),
+    ],
+)
+def test_markdown_tables_and_the_years_given_each_number(table, answer, status):
+    assert check_answer(answer, Snapshot(sources=(table,)), mode="uncited").status == status, answer

@@ -6,6 +6,7 @@ currencies, or none, leaves its bare amounts of any currency, as before."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,13 +30,14 @@ def test_the_one_currency_a_page_writes():
     assert _currency(_DOLLAR_TABLE) == "USD"
     assert _currency("(€ in millions)\nRevenue | 1,234 | 1,100") == "EUR"
     assert _currency("Group revenue was £59.1m.\nRevenue | 59.1 | 55.0") == "GBP"
-    assert _currency("Amounts in U.S. dollars\nRevenue 1,234") == "USD"
+    assert _currency("(HK$ in millions)\nRevenue | 1,234 | 1,100") == "HKD"  # a prefixed dollar is its own
+    assert _currency("HK$1.2 million") == "HKD"
 
 
 def test_two_currencies_or_none_is_none():
     assert _currency("Revenue | 1,234 | 1,100") is None
     assert _currency("(£ in millions) Revenue 59.1; the $2.5 billion deal closed") is None
-    assert _currency("HK$1.2 million") is None  # its "$" is a sign of its own: HKD and USD
+    assert _currency("HK$1.2 million and $3 million") is None
     assert _currency("The group won the contract; revenue 1,234") is None  # "won" is no currency here
     assert _currency("Revenue in real terms rose to 1,234") is None
     assert _currency("RMB 5 million; 3 million yuan") == "CNY"
@@ -82,3 +84,27 @@ def test_two_pages_each_keep_their_currency():
     assert check_answer("Net income was €91.0 billion in 2023.", snap, mode="uncited").status == "pass"
     assert check_answer("Net income was €97.0 billion in 2023.", snap, mode="uncited").status == "fail"
     assert check_answer("Net income was $91.0 billion in 2023.", snap, mode="uncited").status == "fail"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(in millions)\n  | 2019 | 2018\nRevenue | 1,234 | 1,100\n\nRevenue growth was held back by the weaker euro.",
+        "Sterling Bancorp, Inc.\n(in millions)\n  | 2019 | 2018\nRevenue | 1,234 | 1,100\n",
+        "(in millions)\n  | 2023 | 2022\nRevenue | 1,234 | 1,100\nCost of sales (매출원가) | 800 | 700\n",
+        "Amounts in U.S. dollars (in millions)\nRevenue | 1,234 | 1,100",
+    ],
+)
+def test_a_currency_word_alone_names_no_page_currency(text):
+    """A fresh-eyes hunt's false rejects: prose names currencies a page is not written in (a weaker
+    euro, a bank called Sterling, 원 inside 매출원가), so a word never makes a page's one currency."""
+    assert _currency(text) is None
+    assert check_answer("Revenue was $1,234 million.", Snapshot(sources=(text,)), mode="uncited").status == "pass"
+
+
+def test_a_prefixed_dollar_page_and_yen_or_yuan():
+    hk = Snapshot(sources=("(HK$ in millions)\nRevenue | 1,234 | 1,100\n",))
+    assert check_answer("Revenue was HK$1,234 million.", hk, mode="uncited").status == "pass"
+    assert check_answer("Revenue was €1,234 million.", hk, mode="uncited").status == "fail"
+    rmb = Snapshot(sources=("(in millions of RMB)\nRevenue | 1,234 | 1,100\n",))
+    assert check_answer("Revenue was ¥1,234 million.", rmb, mode="uncited").status == "pass"  # ¥ is yuan too

@@ -43,6 +43,7 @@ _CELLS = (
         ("Quarters Ended | July 27, 2019 (1) | April 27, 2019", None),  # a header of dates (a TAT-QA gold case)
         (" | 2019 | 2018", None),
         ("Total | 5 | 6", None),  # generic
+        ("Less: income taxes | (30) | (25)", "income taxes"),
     ],
 )
 def test_row_item(text, item):
@@ -75,11 +76,13 @@ def test_cells_joined_by_bars_and_a_bare_figure():
         assert check_answer(true, snap, mode="uncited").status == "pass", true
 
 
-def test_a_sentence_naming_no_row_item_reads_the_facts_vocabulary_alone():
-    """The passages' matcher is built only for a sentence that may name a row item."""
+def test_a_sentence_naming_no_row_item_gets_no_item_matcher():
+    """The passages' matcher is built only for a sentence that may name a row item; the columns' years
+    are read for any sentence with words (a bare figure names neither)."""
     idx = SnapshotIndex.build(Snapshot(sources=(_CELLS,)))
     assert idx.uncited_vocabulary("812 million") is idx.vocabulary
-    assert idx.uncited_vocabulary("It was 812 million in 2019.") is idx.vocabulary
+    years_only = idx.uncited_vocabulary("It was 812 million in 2019.")
+    assert years_only.years == {2019, 2018} and not years_only.items and not years_only.has_items
     assert "inventories" in idx.uncited_vocabulary("Inventories were $95 million.").items
 
 

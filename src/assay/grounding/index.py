@@ -61,7 +61,8 @@ class SnapshotIndex:
         self._page_currencies: dict[int, str | None] = {}
         self._row_names: frozenset[str] | None = None
         self._row_items: frozenset[str] = frozenset()
-        self._with_rows: SnapshotVocabulary | None = None
+        self._uncited_vocabularies: dict[bool, SnapshotVocabulary] = {}  # with the row items, without
+        self._column_years: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def build(cls, snapshot: Snapshot, *, period_groups: bool = UNCITED_PERIOD_GROUPS) -> SnapshotIndex:
@@ -124,25 +125,31 @@ class SnapshotIndex:
         return self._vocabulary
 
     def uncited_vocabulary(self, text: str) -> SnapshotVocabulary:
-        """The vocabulary an uncited sentence ``text`` is read with: the facts' (:attr:`vocabulary`)
-        and the line items of the passages' table rows (:func:`~assay.grounding.labels.row_item`),
-        so a sentence naming another row's item for a cell fails as a cited one does (gate-18). Only
-        when ``text`` holds one of those items or a synonym of one (a substring test): else the facts'
-        alone, the same reading, with no matcher built for the passages."""
+        """The vocabulary an uncited sentence ``text`` is read with: the facts' (:attr:`vocabulary`),
+        the years of the passages' table columns (so the sentence's years go to its numbers as a cited
+        one's do: "Revenue was $1,100 million in 2019 and $1,234 million in 2018" on the 2018 and 2019
+        cells fails) and, when ``text`` holds one of them or a synonym of one (a substring test), the
+        line items of their table rows (:func:`~assay.grounding.labels.row_item`: a sentence naming
+        another row's item for a cell fails). Gate-18. A bare figure ("1,577.3 million") gets the
+        facts' alone; no item matcher is built for a sentence that names no row item."""
         if not self.snapshot.sources or not any(w not in _UNIT_WORDS for w in _WORD.findall(text.lower())):
             return self.vocabulary  # a bare figure ("1,577.3 million") names no item
         if self._row_names is None:
-            labels = {c.label for c in self.passages.direct}
-            self._row_items = frozenset(i for label in labels if (i := row_item(label)) is not None)
+            direct = self.passages.direct
+            self._row_items = frozenset(i for label in {c.label for c in direct} if (i := row_item(label)) is not None)
             concepts = {concept_of(i) for i in self._row_items} - {None}
             self._row_names = self._row_items | {syn for syn, k in CONCEPTS.items() if k in concepts}
+            columns = {c.column_year for c in direct if c.column_year is not None}
+            self._column_years = tuple(("", str(y)) for y in sorted(columns - self.vocabulary.years))
         low = text.lower()
-        if not self._row_names or not any(n in low for n in self._row_names):
+        rows = bool(self._row_names) and any(n in low for n in self._row_names)
+        if not rows and not self._column_years:
             return self.vocabulary
-        if self._with_rows is None:
-            pairs = tuple((f.label, f.period) for f in self.snapshot.facts)
-            self._with_rows = SnapshotVocabulary(pairs + tuple((i, None) for i in sorted(self._row_items)))
-        return self._with_rows
+        if rows not in self._uncited_vocabularies:
+            pairs = tuple((f.label, f.period) for f in self.snapshot.facts) + self._column_years
+            items = tuple((i, None) for i in sorted(self._row_items)) if rows else ()
+            self._uncited_vocabularies[rows] = SnapshotVocabulary(pairs + items)
+        return self._uncited_vocabularies[rows]
 
     @property
     def passages(self) -> PassageNumbers:

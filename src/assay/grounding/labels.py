@@ -97,9 +97,9 @@ def row_item(label: str) -> str | None:
     dash. None for a line of prose ("Net income was $97.0 billion."), or an item that names nothing
     (shorter than four characters, generic, no letter, over 12 words). Gate-18: an uncited sentence naming
     another row's item for a cell fails as a cited one does."""
-    if " | " in label:  # cells marked as such: any other cell may hold text ("5 - 40", "Indefinite")
-        parts = label.split(" | ")
-        if not any(any(ch.isdigit() for ch in p) and _NUMBER_CELL.fullmatch(p.strip()) for p in parts[1:]):
+    if "|" in label:  # cells marked as such (markdown's outer "|" too): any other cell may hold text ("5 - 40")
+        parts = [p.strip() for p in label.strip().strip("|").split("|")]
+        if not any(any(ch.isdigit() for ch in p) and _NUMBER_CELL.fullmatch(p) for p in parts[1:]):
             return None  # (no number cell: a header of dates, "Quarters Ended | July 27, 2019 (1) | …")
     elif "  " in label or "\t" in label:  # spaced columns: every other cell a number (prose has double spaces)
         parts = _CELL_CUT.split(label.strip())
@@ -107,13 +107,15 @@ def row_item(label: str) -> str | None:
             return None
     else:
         return None  # (a line of prose: no cells)
-    item = line_item(parts[0]).rstrip(":").rstrip()
+    item = _SIGN_PREFIX.sub("", line_item(parts[0]).rstrip(":").rstrip())  # "Less: income taxes": income taxes
     words = item.split()
     if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
         return None
     return item
 
 
+#: A row's sign word before its item ("Less: income taxes", "Add: depreciation").
+_SIGN_PREFIX = re.compile(r"^(?:less|add|plus|deduct)\s*:\s*")
 #: Where a passage's table row is cut into cells (:func:`row_item`), and what a number cell holds (a
 #: truncated one too: a row's label is its line's first 80 characters).
 _CELL_CUT = re.compile(r" \| |\t|\s{2,}")

@@ -26,14 +26,20 @@ def page_currency(text: str, written: Iterable[str]) -> str | None:
     """The one currency (ISO code) passage ``text`` is written in, or None (none, or several).
 
     ``written``: the currencies of its numbers as read (``"USD"`` of "$ 383,285"; a per-share
-    unit's currency); with every currency :data:`_NAMED` finds in the text they must be one. A
-    "$" inside "HK$" is a sign of its own, so a Hong Kong dollar page is two currencies (None)."""
+    unit's currency); with every sign and ISO code :data:`_NAMED` finds in the text ("(€ in millions)",
+    "(HK$ in millions)": a prefixed dollar is its own currency) they must be one. A currency word
+    ("euro", "dollars", "sterling", 원) may make a page two currencies but never names its one: prose
+    names currencies it is not written in ("held back by the weaker euro", "Sterling Bancorp",
+    "in millions of Canadian dollars", 매출원가; a fresh-eyes hunt's false rejects)."""
     found = set(written)
+    named = False
     for m in _NAMED.finditer(text):
-        found.add(_CODE.get(m.group(0).lower().rstrip("s"), m.group(0).upper()))
+        word = m.group(0)
+        found.add(_CODE.get(word.lower().rstrip("s"), word.upper()))
+        named = named or m.lastindex is None  # (a sign or a code, not a word: group 1)
         if len(found) > 1:
             return None
-    return next(iter(found)) if found else None
+    return next(iter(found)) if found and (written or named) else None
 
 
 def currency_veto(q: Quantity, c: Candidate, currency_of: Callable[[int], str | None]) -> tuple[str, str] | None:
@@ -46,19 +52,22 @@ def currency_veto(q: Quantity, c: Candidate, currency_of: Callable[[int], str | 
     for o in c.operands or (c,):
         if o.origin == "passage" and o.currency is None and o.dim in ("amount", "none"):
             page = currency_of(int(o.ref[1 : o.ref.index(":")]))
-            if page is not None and page != u:
+            if page is not None and page != u and {page, u} != _YEN_OR_YUAN:  # ("¥" is both)
                 return "unit_mismatch", f"{o.ref} is on a page written in {page}, not {u}"
     return None
 
 
-#: The currencies a page's text may name: signs, ISO codes (upper case), words (any case; a plural too).
-#: Not "won" nor "real": English words (a page that "won" a contract is no page in Korean won).
+#: The currencies a page's text may name: signs (a prefixed dollar first: "HK$" is no "$"), ISO codes (upper
+#: case), words (group 1; any case, a plural too). Not "won" nor "real": English words (a page that "won" a
+#: contract is no page in Korean won).
 _NAMED = re.compile(
-    r"[$€£¥₩]|원|\b(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD|RMB)\b|"
-    r"\b(?i:dollars?|euros?|sterling|pence|yen|yuan|renminbi|francs?|rupees?|pesos?|reais)\b"
+    r"(?:US|HK|NZ|S|R|C|A)\$|[$€£¥₩]|\b(?:USD|EUR|GBP|JPY|KRW|CNY|CAD|AUD|CHF|INR|HKD|SGD|RMB)\b|"
+    r"(\b(?i:dollars?|euros?|sterling|pence|yen|yuan|renminbi|francs?|rupees?|pesos?|reais)\b|원)"
 )
 _CODE = {
-    "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "원": "KRW", "rmb": "CNY", "dollar": "USD",
+    "$": "USD", "us$": "USD", "hk$": "HKD", "nz$": "NZD", "s$": "SGD", "r$": "BRL", "c$": "CAD", "a$": "AUD",
+    "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "원": "KRW", "rmb": "CNY", "dollar": "USD",
     "euro": "EUR", "sterling": "GBP", "pence": "GBP", "yen": "JPY", "yuan": "CNY", "renminbi": "CNY",
     "franc": "CHF", "rupee": "INR", "peso": "MXN", "reai": "BRL",
 }  # fmt: skip
+_YEN_OR_YUAN = {"JPY", "CNY"}

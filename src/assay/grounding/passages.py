@@ -169,9 +169,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 line_scale = 1.0 if per_share else scale
                 ref = f"S{pi + 1}:L{li}"
                 only_per_share = bool(per_share) and _ITEM_LIST.search(label_or_line) is None
-                if (
-                    bars is not None and "|" in line and line.count("|") + 1 == bars[0]
-                ):  # each number in its cell's column
+                if bars is not None and "|" in line and _aligned(line, bars[0]):  # each number: its cell's column
                     at = starts[li - 1]
                     row.extend(
                         (
@@ -198,7 +196,22 @@ def _bar_years(line: str) -> tuple[int, dict[int, int]]:
     """A "|" row's cell count and the year of each of its cells after the first that is a date or a
     year and nothing else (by cell index)."""
     cells = line.split("|")
-    return len(cells), {i: int(m.group(1)) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+    return _cell_count(line), {i: int(m.group(1)) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+
+
+def _cell_count(line: str) -> int:
+    """A "|" row's cells as split (signed: negative when it closes with a "|", as a markdown row may)."""
+    n = line.count("|") + 1
+    return -n if line.rstrip().endswith("|") else n
+
+
+def _aligned(line: str, header: int) -> bool:
+    """Whether a "|" row's cells sit under its header's (``header``: :func:`_cell_count` of it): as many
+    (an empty last cell also ends a row with "|"), or one fewer or more when only one of the two closes
+    with a "|" (markdown rows may or may not: "| Revenue | 1,234 | 1,100" under "| | 2019 | 2018 |").
+    Its cells count from the left either way."""
+    n = _cell_count(line)
+    return abs(n) == abs(header) or ((n < 0) != (header < 0) and abs(abs(n) - abs(header)) == 1)
 
 
 def _no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:

@@ -124,14 +124,15 @@ def sentence_reader(
         if veto is None and c.origin == "fact" and may_move and q.span[0] in (mv := moves()):  # forward in time
             pool = twins() if cited else idx.facts.values()
             veto = move_order_veto(q, c, mv[q.span[0]], pool, own_years, len(mv))  # type: ignore[arg-type]
-        if veto is None and c.column_year is not None:  # a passage number's column names its year
-            if not years:
+        if veto is None and (c.column_year is not None or (c.op and any(o.column_year for o in c.operands))):
+            if not years:  # a passage number's column names its year: the years the sentence gives it (any)
                 years.append(named_years(text))
-            veto = column_veto(c, years[0]) or cell_level_veto(q, c, years[0])
-        elif veto is None and c.op is not None and any(o.column_year is not None for o in c.operands):
-            if not years:
-                years.append(named_years(text))
-            veto = derived_cell_veto(c, years[0])
+            given = own_years if own_years and len(years[0]) > 1 else years[0]  # (one year: every number's)
+            veto = (
+                column_veto(c, given) or cell_level_veto(q, c, years[0])
+                if c.op is None
+                else derived_cell_veto(c, given)
+            )
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
