@@ -14,6 +14,7 @@ __all__ = [
     "NOT_MATERIAL_AFTER",
     "NOT_MATERIAL_BEFORE",
     "concept_of",
+    "in_other_name",
     "inside",
 ]
 
@@ -119,17 +120,27 @@ def concept_of(item: str) -> int | None:
 
 
 def inside(part: str, whole: str) -> bool:
-    """Whether ``part`` is a substring of ``whole`` other than one a word of :data:`NOT_MATERIAL_BEFORE`
-    comes right before or one of :data:`NOT_MATERIAL_AFTER` right after: "sales" is not inside "cost of
-    sales", nor "revenue" inside "deferred revenue" (gate-18: "Sales were $214.1 billion [F2]" passed on
-    a cost-of-sales fact)."""
+    """Whether ``part`` is a substring of ``whole`` other than one inside another concept's name
+    (:func:`in_other_name`): "sales" is not inside "cost of sales", nor "revenue" inside "deferred
+    revenue" (gate-18: "Sales were $214.1 billion [F2]" passed on a cost-of-sales fact)."""
     i = whole.find(part)
     while i >= 0:
-        if not whole.endswith(_BEFORE_WORDS, 0, i) and not whole.startswith(_AFTER_WORDS, i + len(part)):
+        if not in_other_name(whole, i, i + len(part)):
             return True
         i = whole.find(part, i + 1)
     return False
 
 
+def in_other_name(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``[start, end)`` of ``text`` has a word of :data:`NOT_MATERIAL_BEFORE` right
+    before it or one of :data:`NOT_MATERIAL_AFTER` right after it, in any case ("Cost of sales",
+    "Sales and marketing"): it is then part of another concept's name."""
+    return text[max(0, start - _LONGEST_BEFORE) : start].lower().endswith(_BEFORE_WORDS) or text[
+        end : end + _LONGEST_AFTER
+    ].lower().startswith(_AFTER_WORDS)
+
+
 _BEFORE_WORDS = tuple(w + " " for w in NOT_MATERIAL_BEFORE)
 _AFTER_WORDS = tuple(" " + w for w in NOT_MATERIAL_AFTER)
+_LONGEST_BEFORE = max(map(len, _BEFORE_WORDS))
+_LONGEST_AFTER = max(map(len, _AFTER_WORDS))

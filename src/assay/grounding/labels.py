@@ -16,6 +16,7 @@ from assay.grounding.concepts import (
     NOT_MATERIAL_AFTER,
     NOT_MATERIAL_BEFORE,
     concept_of,
+    in_other_name,
     inside,
 )
 from assay.grounding.sentence_memo import sentence_memo
@@ -164,19 +165,9 @@ class SnapshotVocabulary:
             found = [(m.start(), m.end(), m.group(0)) for m in fast.finditer(text.lower() if low is None else low)]
         else:
             found = [(m.start(), m.end(), m.group(0).lower()) for m in self._re.finditer(text)]
-        return [f for f in found if f[2] not in CONCEPTS or not _guarded(text, f[0], f[1])] if found else found
+        return [f for f in found if f[2] not in CONCEPTS or not in_other_name(text, f[0], f[1])] if found else found
 
 
-def _guarded(text: str, start: int, end: int) -> bool:
-    """Whether the name at ``[start, end)`` of ``text`` is part of another concept's name ("cost of
-    sales", "sales and marketing"; :func:`~assay.grounding.concepts.inside`)."""
-    return text[max(0, start - 10) : start].lower().endswith(_BEFORE_WORDS) or text[end : end + 15].lower().startswith(
-        _AFTER_WORDS
-    )
-
-
-_BEFORE_WORDS = tuple(w + " " for w in NOT_MATERIAL_BEFORE)
-_AFTER_WORDS = tuple(" " + w for w in NOT_MATERIAL_AFTER)
 _ASCII_PRINTABLE = [chr(i) for i in range(32, 127)]
 
 
