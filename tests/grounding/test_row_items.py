@@ -78,10 +78,11 @@ def test_cells_joined_by_bars_and_a_bare_figure():
 
 def test_a_sentence_naming_no_row_item_gets_no_item_matcher():
     """The passages' matcher is built only for a sentence that may name a row item; the columns' years
-    are read for any sentence with words (a bare figure names neither)."""
+    are read for a sentence naming two or more years (whose number each is matters only then)."""
     idx = SnapshotIndex.build(Snapshot(sources=(_CELLS,)))
     assert idx.uncited_vocabulary("812 million") is idx.vocabulary
-    years_only = idx.uncited_vocabulary("It was 812 million in 2019.")
+    assert idx.uncited_vocabulary("It was 812 million in 2019.") is idx.vocabulary  # one year: every number's
+    years_only = idx.uncited_vocabulary("It was 812 million in 2019 and 705 million in 2018.")
     assert years_only.years == {2019, 2018} and not years_only.items and not years_only.has_items
     assert "inventories" in idx.uncited_vocabulary("Inventories were $95 million.").items
 

@@ -141,6 +141,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             header = (len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None) or (
                 "|" in stripped  # (a "|" header may be long: "(In millions, except …) | 2019 | 2018 | Percentage …")
                 and _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
+                and _HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
                 and _year_cells(line)
             )
             if header and "|" in stripped:
