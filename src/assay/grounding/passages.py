@@ -57,9 +57,13 @@ _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\
 #: and a case-insensitive ASCII word is in it only as a substring of its lower case.
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
-#: One cell that is a date or a year and nothing else but a footnote mark (:func:`_bar_years`: "2018 (4)",
-#: "December 31,2018").
-_HEADER_DATE = re.compile(r"^\s*" + _DATE.replace(r",?\s+", r",?\s*") + r"\s*(?:\(\d{1,2}\)|\*{1,3})?\s*$")
+#: One cell that is a date or a year and nothing else but a footnote mark or a word in parentheses
+#: (:func:`_bar_years`: "2018 (4)", "December 31,2018", "FY19", "2019 (restated)").
+_HEADER_DATE = re.compile(
+    r"^\s*(?:" + _DATE.replace(r",?\s+", r",?\s*") + r"|(?:FY|Fiscal)\s?'?(\d{2}))"
+    r"\s*(?:\(\d{1,2}\)|\*{1,3}|\([A-Za-z][A-Za-z ]{0,20}\))?\s*$",
+    re.I,
+)
 #: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
 _NO_SCALE: frozenset[float] = frozenset()
@@ -197,7 +201,12 @@ def _bar_years(line: str) -> tuple[int, dict[int, int]]:
     """A "|" row's cell count and the year of each of its cells after the first that is a date or a
     year and nothing else (by cell index)."""
     cells = line.split("|")
-    return _cell_count(line), {i: int(m.group(1)) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+    return _cell_count(line), {i: _cell_year(m) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+
+
+def _cell_year(m: re.Match[str]) -> int:
+    """The year of a :data:`_HEADER_DATE` match: its four digits, or 20xx of "FY19"."""
+    return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
 
 
 def _cell_count(line: str) -> int:
