@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.claims import Quantity, extract_quantities, find_citations
 from assay.facts import Snapshot, canonical_number
-from assay.grounding.concepts import DEFAULT_MATERIAL_LABELS, NOT_MATERIAL_AFTER, NOT_MATERIAL_BEFORE
+from assay.grounding.concepts import DEFAULT_MATERIAL_LABELS, NOT_MATERIAL_AFTER, NOT_MATERIAL_BEFORE, synonym_pattern
 from assay.grounding.gate import GateResult
 
 __all__ = [
@@ -61,14 +61,7 @@ def material_pattern(material: Iterable[tuple[str, ...]]) -> re.Pattern[str]:
     """One case-insensitive regex matching any synonym of any material concept on word boundaries,
     except right after a word of :data:`NOT_MATERIAL_BEFORE` or right before one of
     :data:`NOT_MATERIAL_AFTER`."""
-    synonyms = sorted({syn.lower() for concept in material for syn in concept if syn.strip()}, key=len, reverse=True)
-    if not synonyms:  # an empty alternation would match between any two non-word characters
-        return re.compile(r"(?!)")
-    not_after = "".join(f"(?<!{re.escape(w)} )" for w in NOT_MATERIAL_BEFORE)
-    not_before = "".join(f"(?! {re.escape(w)})" for w in NOT_MATERIAL_AFTER)
-    return re.compile(
-        not_after + r"(?<!\w)(?:" + "|".join(re.escape(s) for s in synonyms) + r")(?!\w)" + not_before, re.IGNORECASE
-    )
+    return synonym_pattern(syn for concept in material for syn in concept)
 
 
 def completeness(

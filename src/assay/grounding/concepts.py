@@ -5,6 +5,7 @@ gate's label rules (:mod:`assay.grounding.labels`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "NOT_MATERIAL_AFTER",
     "NOT_MATERIAL_BEFORE",
     "concept_of",
+    "synonym_pattern",
     "in_other_name",
     "inside",
 ]
@@ -96,14 +98,21 @@ NOT_MATERIAL_BEFORE: tuple[str, ...] = ("cost of", "costs of", "deferred", "unea
 #: Words that do the same right after a synonym: "sales and marketing" is an expense.
 NOT_MATERIAL_AFTER: tuple[str, ...] = ("and marketing",)
 
-_CONCEPT_RE = re.compile(
-    "".join(f"(?<!{re.escape(w)} )" for w in NOT_MATERIAL_BEFORE)
-    + r"(?<![\w])(?:"
-    + "|".join(re.escape(k) for k in sorted(CONCEPTS, key=len, reverse=True))
-    + r")(?![\w])"
-    + "".join(f"(?! {re.escape(w)})" for w in NOT_MATERIAL_AFTER),
-    re.I,
-)
+
+def synonym_pattern(synonyms: Iterable[str]) -> re.Pattern[str]:
+    """One case-insensitive regex matching any of ``synonyms`` on word boundaries, longest first,
+    except right after a word of :data:`NOT_MATERIAL_BEFORE` or right before one of
+    :data:`NOT_MATERIAL_AFTER` (the concepts' own matcher and completeness's material matcher).
+    No synonyms: a pattern that matches nothing (an empty alternation would match everywhere)."""
+    names = sorted({s.lower() for s in synonyms if s.strip()}, key=len, reverse=True)
+    if not names:
+        return re.compile(r"(?!)")
+    not_after = "".join(f"(?<!{re.escape(w)} )" for w in NOT_MATERIAL_BEFORE)
+    not_before = "".join(f"(?! {re.escape(w)})" for w in NOT_MATERIAL_AFTER)
+    return re.compile(not_after + r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)" + not_before, re.I)
+
+
+_CONCEPT_RE = synonym_pattern(CONCEPTS)
 
 
 @lru_cache(maxsize=8192)
