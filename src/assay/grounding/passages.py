@@ -58,7 +58,7 @@ _DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
 #: One cell that is a date or a year and nothing else but a footnote mark or a word in parentheses
-#: (:func:`_bar_years`: "2018 (4)", "December 31,2018", "FY19", "2019 (restated)").
+#: (:func:`_bar_header`: "2018 (4)", "December 31,2018", "FY19", "2019 (restated)").
 _HEADER_DATE = re.compile(
     r"^\s*(?:" + _DATE.replace(r",?\s+", r",?\s*") + r"|(?:FY|Fiscal)\s?'?(\d{2}))"
     r"\s*(?:\(\d{1,2}\)|\*{1,3}|\([A-Za-z][A-Za-z ]{0,20}\))?\s*$",
@@ -69,7 +69,7 @@ _HEADER_DATE = re.compile(
 _NO_SCALE: frozenset[float] = frozenset()
 _ITEM_LIST = re.compile(r",|\band\b")
 #: A row's number as read, until its row ends: ``(quantity, scale, ref, row label, per-share only, placed
-#: by its cell, its cell's year)`` — the last two for a "|" row under a "|" year header (:func:`_bar_years`).
+#: by its cell, its cell's year)`` — the last two for a "|" row under a "|" year header (:func:`_bar_header`).
 _Entry = tuple[Quantity, float, str, str, bool, bool, int | None]
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
@@ -142,19 +142,17 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if not stripped:
                 continue
             qs = by_line.get(li)
-            header = (len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None) or (
-                "|" in stripped  # (a "|" header may be long: "(In millions, except …) | 2019 | 2018 | Percentage …")
-                and _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
-                and _HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
-                and _year_cells(line)
-            )
-            if header and "|" in stripped:
-                bars = _bar_years(line)  # (its rows' numbers take their cells' years; no count-based columns)
-                header = False
-            elif header:
+            header = "|" not in stripped and len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None
+            if header:
                 run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
             elif "|" not in stripped:
                 bars = None  # out of the table
+            elif (
+                _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
+                and _HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
+                and (found := _bar_header(line)) is not None  # (a "|" header may be long: a caption, change columns)
+            ):
+                bars = found  # its rows' numbers take their cells' years (no count-based columns)
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if qs and number_only:
                 cells.add(li)
@@ -197,11 +195,16 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
-def _bar_years(line: str) -> tuple[int, dict[int, int]]:
-    """A "|" row's cell count and the year of each of its cells after the first that is a date or a
-    year and nothing else (by cell index)."""
-    cells = line.split("|")
-    return _cell_count(line), {i: _cell_year(m) for i, c in enumerate(cells) if i and (m := _HEADER_DATE.match(c))}
+def _bar_header(line: str) -> tuple[int, dict[int, int]] | None:
+    """A "|" row (with no number after its first "|": the caller's test) read as a column header of
+    years: its cell count and the year of each of its cells after the first that is a date or a year
+    and nothing else (:data:`_HEADER_DATE`), by cell index, when two or more are; else None. Its first
+    cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
+    "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
+    "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
+    year: 2,417 of 2,478 passed)."""
+    years = {i: _cell_year(m) for i, c in enumerate(line.split("|")) if i and (m := _HEADER_DATE.match(c))}
+    return (_cell_count(line), years) if len(years) >= 2 else None
 
 
 def _cell_year(m: re.Match[str]) -> int:
@@ -226,18 +229,8 @@ def _aligned(line: str, header: int) -> bool:
 
 def _no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
     """Whether no quantity of a line starts after its first "|" (offset ``bar``): a header's years and
-    dates are none (the cheap test before :func:`_year_cells`; its caption may hold one: "(1)")."""
+    dates are none (the cheap test before :func:`_bar_header`; its caption may hold one: "(1)")."""
     return not qs or qs[-1].span[0] < bar
-
-
-def _year_cells(line: str) -> bool:
-    """Whether a table row of cells joined by "|" (with no number after its first "|": the caller's
-    test) is a column header of years: two or more of its cells after the first are each a date or a
-    year (:data:`_DATE`); its first cell may be anything (a caption), and its other cells too
-    ("Percentage Change 2019 Versus 2018", "Lives (Years)": they name no year). Gate-18: a table
-    written with "|" named no column's year, so "Revenue was 1,100 million in 2019" passed on the
-    2018 cell (TAT-QA's level sentences with another year: 2,417 of 2,478 passed)."""
-    return len(_bar_years(line)[1]) >= 2
 
 
 def _plain_lower(text: str) -> str | None:
