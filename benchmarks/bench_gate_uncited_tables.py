@@ -12,7 +12,8 @@ year, or pair of years, of one snapshot per table: levels, changes, % changes;
 false-accept rate (:data:`~assay.grounding.perturbations.CLASSES`, perturbed on the case's facts,
 so a ``period_swap`` names another year of the table), each with its 95% Wilson interval.
 ``--before SRC`` also gates them under another tree's ``src`` (a subprocess) and prints its counts
-beside (e.g. main before gate-18, 9aecb5f: ``git worktree add /tmp/gate-g17 9aecb5f``).
+beside, with the ratio of this tree's count to it (false accepts: below 1 is better; gold: above 1), e.g.
+main before gate-18, 9aecb5f: ``git worktree add /tmp/gate-g17 9aecb5f``.
 
     python benchmarks/bench_gate_uncited_tables.py [--before /tmp/gate-g17/src]
 """
@@ -89,7 +90,9 @@ def main() -> int:
             line = f"  {what:28} {k:5}/{len(got):<5} {r.rate or 0:.1%} [{r.low or 0:.1%}, {r.high or 0:.1%}]"
             if before is not None and cls in before[name]:
                 b = before[name][cls]
-                line += f" | before: {sum(s == 'pass' for s in b)}/{len(b)}"
+                kb = sum(s == "pass" for s in b)
+                ratio = f"{k / kb:.2f}" if kb else "n/a"
+                line += f" | before: {kb}/{len(b)}, ratio {ratio}"
             print(line)
     return 0
 
