@@ -213,3 +213,37 @@ def test_stated_sign_shortcut_equals_the_full_read() -> None:
         for q in claim.numbers:
             full = stated_sign_at(ctx.text, q.span[0] - ctx.offset, q.span[1] - ctx.offset, ctx.number_ends)
             assert ctx.stated_sign(q) == full
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(TEXTS, st.sampled_from(["What was", "and how much", "? What is", ", and what were"])), max_size=4))
+def test_question_licences_shortcut_equals_every_sub_question_read(parts: list[str]) -> None:
+    """``licences`` returns (False, False) without reading sub-questions when the question holds no
+    licence word: the same as every sub-question's ``text_licences`` (second session of issue 15's
+    speed work)."""
+    from assay.grounding.lexicon import licences, sub_questions
+
+    question = " ".join(parts)
+    plain = [text_licences(p) for p in sub_questions(question)] if question else []
+    want = (all(s for s, _ in plain), all(c for _, c in plain)) if question else (False, False)
+    assert licences.__wrapped__(question) == want
+
+
+def test_sentence_context_read_builds_what_the_dataclass_builds() -> None:
+    """``SentenceContext.read`` fills the instance dict directly: every field, in order, equal to a
+    ``SentenceContext(**fields)`` and as hashable-equal under ``replace``."""
+    from dataclasses import fields, replace
+
+    from assay.claims import extract_claims
+    from assay.facts import Fact, Snapshot
+    from assay.grounding.context import SentenceContext
+    from assay.grounding.index import SnapshotIndex
+
+    facts = [Fact(id="F1", label="Net income", value=1.0, unit="USD", period="FY2023")]
+    vocab = SnapshotIndex.build(Snapshot(facts=facts)).vocabulary
+    claim = extract_claims("In FY2023 net income rose 5% to $1.0, respectively, in total.")[0]
+    ctx = SentenceContext.read(claim.text, claim.span[0], vocab, "What was the net loss?", claim.numbers)
+    assert list(vars(ctx)) == [f.name for f in fields(SentenceContext)]
+    built = SentenceContext(**vars(ctx))
+    assert built == ctx and vars(built) == vars(ctx)
+    assert replace(ctx, year_mentions=3) == replace(built, year_mentions=3)

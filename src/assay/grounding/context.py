@@ -117,6 +117,7 @@ __all__ = [
 ]
 
 _CLAUSE = CLAUSE
+_new = object.__new__
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE_BEFORE = re.compile(
@@ -251,24 +252,26 @@ class SentenceContext:
         exact = frozenset(n for items in k_items.values() for n in items if n in vocab.items)
         ends = tuple(n.span[1] - offset for n in numbers)
         contra = from_to_contradictions(text, offset, numbers)
-        return cls(
-            text,
-            offset,
-            frozen,
-            ends,
-            summed,
-            cross,
-            polarity,
-            exact,
-            named,
-            qloss,
-            contra,
-            len(years),
-            may,
-            polar_text,
-            paired_items is not None,
-            tuple(owned),
+        ctx = _new(cls)  # = cls(...) without the frozen dataclass's object.__setattr__ per field (16 of them)
+        ctx.__dict__.update(
+            text=text,
+            offset=offset,
+            by_number=frozen,
+            number_ends=ends,
+            sum_licensed=summed,
+            cross_period_licensed=cross,
+            polarity=polarity,
+            exact=exact,
+            named=named,
+            question_loss=qloss,
+            contradicted=contra,
+            year_mentions=len(years),
+            may=may,
+            may_state_sign=polar_text,
+            paired=paired_items is not None,
+            owned=tuple(owned),
         )
+        return ctx
 
     def before(self, q: Quantity, width: int = 60) -> str:
         """The text of ``q``'s clause right before it (at most ``width`` characters)."""

@@ -83,7 +83,7 @@ def sentence_reader(
     years: list[frozenset[int]] = []  # the years the sentence names, read on the first column-dated match
     moved: list[frozenset[int]] = []  # the levels whose stated move contradicts them, read on the first match
     forms: list[SentenceForms] = []  # what the sentence's form says of its numbers, read on the first match
-    may_move = any(w in text for w in _MOVE_HINTS)  # (stated_moves' forms all hold one)
+    may_move = any(map(text.__contains__, _MOVE_HINTS))  # (stated_moves' forms all hold one)
 
     def moves() -> dict[int, Move]:
         return stated_moves(text, claim.span[0], tuple(claim.numbers))
