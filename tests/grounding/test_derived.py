@@ -79,3 +79,22 @@ def test_an_operation_the_layout_does_not_know_falls_back_to_the_eager_set(monke
     q = Quantity("1.5", (0, 3), 1.5, 1.0, None, 1)  # (10-4)/4
     assert lazy.near(q) == CandidateSet(derive(row)).near(q)
     assert [c.op for c in lazy.near(q)] == ["(a-b)/b"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=7), max_size=9))
+def test_property_row_pairs_are_each_rows_permutations(lengths):
+    """All rows' ordered pairs at once (numpy) are each row's ``permutations`` in order, with each
+    pair's reverse where it lies."""
+    from itertools import permutations
+
+    from assay.grounding.derived import _row_pairs
+
+    want, start = [], 0
+    for n in lengths:
+        want += [(start + i, start + j) for i, j in permutations(range(n), 2)]
+        start += n
+    ia, ib, rev = _row_pairs(lengths)
+    got = list(zip(ia.tolist(), ib.tolist(), strict=True))
+    assert got == want
+    assert [got[r] for r in rev.tolist()] == [(b, a) for a, b in want]

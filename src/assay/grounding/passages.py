@@ -157,7 +157,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if qs and number_only:
                 cells.add(li)
             elif qs and (
-                low is None or (may_tell is not None and any(w in may_tell[li - 1] for w in _DIRECTION_WORDS))
+                low is None or (may_tell is not None and any(map(may_tell[li - 1].__contains__, _DIRECTION_WORDS)))
             ):
                 told.add(li)
             if not number_only:
@@ -282,8 +282,7 @@ def _may_hold(line: str, words: tuple[str, ...], plain: bool) -> bool:
     an ASCII letter, :data:`_FOLDS_ONTO_ASCII`); any other line is always searched."""
     if not plain:
         return True
-    low = line.lower()
-    return any(w in low for w in words)
+    return any(map(line.lower().__contains__, words))
 
 
 def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[int]]:
