@@ -20,7 +20,7 @@ import numpy as np
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate, derive
-from assay.grounding.match import CandidateSet, _sorted_keys
+from assay.grounding.match import CandidateSet
 
 __all__ = ["DerivedSet"]
 
@@ -51,9 +51,7 @@ class DerivedSet(CandidateSet):
         else:
             vals = disp = np.zeros(0)
         # slot i of pair p is entry p * _SLOTS + i: the order of derive's output
-        self._vals, self._disp = np.abs(vals.ravel()), np.abs(disp.ravel())
-        self._by_val = _sorted_keys(self._vals)
-        self._by_disp = _sorted_keys(self._disp)
+        self._keys(np.abs(vals.ravel()), np.abs(disp.ravel()))
 
     @property
     def items(self) -> list[Candidate]:
