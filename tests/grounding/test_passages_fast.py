@@ -119,3 +119,18 @@ def test_property_make_candidate_is_the_dataclass_construction(value, dim, curre
     kw = {"period": "FY2019", "chrono": year is None, "operands": (slow, fast), "digits": displayed}
     made, built = make_candidate(*args, **kw), Candidate(*args, **kw)  # type: ignore[arg-type]
     assert made == built and hash(made) == hash(built) and vars(made) == vars(built)
+
+
+def test_passage_candidate_is_make_candidate_of_a_passage_number():
+    """``passage_candidate`` (positional, the passage reader's) builds what ``make_candidate`` and
+    ``Candidate(...)`` build for a passage number: every field, in order."""
+    from dataclasses import fields
+
+    from assay.grounding.candidates import Candidate, make_candidate, passage_candidate
+
+    args = (1.5e6, "amount", "S1:L3", "Revenue", None, 1.5)
+    kw = {"origin": "passage", "page_scales": frozenset({1e6}), "column_year": 2019, "page_names_change": True}
+    fast = passage_candidate(*args, frozenset({1e6}), 2019, True)
+    assert fast == make_candidate(*args, **kw) == Candidate(*args, **kw)  # type: ignore[arg-type]
+    assert vars(fast) == vars(Candidate(*args, **kw)) and list(vars(fast)) == [f.name for f in fields(Candidate)]
+    assert hash(fast) == hash(Candidate(*args, **kw))  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
-from assay.grounding.candidates import Candidate, Dim, make_candidate
+from assay.grounding.candidates import Candidate, Dim, passage_candidate
 from assay.grounding.label_signs import told_direction
 
 __all__ = ["PassageNumbers", "parse_passages"]
@@ -362,15 +362,4 @@ def _candidate(
         scale = q.scale if q.has_scale_word else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    return make_candidate(
-        value,
-        dim,
-        ref,
-        label,
-        currency,
-        q.value,
-        origin="passage",
-        page_scales=named,
-        column_year=column_year,
-        page_names_change=names_change,
-    )
+    return passage_candidate(value, dim, ref, label, currency, q.value, named, column_year, names_change)
