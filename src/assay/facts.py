@@ -268,6 +268,11 @@ def unique_fact_ids(facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
 _FINGERPRINT_FIELDS = attrgetter("id", "label", "unit", "value", "period", "displayed_value")
 
 
+#: The canonical JSON of :meth:`Snapshot.fingerprint` (what ``json.dumps(…, sort_keys=True,
+#: ensure_ascii=False, separators=(",", ":"))`` builds on every call; stateless, so one serves all).
+_FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 class Snapshot(BaseModel):
     """The facts (and raw source passages) an answer is written from.
 
@@ -315,7 +320,7 @@ class Snapshot(BaseModel):
             payload["displayed"] = [d or "" for d in shown]
         if self.sources:
             payload["sources"] = self.sources
-        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        text = _FINGERPRINT_JSON.encode(payload)
         digest = hashlib.sha256(text.encode("utf-8"))
         digest.update(struct.pack(f"<{len(values)}d", *[v + 0.0 for v in values]))  # + 0.0: -0.0 → 0.0
         return digest.hexdigest()

@@ -23,12 +23,12 @@ def link_ranges(text: str, qs: list[Quantity]) -> list[Quantity]:
     rid = 0
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
-        between = text[a.span[1] : b.span[0]]
-        joined = _RANGE_JOIN.fullmatch(between) is not None
-        if joined and "to" in between and _BY_BEFORE.search(text, max(0, a.span[0] - 24), a.span[0]):
-            continue  # "by $2.8 billion to $97.0 billion": a change and its level
-        if joined and "to" in between and a.direction is not None and _change_then_level(a, b):
-            continue  # "fell $2.8 billion to $97.0 billion", "rose $0.02 to $6.13" (gate-17): no "by" needed
+        joined = _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]) is not None  # (no slice: most pairs are far apart)
+        if joined and "to" in text[a.span[1] : b.span[0]]:
+            if _BY_BEFORE.search(text, max(0, a.span[0] - 24), a.span[0]):
+                continue  # "by $2.8 billion to $97.0 billion": a change and its level
+            if a.direction is not None and _change_then_level(a, b):
+                continue  # "fell $2.8 billion to $97.0 billion", "rose $0.02 to $6.13" (gate-17): no "by" needed
         if not joined and b.explicit_sign and b.text.startswith(("–", "-")) and a.span[1] == b.span[0]:
             # "5-7%": the regex read "-7%" as a negative number
             b = replace(b, text=b.text[1:], span=(b.span[0] + 1, b.span[1]), value=-b.value, explicit_sign=False)
