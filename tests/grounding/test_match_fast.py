@@ -54,13 +54,11 @@ def test_uncited_fact_set_is_built_once_per_index_even_when_empty() -> None:
     st.lists(st.tuples(VALUES, st.sampled_from([1.0, 1e3, 1e6]), st.integers(0, 3)), min_size=1, max_size=6),
 )
 def test_scanned_and_sorted_prefilters_find_the_same_candidates(rows, queries):
-    """A set's first queries compare every entry (``SCANS_BEFORE_SORT``); later ones binary-search the
-    sorted magnitudes: the same indices, in order, either way (and equal to a set that sorts at once)."""
-    from assay.grounding import match as m
-
+    """A set's first queries may compare every entry (``scans_before_sort``: a derivation set's); later
+    ones binary-search the sorted magnitudes: the same indices, in order, either way."""
     scanning = CandidateSet(_cand(i, v, d) for i, (v, d) in enumerate(rows))
+    scanning.scans_before_sort = len(queries)  # every query of it compares every entry
     sorting = CandidateSet(_cand(i, v, d) for i, (v, d) in enumerate(rows))
-    sorting._queries = m.SCANS_BEFORE_SORT  # every query of it searches the sorted keys
     for value, scale, decimals in queries:
         q = Quantity(text=str(value), span=(0, 1), value=value, scale=scale, decimals=decimals)
         assert scanning._hits(q) == sorting._hits(q)

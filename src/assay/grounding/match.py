@@ -82,6 +82,12 @@ class CandidateSet:
     :func:`_targets` and the unit-mismatch check use, so results equal a full scan in order.
     """
 
+    #: Queries answered by comparing every entry before the magnitudes are sorted for binary search.
+    #: Zero for a set of facts or passage numbers (sorted on its first query): sorting a TAT-QA
+    #: context's ~35 numbers once cost less than comparing them on each of its ~2.6 queries (13 vs
+    #: 22 ms a pass over TAT-QA's answers).
+    scans_before_sort = 0
+
     def __init__(self, cands: Iterable[Candidate]):
         self.items: list[Candidate] = list(cands)
         vals = np.abs(np.array([c.value for c in self.items], dtype=float))
@@ -89,7 +95,7 @@ class CandidateSet:
 
     def _keys(self, vals: np.ndarray, disp: np.ndarray) -> None:
         """Keep the magnitudes the prefilter reads: ``vals`` (values) and ``disp`` (displayed; NaN:
-        none), entry by entry; sorted on the :data:`SCANS_BEFORE_SORT` + 1st query."""
+        none), entry by entry; sorted on the first query after :attr:`scans_before_sort`."""
         self._vals, self._disp = vals, disp
         self._sorted: tuple[tuple[list[float], list[int]], tuple[list[float], list[int]]] | None = None
         self._queries = 0
@@ -118,7 +124,7 @@ class CandidateSet:
         }
         by_disp = {(stated - tol, stated + tol), (base - tol, base + tol)}
         self._queries += 1
-        if self._sorted is None and self._queries <= SCANS_BEFORE_SORT:  # the same bounds, on every entry
+        if self._sorted is None and self._queries <= self.scans_before_sort:  # the same bounds, on every entry
             near = np.zeros(self._vals.size, dtype=bool)
             for arr, intervals in ((self._vals, by_val), (self._disp, by_disp)):
                 for lo, hi in intervals:
@@ -154,11 +160,6 @@ class CandidateSet:
         return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
 
 
-#: Queries a :class:`CandidateSet` answers by comparing every entry before it sorts its magnitudes for
-#: binary search: most sets are queried once or twice (a TAT-QA context's numbers by its ~2.3 answers,
-#: its derivations by ~1.4), and sorting (``argsort`` and two lists per array) cost more than scanning
-#: a few hundred entries; a set queried more (a long memo, a served snapshot) sorts once.
-SCANS_BEFORE_SORT = 2
 
 
 #: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):
