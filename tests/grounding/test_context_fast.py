@@ -19,6 +19,8 @@ from assay.grounding.lexicon import (
     GAIN_WORDS,
     LOSS_WORDS,
     POLARITY,
+    QSIGN,
+    QUESTION_SIGN_WORDS,
     SUM,
     SUM_WORDS,
     may_cross,
@@ -29,7 +31,7 @@ from assay.grounding.lexicon import (
     total_over_years,
 )
 
-WORDS = [*SUM_WORDS, *CROSS_PERIOD_WORDS, *LOSS_WORDS, *GAIN_WORDS, "total", "respectively", "2019", "FY19"]
+WORDS = [*SUM_WORDS, *CROSS_PERIOD_WORDS, *LOSS_WORDS, *GAIN_WORDS, *QUESTION_SIGN_WORDS, "total", "respectively", "2019", "FY19"]
 # pieces that stress case folding and boundaries: the re.I extras (ſ, ı, İ, K), digits, punctuation
 PIECES = st.one_of(
     st.sampled_from(WORDS),
@@ -55,6 +57,7 @@ def test_word_prechecks_never_skip_a_match(text: str) -> None:
     assert may_cross(text) or CROSS.search(text) is None
     assert may_polar(text) or POLARITY.search(text) is None
     assert may_name(("total",), text) or re.search(r"\btotal\b", text, re.I) is None
+    assert may_name(QUESTION_SIGN_WORDS, text) or QSIGN.search(text) is None
 
 
 @settings(max_examples=150, deadline=None)

@@ -299,8 +299,8 @@ def question_carries_sign(question: str | None) -> bool:
     """Whether ``question`` names an outflow, a loss or a decrease (:data:`QUESTION_SIGN_WORDS`),
     in each of its :func:`sub_questions` ("What was the net loss, and what was revenue?" does not:
     the figure may be the revenue)."""
-    if not question or QSIGN.search(question) is None:
-        return False
+    if not question or not may_name(QUESTION_SIGN_WORDS, question) or QSIGN.search(question) is None:
+        return False  # (the substring pre-check first: most questions name none, and the search cost ~5 µs)
     return all(QSIGN.search(p) is not None for p in sub_questions(question))
 
 
