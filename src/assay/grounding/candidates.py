@@ -50,8 +50,8 @@ class Candidate:
     operands: tuple[Candidate, ...] = ()
     digits: float | None = None
     #: For a passage number: the scales (1e3, 1e6, 1e9) its passage names in words ("in millions",
-    #: "$2.1 billion"); None for facts and derivations (see :func:`assay.grounding.match.match`).
-    page_scales: frozenset[float] | None = None
+    #: "$2.1 billion"), ascending; None for facts and derivations (see :func:`assay.grounding.match.match`).
+    page_scales: tuple[float, ...] | None = None
     #: For a passage number: the year of its table column, when the page's column header names one
     #: year per number of its row (:mod:`assay.grounding.passages`); None otherwise.
     column_year: int | None = None
@@ -81,7 +81,7 @@ def make_candidate(
     chrono: bool | None = None,
     operands: tuple[Candidate, ...] = (),
     digits: float | None = None,
-    page_scales: frozenset[float] | None = None,
+    page_scales: tuple[float, ...] | None = None,
     column_year: int | None = None,
     page_names_change: bool = False,
     twin_direction: int | None = None,
@@ -124,7 +124,7 @@ def passage_candidate(
     label: str,
     currency: str | None,
     displayed: float,
-    page_scales: frozenset[float],
+    page_scales: tuple[float, ...],
     column_year: int | None,
     page_names_change: bool,
 ) -> Candidate:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
@@ -45,6 +46,10 @@ _PER_SHARE_WORDS = ("per", "eps")
 _SCALE_NAMED = re.compile(r"\b(thousand|million|billion)s?\b", re.I)
 _SCALE_NAMES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SCALE_BY_HEAD = {w[0]: v for w, v in _SCALE_NAMES.items()}
+#: Each set of scales a page may name as one shared tuple (ascending). A passage candidate's instance
+#: dict then holds no object the cyclic collector tracks (a frozenset always is): ~16,000 dicts a
+#: TAT-QA pass that every collection traversed (the collector was ~5% of a pass) are never tracked.
+_SCALE_SETS = {frozenset(c): c for n in range(4) for c in combinations(sorted(_SCALE_NAMES.values()), n)}
 #: Each scale word of :data:`_SCALE_NAMED` on lowered ASCII text: ``\bWs?\b``, the word first (a literal prefix).
 _SCALE_TOKEN = {w: re.compile(w + r"(?<!\w" + w + r")s?\b") for w in _SCALE_NAMES}
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
@@ -66,7 +71,7 @@ _HEADER_DATE = re.compile(
 )
 #: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
-_NO_SCALE: frozenset[float] = frozenset()
+_NO_SCALE: tuple[float, ...] = ()
 _ITEM_LIST = re.compile(r",|\band\b")
 #: A row's number as read, until its row ends: ``(quantity, scale, ref, row label, per-share only, placed
 #: by its cell, its cell's year)`` — the last two for a "|" row under a "|" year header (:func:`_bar_header`).
@@ -240,21 +245,22 @@ def _plain_lower(text: str) -> str | None:
     return text.lower() if text.isascii() or _FOLDS_ONTO_ASCII.search(text) is None else None
 
 
-def _scales_named(passage: str, low: str | None) -> frozenset[float]:
+def _scales_named(passage: str, low: str | None) -> tuple[float, ...]:
     """The scales of the scale words ``passage`` names (:data:`_SCALE_NAMED`). Given ``low``
     (:func:`_plain_lower` of it), per word: a substring test of ``low``, then the word's token
     pattern on it (the word first: sre finds it as a literal prefix in C; ``\\b(…)s?\\b`` under
     ``re.I`` tried every position, 4% of parsing a TAT-QA context) — the same set, since two
     matches (whole tokens) never overlap. Without ``low``: the ``re.I`` scan."""
     if low is None:  # by the word's first letter: "mıllion" matches under re.I (was a KeyError)
-        return frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))
-    return frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)
+        return _SCALE_SETS[frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))]
+    return _SCALE_SETS[frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)]
+
 
 
 def _in_columns(
     row: list[_Entry],
     columns: list[int],
-    named: frozenset[float],
+    named: tuple[float, ...],
     direct: list[Candidate],
     names_change: bool = False,
 ) -> tuple[Candidate, ...]:
@@ -341,7 +347,7 @@ def _candidate(
     header_scale: float,
     ref: str,
     label: str,
-    named: frozenset[float],
+    named: tuple[float, ...],
     column_year: int | None = None,
     names_change: bool = False,
 ) -> Candidate:
