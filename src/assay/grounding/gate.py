@@ -320,12 +320,11 @@ def _uncited(
                     )
                 continue
             r = best_match(q, direct, (), accept)
-            if not r.matched:
-                if derived is None:
+            if not r.matched and relative_precision(q) <= UNCITED_DERIVATION_MAX_REL_TOL:
+                if derived is None:  # (built only for a number precise enough to be a derivation's)
                     derived = idx.uncited_derived()
-                if relative_precision(q) <= UNCITED_DERIVATION_MAX_REL_TOL:
-                    d = best_match(q, [], derived, accept)
-                    r = d if d.matched or (d.rejected and not r.rejected) else r
+                d = best_match(q, [], derived, accept)
+                r = d if d.matched or (d.rejected and not r.rejected) else r
             checks.append(_check(q, r))
             if not r.matched:
                 violations.append(

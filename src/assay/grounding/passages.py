@@ -124,7 +124,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         low = _plain_lower(passage)  # None: a character of it folds onto an ASCII letter
         plain = low is not None
         named = _scales_named(passage, low)
-        headers = low is None or any(w in low for w in _HEADER_WORDS)  # can any line be a scale header
+        headers = low is None or any(map(low.__contains__, _HEADER_WORDS))  # can any line be a scale header
         row: list[_Entry] = []  # a row's numbers, made candidates at its end
         row_label = ""
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
@@ -132,10 +132,10 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         by_line, starts = _quantities_by_line(passage)
         bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
         lines = passage.splitlines()
-        names_change = (low is None or any(w in low for w in _CHANGE_WORDS)) and any(
+        names_change = (low is None or any(map(low.__contains__, _CHANGE_WORDS))) and any(
             (len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines
         )
-        may_tell = low.splitlines() if low is not None and any(w in low for w in _DIRECTION_WORDS) else None
+        may_tell = low.splitlines() if low is not None and any(map(low.__contains__, _DIRECTION_WORDS)) else None
         first, first_row = len(direct), len(rows)
         cells: set[int] = set()  # the number-only lines (table cells)
         told: set[int] = set()  # the text lines with numbers that may tell a direction
