@@ -15,13 +15,18 @@ _PARTS = [
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.sampled_from(_PARTS), max_size=8))
-def test_property_header_and_per_share_prechecks_are_necessary(parts):
-    line = " ".join(parts)
-    if p._HEADER.search(line):
-        assert p._may_hold(line, p._HEADER_WORDS, p._plain_lower(line) is not None)
-    if p._PER_SHARE.search(line):
-        assert p._may_hold(line, p._PER_SHARE_WORDS, p._plain_lower(line) is not None)
+@given(st.lists(st.lists(st.sampled_from(_PARTS), max_size=6), min_size=1, max_size=4), st.sampled_from(["\n", "\r\n"]))
+def test_property_header_and_per_share_prechecks_are_necessary(lines, end):
+    """Every line the header or per-share pattern matches is among the lines ``_lines_holding`` finds."""
+    passage = end.join(" ".join(parts) for parts in lines)
+    _, starts = p._quantities_by_line(passage)
+    low = p._plain_lower(passage)
+    headers, per_share = (p._lines_holding(low, w, starts) for w in (p._HEADER_WORDS, p._PER_SHARE_WORDS))
+    for li, line in enumerate(passage.splitlines(), start=1):
+        if p._HEADER.search(line):
+            assert headers is None or li in headers
+        if p._PER_SHARE.search(line):
+            assert per_share is None or li in per_share
 
 
 _SCALE_PARTS = [

@@ -22,6 +22,7 @@ $5,410 million" on the 2018 column's 5,410).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -73,9 +74,9 @@ _HEADER_DATE = re.compile(
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
 _NO_SCALE: tuple[float, ...] = ()
 _ITEM_LIST = re.compile(r",|\band\b")
-#: A row's number as read, until its row ends: ``(quantity, scale, ref, row label, per-share only, placed
-#: by its cell, its cell's year)`` — the last two for a "|" row under a "|" year header (:func:`_bar_header`).
-_Entry = tuple[Quantity, float, str, str, bool, bool, int | None]
+#: A row's line of numbers as read, until its row ends: ``(quantities, scale, ref, row label, per-share only,
+#: each number's cell's year or None)`` — the last for a "|" row under a "|" year header (:func:`_bar_header`).
+_Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
@@ -122,14 +123,15 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
     for pi, passage in enumerate(sources):
         scale = 1.0
         low = _plain_lower(passage)  # None: a character of it folds onto an ASCII letter
-        plain = low is not None
         named = _scales_named(passage, low)
-        headers = low is None or any(map(low.__contains__, _HEADER_WORDS))  # can any line be a scale header
-        row: list[_Entry] = []  # a row's numbers, made candidates at its end
-        row_label = ""
+        row: list[_Line] = []  # a row's lines of numbers, made candidates at its end
+        row_label, label_li = "", 0
         columns: list[int] = []  # the years of the last header run (two or more: the table's columns)
         run: list[int] = []  # the header run being read
         by_line, starts = _quantities_by_line(passage)
+        # the lines that may hold a scale header or a per-share label (None: any may)
+        header_lines = _lines_holding(low, _HEADER_WORDS, starts)
+        per_lines = _lines_holding(low, _PER_SHARE_WORDS, starts)
         bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
         lines = passage.splitlines()
         names_change = (low is None or any(map(low.__contains__, _CHANGE_WORDS))) and any(
@@ -140,8 +142,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         cells: set[int] = set()  # the number-only lines (table cells)
         told: set[int] = set()  # the text lines with numbers that may tell a direction
         for li, line in enumerate(lines, start=1):
-            h = _HEADER.search(line) if headers and len(line) < 160 and _may_hold(line, _HEADER_WORDS, plain) else None
-            if h:
+            if (header_lines is None or li in header_lines) and len(line) < 160 and (h := _HEADER.search(line)):
                 scale = _SCALE_BY_HEAD[h.group(1)[0].lower()]  # by its first letter: "in mıllions" matches re.I
             stripped = line.strip()
             if not stripped:
@@ -168,36 +169,49 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if not number_only:
                 if row:
                     rows.append(_in_columns(row, columns, named, direct, names_change))
-                row, row_label = [], stripped[:80]
+                row, row_label, label_li = [], stripped[:80], li
             if run and not header:  # the run ended: its years name the columns of the rows from here
                 columns, run = (run if len(run) >= 2 else columns), []
             if qs:  # the line's scale, read only for a line with numbers
                 label_or_line = row_label if number_only else line
-                per_share = _may_hold(label_or_line, _PER_SHARE_WORDS, plain) and _PER_SHARE.search(label_or_line)
-                line_scale = 1.0 if per_share else scale
-                ref = f"S{pi + 1}:L{li}"
-                only_per_share = bool(per_share) and _ITEM_LIST.search(label_or_line) is None
-                if bars is not None and "|" in line and _aligned(line, bars[0]):  # each number: its cell's column
-                    at = starts[li - 1]
-                    row.extend(
-                        (
-                            q,
-                            line_scale,
-                            ref,
-                            row_label,
-                            only_per_share,
-                            True,
-                            bars[1].get(line.count("|", 0, q.span[0] - at)),
-                        )
-                        for q in qs
+                per_share = (per_lines is None or (label_li if number_only else li) in per_lines) and _PER_SHARE.search(
+                    label_or_line
+                )
+                at = starts[li - 1]
+                row.append(
+                    (
+                        qs,
+                        1.0 if per_share else scale,
+                        f"S{pi + 1}:L{li}",
+                        row_label,
+                        bool(per_share) and _ITEM_LIST.search(label_or_line) is None,
+                        [bars[1].get(line.count("|", 0, q.span[0] - at)) for q in qs]  # each number: its cell's column
+                        if bars is not None and "|" in line and _aligned(line, bars[0])
+                        else None,
                     )
-                else:
-                    row.extend((q, line_scale, ref, row_label, only_per_share, False, None) for q in qs)
+                )
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
             _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _lines_holding(low: str | None, words: tuple[str, ...], starts: list[int]) -> set[int] | None:
+    """The (1-based) lines of a passage whose lower case holds one of ``words`` (lower-case ASCII), found
+    by ``str.find`` on ``low`` (the passage lowered at its own offsets, :func:`_plain_lower`; ``starts``:
+    each line's offset, then the end); None without ``low`` (then any line may hold one). The pre-check
+    of a pattern that needs one of the words: a lowering and a test of every line was 5% of parsing."""
+    if low is None:
+        return None
+    found: set[int] = set()
+    for w in words:
+        pos = low.find(w)
+        while pos != -1:
+            li = bisect_right(starts, pos)
+            found.add(li)
+            pos = low.find(w, starts[li]) if li < len(starts) else -1
+    return found
 
 
 def _bar_header(line: str) -> tuple[int, dict[int, int]] | None:
@@ -258,37 +272,38 @@ def _scales_named(passage: str, low: str | None) -> tuple[float, ...]:
 
 
 def _in_columns(
-    row: list[_Entry],
+    row: list[_Line],
     columns: list[int],
     named: tuple[float, ...],
     direct: list[Candidate],
     names_change: bool = False,
 ) -> tuple[Candidate, ...]:
-    """The candidates of ``row`` (each ``(quantity, scale, ref, label, per share)``), each with its
-    column's year when the row has one number per column (module doc), appended to ``direct``. A
-    per-share line's numbers name no page scale (``page_scales`` empty): "Diluted earnings per share
-    6.13" under "(in millions, except per share amounts)" backs no "$6.13 million". Built here,
-    once per number: ``dataclasses.replace`` afterwards cost 7% of parsing TAT-QA passages."""
-    years: list[int | None]
-    if row[0][5]:  # a "|" row under a "|" year header: each number's cell names its column
-        years = [e[6] for e in row]
+    """The candidates of ``row`` (its lines of numbers, :data:`_Line`), each with its column's year
+    when the row's first line sits under a "|" year header (each number its cell's; a later line's
+    none unless placed too), or when the row has one number per column (module doc), appended to
+    ``direct``. A per-share line's numbers name no page scale (``page_scales`` empty): "Diluted
+    earnings per share 6.13" under "(in millions, except per share amounts)" backs no "$6.13
+    million". Built here, once per number: ``dataclasses.replace`` afterwards cost 7% of parsing
+    TAT-QA passages."""
+    made: list[Candidate] = []
+    if row[0][5] is not None:  # a "|" row under a "|" year header: each number's cell names its column
+        for qs, sc, ref, label, ps, years in row:
+            scales = _NO_SCALE if ps else named
+            if years is None:
+                made.extend(_candidate(q, sc, ref, label, scales, None, names_change) for q in qs)
+            else:
+                made.extend(_candidate(q, sc, ref, label, scales, y, names_change) for q, y in zip(qs, years, strict=True))
     else:
-        years = list(columns) if columns and len(row) == len(columns) else [None] * len(row)
-    made = tuple(
-        _candidate(q, sc, ref, label, _NO_SCALE if ps else named, y, names_change)
-        for (q, sc, ref, label, ps, _, _), y in zip(row, years, strict=True)
-    )
+        n = sum(len(line[0]) for line in row)
+        by_count = iter(columns) if columns and n == len(columns) else None
+        for qs, sc, ref, label, ps, _ in row:
+            scales = _NO_SCALE if ps else named
+            made.extend(
+                _candidate(q, sc, ref, label, scales, None if by_count is None else next(by_count), names_change)
+                for q in qs
+            )
     direct.extend(made)
-    return made
-
-
-def _may_hold(line: str, words: tuple[str, ...], plain: bool) -> bool:
-    """Cheap pre-check of a case-insensitive pattern that needs one of ``words`` (lowercase):
-    a substring test of the lowered line when ``plain`` (no character of its passage folds onto
-    an ASCII letter, :data:`_FOLDS_ONTO_ASCII`); any other line is always searched."""
-    if not plain:
-        return True
-    return any(map(line.lower().__contains__, words))
+    return tuple(made)
 
 
 def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[int]]:
