@@ -127,18 +127,24 @@ def test_property_make_candidate_is_the_dataclass_construction(value, dim, curre
 
 
 def test_passage_candidate_is_make_candidate_of_a_passage_number():
-    """``passage_candidate`` (positional, the passage reader's) builds what ``make_candidate`` and
+    """``passage_candidate`` (the passage reader's, positional) builds what ``make_candidate`` and
     ``Candidate(...)`` build for a passage number: every field, in order."""
     from dataclasses import fields
 
+    from assay.claims import Quantity
     from assay.grounding.candidates import Candidate, make_candidate, passage_candidate
 
+    q = Quantity(text="1.5", span=(10, 13), value=1.5)
     args = (1.5e6, "amount", "S1:L3", "Revenue", None, 1.5)
     kw = {"origin": "passage", "page_scales": (1e6,), "column_year": 2019, "page_names_change": True}
-    fast = passage_candidate(*args, (1e6,), 2019, True)
+    fast = passage_candidate(q, 1e6, "S1:L3", "Revenue", (1e6,), 2019, True)
     assert fast == make_candidate(*args, **kw) == Candidate(*args, **kw)  # type: ignore[arg-type]
     assert vars(fast) == vars(Candidate(*args, **kw)) and list(vars(fast)) == [f.name for f in fields(Candidate)]
     assert hash(fast) == hash(Candidate(*args, **kw))  # type: ignore[arg-type]
+    usd = passage_candidate(
+        Quantity(text="$2.1 billion", span=(0, 12), value=2.1, scale=1e9, unit="USD"), 1e6, "S1:L1", "", (), None, False
+    )
+    assert (usd.value, usd.dim, usd.currency, usd.displayed) == (2.1e9, "currency", "USD", 2.1)
 
 
 def test_passage_candidates_hold_nothing_the_collector_tracks():

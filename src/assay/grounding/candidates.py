@@ -15,9 +15,19 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Literal
 
+from assay.claims import Quantity
 from assay.facts import Dimension, Fact
 
-__all__ = ["Candidate", "Dim", "fact_candidate", "make_candidate", "passage_candidate", "derive", "period_rank", "time_rank"]
+__all__ = [
+    "Candidate",
+    "Dim",
+    "fact_candidate",
+    "make_candidate",
+    "passage_candidate",
+    "derive",
+    "period_rank",
+    "time_rank",
+]
 
 Dim = Dimension  # a candidate's dimension: the vocabulary of a fact's parsed unit
 
@@ -118,19 +128,38 @@ def make_candidate(
 
 
 def passage_candidate(
-    value: float,
-    dim: Dim,
+    q: Quantity,
+    header_scale: float,
     ref: str,
     label: str,
-    currency: str | None,
-    displayed: float,
     page_scales: tuple[float, ...],
     column_year: int | None,
     page_names_change: bool,
 ) -> Candidate:
-    """``make_candidate(value, dim, ref, label, currency, displayed, origin="passage",
-    page_scales=…, column_year=…, page_names_change=…)`` with positional arguments only (a
-    TAT-QA context makes ~25 a table; binding seventeen keyword parameters was half the cost)."""
+    """The candidate of a number ``q`` read in a source passage (:mod:`assay.grounding.passages`):
+    percent, percentage points, multiple, per-share, currency (scaled by its scale word, else by the
+    passage's scale header ``header_scale``) or a bare number (``amount`` when scaled, else ``none``);
+    its displayed value is the number as written. ``make_candidate(…, origin="passage", …)`` with
+    positional arguments and the instance dict set whole: a TAT-QA context makes ~25 a table, and
+    binding seventeen keyword parameters was half the cost."""
+    dim: Dim
+    currency = None
+    unit = q.unit
+    if unit == "%":
+        dim, value = "percent", q.value * q.scale
+    elif unit == "pp":
+        dim, value = "pp", q.value * q.scale
+    elif unit == "x":
+        dim, value = "multiple", q.value
+    elif unit and unit.endswith("/share"):
+        dim, value, currency = "per_share", q.value * q.scale, unit.split("/")[0]  # "18 cents per share": 0.18
+    elif unit:
+        dim, currency = "currency", unit
+        value = q.value * (q.scale if q.scale != 1.0 else header_scale)  # (a scale word written: its own)
+    else:
+        scale = q.scale if q.scale != 1.0 else header_scale
+        dim = "amount" if scale != 1.0 else "none"
+        value = q.value * scale
     c = _new(Candidate)
     _set_dict(
         c,
@@ -141,7 +170,7 @@ def passage_candidate(
             "ref": ref,
             "label": label,
             "currency": currency,
-            "displayed": displayed,
+            "displayed": q.value,
             "derived_from": (),
             "op": None,
             "origin": "passage",

@@ -16,6 +16,7 @@ know (a new ``op``) makes the set fall back to the eager list, never to a wrong 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import numpy as np
 
 from assay.claims import Quantity

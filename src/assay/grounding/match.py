@@ -91,7 +91,8 @@ class CandidateSet:
     def __init__(self, cands: Iterable[Candidate]):
         self.items: list[Candidate] = list(cands)
         vals = np.abs(np.array([c.value for c in self.items], dtype=float))
-        self._keys(vals, np.abs(np.array([np.nan if c.displayed is None else c.displayed for c in self.items], dtype=float)))
+        shown = [np.nan if c.displayed is None else c.displayed for c in self.items]
+        self._keys(vals, np.abs(np.array(shown, dtype=float)))
 
     def _keys(self, vals: np.ndarray, disp: np.ndarray) -> None:
         """Keep the magnitudes the prefilter reads: ``vals`` (values) and ``disp`` (displayed; NaN:
@@ -129,7 +130,7 @@ class CandidateSet:
             for arr, intervals in ((self._vals, by_val), (self._disp, by_disp)):
                 for lo, hi in intervals:
                     near |= (arr >= lo * (1 - 1e-12)) & (arr <= hi * (1 + 1e-12))  # (NaN: never)
-            return np.flatnonzero(near).tolist()  # type: ignore[no-any-return]
+            return np.flatnonzero(near).tolist()
         if self._sorted is None:
             self._sorted = (_sorted_keys(self._vals), _sorted_keys(self._disp))
         for (keys, idx), intervals in zip(self._sorted, (by_val, by_disp), strict=True):
@@ -158,8 +159,6 @@ class CandidateSet:
                 pick = np.flatnonzero(errs <= kth)
                 return [int(i) for i in pick[np.argsort(errs[pick], kind="stable")][:k]]
         return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
-
-
 
 
 #: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):

@@ -29,7 +29,7 @@ from itertools import combinations
 from assay.claims import DEFAULT_CITATION_PATTERN, Quantity
 from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
-from assay.grounding.candidates import Candidate, Dim, passage_candidate
+from assay.grounding.candidates import Candidate, passage_candidate
 from assay.grounding.label_signs import told_direction
 
 __all__ = ["PassageNumbers", "parse_passages"]
@@ -267,8 +267,9 @@ def _scales_named(passage: str, low: str | None) -> tuple[float, ...]:
     matches (whole tokens) never overlap. Without ``low``: the ``re.I`` scan."""
     if low is None:  # by the word's first letter: "mıllion" matches under re.I (was a KeyError)
         return _SCALE_SETS[frozenset(_SCALE_BY_HEAD[m.group(1)[0].lower()] for m in _SCALE_NAMED.finditer(passage))]
-    return _SCALE_SETS[frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)]
-
+    return _SCALE_SETS[
+        frozenset(v for w, v in _SCALE_NAMES.items() if w in low and _SCALE_TOKEN[w].search(low) is not None)
+    ]
 
 
 def _in_columns(
@@ -290,16 +291,19 @@ def _in_columns(
         for qs, sc, ref, label, ps, years in row:
             scales = _NO_SCALE if ps else named
             if years is None:
-                made.extend(_candidate(q, sc, ref, label, scales, None, names_change) for q in qs)
+                made.extend(passage_candidate(q, sc, ref, label, scales, None, names_change) for q in qs)
             else:
-                made.extend(_candidate(q, sc, ref, label, scales, y, names_change) for q, y in zip(qs, years, strict=True))
+                made.extend(
+                    passage_candidate(q, sc, ref, label, scales, y, names_change)
+                    for q, y in zip(qs, years, strict=True)
+                )
     else:
         n = sum(len(line[0]) for line in row)
         by_count = iter(columns) if columns and n == len(columns) else None
         for qs, sc, ref, label, ps, _ in row:
             scales = _NO_SCALE if ps else named
             made.extend(
-                _candidate(q, sc, ref, label, scales, None if by_count is None else next(by_count), names_change)
+                passage_candidate(q, sc, ref, label, scales, None if by_count is None else next(by_count), names_change)
                 for q in qs
             )
     direct.extend(made)
@@ -355,32 +359,3 @@ def _twin_directions(
 def _line(ref: str) -> int:
     """The line number of a passage ref ``S{p}:L{line}``."""
     return int(ref[ref.index(":L") + 2 :])
-
-
-def _candidate(
-    q: Quantity,
-    header_scale: float,
-    ref: str,
-    label: str,
-    named: tuple[float, ...],
-    column_year: int | None = None,
-    names_change: bool = False,
-) -> Candidate:
-    dim: Dim
-    currency = None
-    if q.unit == "%":
-        dim, value = "percent", q.value * q.scale
-    elif q.unit == "pp":
-        dim, value = "pp", q.value * q.scale
-    elif q.unit == "x":
-        dim, value = "multiple", q.value
-    elif q.unit and q.unit.endswith("/share"):
-        dim, value, currency = "per_share", q.value * q.scale, q.unit.split("/")[0]  # "18 cents per share": 0.18
-    elif q.unit:
-        dim, currency = "currency", q.unit
-        value = q.value * (q.scale if q.has_scale_word else header_scale)
-    else:
-        scale = q.scale if q.has_scale_word else header_scale
-        dim = "amount" if scale != 1.0 else "none"
-        value = q.value * scale
-    return passage_candidate(value, dim, ref, label, currency, q.value, named, column_year, names_change)
