@@ -301,7 +301,7 @@ def stated_bounds(text: str, offset: int, numbers: Sequence[Quantity]) -> dict[i
     """Number start (in the answer) → ``(way, strict)`` of the bound the sentence states on it
     (module doc): a bound phrase right before the first number of its clause."""
     low = text.lower()
-    if not any(h in low for h in _BOUND_HINTS):
+    if not any(map(low.__contains__, _BOUND_HINTS)):
         return {}
     out = {}
     korean = not text.isascii()

@@ -143,7 +143,7 @@ class SnapshotIndex:
             columns = {c.column_year for c in direct if c.column_year is not None}
             self._column_years = tuple(("", str(y)) for y in sorted(columns - self.vocabulary.years))
         low = text.lower()
-        rows = bool(self._row_names) and any(n in low for n in self._row_names)
+        rows = bool(self._row_names) and any(map(low.__contains__, self._row_names))
         if not rows and (not self._column_years or len(_YEARS.findall(text)) < 2):
             return self.vocabulary  # (a sentence naming one year gives it to every number: no need to read whose)
         if rows not in self._uncited_vocabularies:

@@ -200,8 +200,13 @@ def may_name(words: tuple[str, ...], text: str) -> bool:
     substring; under ``re.I`` an ASCII text matches no non-ASCII entry). Any other text: True."""
     if not text.isascii():
         return True
-    low = text.lower()
-    return any(w in low for w in words if w.isascii())
+    return any(map(text.lower().__contains__, _ascii_entries(words)))
+
+
+@lru_cache(maxsize=64)
+def _ascii_entries(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The ASCII entries of a word list (the lists are module constants: one entry each)."""
+    return tuple(w for w in words if w.isascii())
 
 
 _SUM_A = tuple(w for w in SUM_WORDS if w.isascii())
