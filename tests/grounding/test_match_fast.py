@@ -63,3 +63,15 @@ def test_scanned_and_sorted_prefilters_find_the_same_candidates(rows, queries):
         q = Quantity(text=str(value), span=(0, 1), value=value, scale=scale, decimals=decimals)
         assert scanning._hits(q) == sorting._hits(q)
     assert sorting._sorted is not None or not sorting._vals.size
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(VALUES, st.just(float("nan")), st.sampled_from([0.0, -0.0, 5.0])), max_size=50))
+def test_sorted_keys_are_the_masked_stable_sort(values):
+    """The prefilter's sorted keys: the stable order less its NaNs (which numpy sorts last), values and indices."""
+    from assay.grounding.match import _sorted_keys
+
+    arr = np.abs(np.array(values, dtype=float))
+    order = np.argsort(arr, kind="stable")
+    order = order[~np.isnan(arr[order])]
+    assert _sorted_keys(arr) == (arr[order].tolist(), order.tolist())

@@ -140,15 +140,16 @@ def _row_pairs(lengths: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not total:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    starts = np.cumsum(n) - n  # each row's first number
-    firsts = np.cumsum(counts) - counts  # each row's first pair
-    row = np.repeat(np.arange(len(n)), counts)
+    starts = n.cumsum() - n  # each row's first number (array methods: numpy's function wrappers cost more)
+    firsts = counts.cumsum() - counts  # each row's first pair
+    row = np.arange(len(n)).repeat(counts)
     m = (n - 1)[row]
     local = np.arange(total) - firsts[row]
     i = local // m
     k = local - i * m
     j = k + (k >= i)
-    return starts[row] + i, starts[row] + j, firsts[row] + j * m + i - (i > j)
+    first = starts[row]
+    return first + i, first + j, firsts[row] + j * m + i - (i > j)
 
 
 def _values(flat: list[Candidate], ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
