@@ -221,3 +221,12 @@ def test_property_bare_number_fast_path_is_the_reader(parts, sep, space_thousand
                 )
         else:
             assert any(m.group(i) is not None for i in (1, 2, 3, 5, 7, 8, 9, 10, 12, 13, 14))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_AROUND, _AROUND, st.booleans())
+def test_property_no_date_label_or_duration_reads_across_a_cell_bar(head, tail, ascii_text):
+    """A bare number between "| " and " |" (a table cell) skips the date, label and duration tests: none
+    of their patterns can read across the "|" (whatever is around the cell)."""
+    before, after = (head + "| ")[-24:], (" |" + tail)[:24]
+    assert not q._date_label_or_duration(before, after, after[:2], ascii_text)

@@ -330,7 +330,10 @@ def _bare_quantity(text: str, start: int, end: int, words: WordIndex | None, asc
         return None  # a formula constant: "× 100", "/ 2"
     if after[:2] in ORDINAL_SUFFIXES and ORDINAL_AFTER.match(after[:3]):
         return None
-    if _date_label_or_duration(before, after, after[:2], ascii_text):
+    if not (after[:2] == " |" and before[-2:] == "| ") and _date_label_or_duration(
+        before, after, after[:2], ascii_text
+    ):
+        # (a table cell "| 1,234 |": no date, label or duration pattern reads across a "|"; tested)
         return None
     if value < 100 and _LIST_MARK_AFTER.match(after[:2]) and not text[text.rfind("\n", 0, start) + 1 : start].strip():
         return None  # list number "1. " / "2) "
