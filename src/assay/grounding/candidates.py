@@ -128,20 +128,15 @@ def make_candidate(
 
 
 def passage_candidate(
-    q: Quantity,
-    header_scale: float,
-    ref: str,
-    label: str,
-    page_scales: tuple[float, ...],
-    column_year: int | None,
-    page_names_change: bool,
+    q: Quantity, header_scale: float, ref: str, label: str, scales: tuple[float, ...], year: int | None, change: bool
 ) -> Candidate:
     """The candidate of a number ``q`` read in a source passage (:mod:`assay.grounding.passages`):
     percent, percentage points, multiple, per-share, currency (scaled by its scale word, else by the
     passage's scale header ``header_scale``) or a bare number (``amount`` when scaled, else ``none``);
-    its displayed value is the number as written. ``make_candidate(…, origin="passage", …)`` with
-    positional arguments and the instance dict set whole: a TAT-QA context makes ~25 a table, and
-    binding seventeen keyword parameters was half the cost."""
+    its displayed value is the number as written; ``scales``, ``year`` and ``change`` are its
+    ``page_scales``, ``column_year`` and ``page_names_change``. ``make_candidate(…, origin="passage",
+    …)`` with the instance dict set whole: a TAT-QA context makes ~25 a table, and binding seventeen
+    keyword parameters was half the cost."""
     dim: Dim
     currency = None
     unit = q.unit
@@ -178,9 +173,9 @@ def passage_candidate(
             "chrono": None,
             "operands": (),
             "digits": None,
-            "page_scales": page_scales,
-            "column_year": column_year,
-            "page_names_change": page_names_change,
+            "page_scales": scales,
+            "column_year": year,
+            "page_names_change": change,
             "twin_direction": None,
         },
     )

@@ -118,7 +118,6 @@ __all__ = [
 
 _CLAUSE = CLAUSE
 _new = object.__new__
-_set_dict = object.__setattr__  # (a frozen dataclass's own __setattr__ refuses every name)
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE_BEFORE = re.compile(
@@ -254,27 +253,23 @@ class SentenceContext:
         ends = tuple(n.span[1] - offset for n in numbers)
         contra = from_to_contradictions(text, offset, numbers)
         ctx = _new(cls)  # = cls(...) without the frozen dataclass's object.__setattr__ per field (16 of them)
-        _set_dict(
-            ctx,
-            "__dict__",
-            {
-                "text": text,
-                "offset": offset,
-                "by_number": frozen,
-                "number_ends": ends,
-                "sum_licensed": summed,
-                "cross_period_licensed": cross,
-                "polarity": polarity,
-                "exact": exact,
-                "named": named,
-                "question_loss": qloss,
-                "contradicted": contra,
-                "year_mentions": len(years),
-                "may": may,
-                "may_state_sign": polar_text,
-                "paired": paired_items is not None,
-                "owned": tuple(owned),
-            },
+        ctx.__dict__.update(
+            text=text,
+            offset=offset,
+            by_number=frozen,
+            number_ends=ends,
+            sum_licensed=summed,
+            cross_period_licensed=cross,
+            polarity=polarity,
+            exact=exact,
+            named=named,
+            question_loss=qloss,
+            contradicted=contra,
+            year_mentions=len(years),
+            may=may,
+            may_state_sign=polar_text,
+            paired=paired_items is not None,
+            owned=tuple(owned),
         )
         return ctx
 
