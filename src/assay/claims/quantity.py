@@ -70,7 +70,6 @@ class Quantity:
 
 
 _new = object.__new__
-_set_dict = object.__setattr__  # (a frozen dataclass's own __setattr__ refuses every name)
 
 
 def digits_quantity(
@@ -91,24 +90,20 @@ def digits_quantity(
     same instance dict, so the same fields, equality, hash and ``replace``
     (``tests/claims/test_fast_paths.py``)."""
     q = _new(Quantity)
-    _set_dict(  # the whole instance dict at once (an update of the empty one cost twice as much)
-        q,
-        "__dict__",
-        {
-            "text": text,
-            "span": span,
-            "value": value,
-            "scale": scale,
-            "unit": unit,
-            "decimals": decimals,
-            "explicit_sign": explicit_sign,
-            "direction": direction,
-            "sign_wording": sign_wording,
-            "range_id": None,
-            "form": "digits",
-            "tolerance": tolerance,
-            "negative_wording": None,
-            "change_base": None,
-        },
+    q.__dict__.update(
+        text=text,
+        span=span,
+        value=value,
+        scale=scale,
+        unit=unit,
+        decimals=decimals,
+        explicit_sign=explicit_sign,
+        direction=direction,
+        sign_wording=sign_wording,
+        range_id=None,
+        form="digits",
+        tolerance=tolerance,
+        negative_wording=None,
+        change_base=None,
     )
     return q

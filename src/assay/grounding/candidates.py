@@ -74,7 +74,6 @@ class Candidate:
 
 
 _new = object.__new__
-_set_dict = object.__setattr__  # (a frozen dataclass's own __setattr__ refuses every name)
 
 
 def make_candidate(
@@ -101,28 +100,24 @@ def make_candidate(
     make one per figure): the same instance dict, so the same fields, equality, hash and
     ``replace`` (``tests/grounding/test_passages_fast.py``)."""
     c = _new(Candidate)
-    _set_dict(
-        c,
-        "__dict__",
-        {
-            "value": value,
-            "dim": dim,
-            "ref": ref,
-            "label": label,
-            "currency": currency,
-            "displayed": displayed,
-            "derived_from": derived_from,
-            "op": op,
-            "origin": origin,
-            "period": period,
-            "chrono": chrono,
-            "operands": operands,
-            "digits": digits,
-            "page_scales": page_scales,
-            "column_year": column_year,
-            "page_names_change": page_names_change,
-            "twin_direction": twin_direction,
-        },
+    c.__dict__.update(
+        value=value,
+        dim=dim,
+        ref=ref,
+        label=label,
+        currency=currency,
+        displayed=displayed,
+        derived_from=derived_from,
+        op=op,
+        origin=origin,
+        period=period,
+        chrono=chrono,
+        operands=operands,
+        digits=digits,
+        page_scales=page_scales,
+        column_year=column_year,
+        page_names_change=page_names_change,
+        twin_direction=twin_direction,
     )
     return c
 
@@ -135,8 +130,8 @@ def passage_candidate(
     passage's scale header ``header_scale``) or a bare number (``amount`` when scaled, else ``none``);
     its displayed value is the number as written; ``scales``, ``year`` and ``change`` are its
     ``page_scales``, ``column_year`` and ``page_names_change``. ``make_candidate(…, origin="passage",
-    …)`` with the instance dict set whole: a TAT-QA context makes ~25 a table, and binding seventeen
-    keyword parameters was half the cost."""
+    …)`` with positional arguments: a TAT-QA context makes ~25 a table, and binding its keyword
+    parameters was half the cost."""
     dim: Dim
     currency = None
     unit = q.unit
@@ -155,31 +150,9 @@ def passage_candidate(
         scale = q.scale if q.scale != 1.0 else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    c = _new(Candidate)
-    _set_dict(
-        c,
-        "__dict__",
-        {
-            "value": value,
-            "dim": dim,
-            "ref": ref,
-            "label": label,
-            "currency": currency,
-            "displayed": q.value,
-            "derived_from": (),
-            "op": None,
-            "origin": "passage",
-            "period": None,
-            "chrono": None,
-            "operands": (),
-            "digits": None,
-            "page_scales": scales,
-            "column_year": year,
-            "page_names_change": change,
-            "twin_direction": None,
-        },
+    return make_candidate(  # positionally: binding keywords was the cost, not the call
+        value, dim, ref, label, currency, q.value, (), None, "passage", None, None, (), None, scales, year, change
     )
-    return c
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
