@@ -290,13 +290,10 @@ def _in_columns(
     if row[0][5] is not None:  # a "|" row under a "|" year header: each number's cell names its column
         for qs, sc, ref, label, ps, years in row:
             scales = _NO_SCALE if ps else named
-            if years is None:
-                made.extend(passage_candidate(q, sc, ref, label, scales, None, names_change) for q in qs)
-            else:
-                made.extend(
-                    passage_candidate(q, sc, ref, label, scales, y, names_change)
-                    for q, y in zip(qs, years, strict=True)
-                )
+            made.extend(
+                passage_candidate(q, sc, ref, label, scales, y, names_change)
+                for q, y in zip(qs, years or [None] * len(qs), strict=True)  # (a later line not placed: none)
+            )
     else:
         n = sum(len(line[0]) for line in row)
         by_count = iter(columns) if columns and n == len(columns) else None
