@@ -213,7 +213,7 @@ _SUM_A = tuple(w for w in SUM_WORDS if w.isascii())
 _CROSS_A = tuple(w for w in CROSS_PERIOD_WORDS if w.isascii())
 _POLAR_A = tuple(w for w in LOSS_WORDS + GAIN_WORDS if w.isascii())
 #: Every word one of :func:`text_licences`'s pre-checks needs ("total": :func:`total_over_years`).
-_LICENCE_A = (*_SUM_A, *_CROSS_A, "total")
+_LICENCE_WORDS = (*SUM_WORDS, *CROSS_PERIOD_WORDS, "total")
 
 
 def may_sum(text: str) -> bool:
@@ -246,10 +246,8 @@ def licences(question: str) -> tuple[bool, bool]:
     every one of its :func:`sub_questions` does (which part a figure answers is unknown)."""
     if not question:
         return False, False
-    if question.isascii():  # each sub-question's licence needs one of its words: none in the question, none in any
-        low = question.lower()
-        if not any(map(low.__contains__, _LICENCE_A)):
-            return False, False
+    if not may_name(_LICENCE_WORDS, question):  # each sub-question's licence needs one of these words
+        return False, False
     parts = [text_licences(p) for p in sub_questions(question)]
     return all(s for s, _ in parts), all(c for _, c in parts)
 

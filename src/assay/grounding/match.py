@@ -115,7 +115,6 @@ class CandidateSet:
         half = max(0.5 * 10.0 ** (-q.decimals), q.tolerance or 0.0)  # words: their stated tolerance
         tol = half * (1 + 1e-9) + 1e-12 * max(1.0, abs(q.base_value))
         stated, base, s = abs(q.value), abs(q.base_value), q.scale
-        hits: set[int] = set()
         # each reading's interval once (a set: with no scale word, value and base agree)
         by_val = {
             ((stated - tol) * s, (stated + tol) * s),
@@ -133,6 +132,7 @@ class CandidateSet:
             return np.flatnonzero(near).tolist()
         if self._sorted is None:
             self._sorted = (_sorted_keys(self._vals), _sorted_keys(self._disp))
+        hits: set[int] = set()
         for (keys, idx), intervals in zip(self._sorted, (by_val, by_disp), strict=True):
             for lo, hi in intervals:
                 a, b = bisect_left(keys, lo * (1 - 1e-12)), bisect_right(keys, hi * (1 + 1e-12))
