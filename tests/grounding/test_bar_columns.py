@@ -40,7 +40,15 @@ def _check(answer: str) -> str:
         (" | December 31, 2019 | December 31,2018", True),
         (" | FY19 | FY18", True),  # a fresh-eyes hunt's: "FY19" and "2019 (restated)" named no column
         (" | 2019 (restated) | 2018", True),
-        (" | Q1 2019 | Q4 2018", False),  # quarters: no year column (left open)
+        (" | Q1 2019 | Q4 2018", True),  # gate-19: a quarter's cell names its year (was left open)
+        (" | Year Ended December 31, 2018 | Year Ended December 31, 2017", True),  # gate-19: words of dates
+        (" | Year-ended 31 March 2019 | Year-ended 31 March 2018 Restated See note 2", False),  # ("see note")
+        (" | Pro Forma Year Ended September 30, 2018 (unaudited) | Pro Forma Year Ended September 30, 2017", True),
+        ("€ million | 30/9/2018 | 30/9/2019", True),
+        ("Maturity date | 30/7/2021~ | 28/6/2019~", False),  # a range of dates names no one year
+        ("Description | Notes due 2025 | Notes due 2027", False),  # "due": no word of a period
+        ("Segment | Fiscal 2019 Net Sales | Fiscal 2018 Net Sales", False),  # an item beside the year: not read
+        (" | 2019 vs. 2018 | 2018 vs. 2017", False),  # two years a cell: a change column
         ("(in millions, except per share amounts) | 2019 | 2018 (4) | 2017 (4) | 2016 (4) | 2015 (4)", True),
         ("Revenue | 1,234 | 1,100", False),
         (" | 2019", False),  # one year names no columns
@@ -50,6 +58,22 @@ def _check(answer: str) -> str:
 )
 def test_a_bar_header_of_years(line, header):
     assert (_bar_header(line) is not None) is header
+
+
+def test_a_slash_date_under_a_table_s_header_is_a_value():
+    assert _bar_header(" | 11/4/2024 | 8/12/2023", first=True) is not None
+    assert _bar_header(" | 11/4/2024 | 8/12/2023", first=False) is None  # "Maturity date | 30/7/2021~ | …" continued
+
+
+def test_a_header_s_footnote_marks_leave_it_a_header():
+    # gate-19: "(1)" was read as a number after the first "|", so the header named no column's year and
+    # "The Other operating expenses in 2018 was 27.0 million." passed on the 2019 cell (TAT-QA)
+    page = "(in millions)\n | 2019 (1) | 2018 | 2017 (2)\nOther operating expenses | 27.0 | 33.7 | 11.8\n"
+    years = [(c.displayed, c.column_year) for c in parse_passages((page,)).direct if c.ref == "S1:L3"]
+    assert years == [(27.0, 2019), (33.7, 2018), (11.8, 2017)]
+    snap = Snapshot(sources=(page,))
+    assert check_answer("The Other operating expenses in 2018 was 27.0 million.", snap, mode="uncited").status == "fail"
+    assert check_answer("The Other operating expenses in 2019 was 27.0 million.", snap, mode="uncited").status == "pass"
 
 
 def test_each_number_takes_its_cell_s_year():

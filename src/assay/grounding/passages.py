@@ -78,6 +78,8 @@ _ITEM_LIST = re.compile(r",|\band\b")
 #: each number's cell's year or None)`` — the last for a "|" row under a "|" year header (:func:`_bar_header`).
 _Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
 _HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: A footnote mark as the reader reads it ("(1)": a parenthesised one- or two-digit number).
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
 #: changes in any cell (:func:`parse_passages`).
@@ -156,7 +158,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             elif (
                 _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
                 and _HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
-                and (found := _bar_header(line)) is not None  # (a "|" header may be long: a caption, change columns)
+                and (found := _bar_header(line, bars is None)) is not None  # (may be long: a caption, change columns)
             ):
                 bars = found  # its rows' numbers take their cells' years (no count-based columns)
             number_only = bool(_NUMBER_ONLY.match(stripped))
@@ -214,21 +216,46 @@ def _lines_holding(low: str | None, words: tuple[str, ...], starts: list[int]) -
     return found
 
 
-def _bar_header(line: str) -> tuple[int, dict[int, int]] | None:
+def _bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
     """A "|" row (with no number after its first "|": the caller's test) read as a column header of
-    years: its cell count and the year of each of its cells after the first that is a date or a year
-    and nothing else (:data:`_HEADER_DATE`), by cell index, when two or more are; else None. Its first
+    years: its cell count and the year of each of its cells after the first that names one
+    (:func:`_cell_year`), by cell index, when two or more do; else None. Its first
     cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
     "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
     "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
     year: 2,417 of 2,478 passed)."""
-    years = {i: _cell_year(m) for i, c in enumerate(line.split("|")) if i and (m := _HEADER_DATE.match(c))}
+    years = {i: y for i, c in enumerate(line.split("|")) if i and (y := _cell_year(c, first)) is not None}
     return (_cell_count(line), years) if len(years) >= 2 else None
 
 
-def _cell_year(m: re.Match[str]) -> int:
-    """The year of a :data:`_HEADER_DATE` match: its four digits, or 20xx of "FY19"."""
-    return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+def _cell_year(cell: str, first: bool = True) -> int | None:
+    """The year a header cell names: a :data:`_HEADER_DATE` match's four digits (20xx of "FY19"), or
+    the one year of a cell whose other words are all words of dates and periods (:data:`_DATE_WORDS`:
+    "Year Ended December 31, 2018", "Year-ended 31 March 2019", "Q4 2019", "Pro Forma Year Ended
+    September 30, 2018 (unaudited)"; gate-19), whose other numbers are days or marks (two digits at
+    most) and whose other characters are spaces and punctuation of dates ("30/9/2018"; not the range
+    mark of "30/7/2021~ 11/4/2024"; a "/" date under a table's header (``first`` False) is a value: "Maturity
+    date | … | 11/4/2024"). Else None ("Notes due 2025", "2019 vs. 2018", "Fiscal 2019 Net Sales": not read)."""
+    if m := _HEADER_DATE.match(cell):
+        return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+    if not _HEADER_YEAR.search(cell) or not _DATE_CHARS.fullmatch(cell) or (not first and "/" in cell):
+        return None  # ("30/7/2021~": a range of dates, no one year)
+    years = set(_HEADER_YEAR.findall(cell))
+    if len(years) != 1 or any(len(d) > 2 for d in _DIGITS.findall(_HEADER_YEAR.sub(" ", cell))):
+        return None
+    return int(years.pop()) if all(w.lower() in _DATE_WORDS for w in _WORDS.findall(cell)) else None
+
+
+#: The words a header cell naming a period may hold besides its date (:func:`_cell_year`).
+_DATE_WORDS = frozenset(
+    "year years ended ending end fiscal fy calendar as of at for the period periods month months week weeks "
+    "quarter quarters three six nine twelve fifty two q h restated unaudited audited pro forma actual balance "
+    "balances jan january feb february mar march apr april may jun june jul july aug august sep sept september "
+    "oct october nov november dec december".split()
+)
+_WORDS = re.compile(r"[A-Za-z]+")
+_DATE_CHARS = re.compile(r"[A-Za-z0-9\s,./()'’*-]+")
+_DIGITS = re.compile(r"\d+")
 
 
 def _cell_count(line: str) -> int:
@@ -247,9 +274,11 @@ def _aligned(line: str, header: int) -> bool:
 
 
 def _no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
-    """Whether no quantity of a line starts after its first "|" (offset ``bar``): a header's years and
-    dates are none (the cheap test before :func:`_bar_header`; its caption may hold one: "(1)")."""
-    return not qs or qs[-1].span[0] < bar
+    """Whether no quantity of a line starts after its first "|" (offset ``bar``) but footnote marks: a
+    header's years and dates are none (the cheap test before :func:`_bar_header`; its caption may hold
+    one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) | 2018 | 2017 (2)") is read as a number "(1)",
+    so its table named no column's year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
+    return not qs or qs[-1].span[0] < bar or all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
 
 
 def _plain_lower(text: str) -> str | None:
