@@ -43,6 +43,8 @@ _CELLS = (
         ("Quarters Ended | July 27, 2019 (1) | April 27, 2019", None),  # a header of dates (a TAT-QA gold case)
         (" | 2019 | 2018", None),
         ("Total | 5 | 6", None),  # generic
+        ("APJ | 98.7 | 103.6", "apj"),  # gate-19: initials name an item though short
+        ("Tax | 5 | 6", None),  # (not initials: short)
         ("Less: income taxes | (30) | (25)", "income taxes"),
     ],
 )
@@ -98,3 +100,55 @@ def test_property_a_cell_backs_its_own_row_s_item_only(order, said, cell):
     answer = f"{_ITEMS[said]} was {values[cell]:,} million in 2019."
     got = check_answer(answer, Snapshot(sources=(text,)), mode="uncited").status
     assert got == ("pass" if said == cell else "fail"), (answer, text, got)
+
+
+_REGIONS = (
+    "(in millions)\n | Year Ended December 31 | \n | 2019 | 2018 | 2017\n"
+    "United States | $40.2 | $35.9 | $32.8\nForeign | 25.9 | 27.0 | 12.7\nTotal | $66.1 | $62.9 | $45.5\n"
+    "Americas | 120.4 | 118.0 | 101.9\nAPJ | 98.7 | 103.6 | 99.1\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        (  # gate-19: a "Total" row's figure said to be another row's item (TAT-QA's templated label swaps)
+            "The United States income before income taxes in 2019 was $66.1 million.",
+            "The total income before income taxes in 2019 was $66.1 million.",
+        ),
+        (  # gate-19: a row named by initials is an item
+            "The amount decreased by 4.9 million in Americas in 2019 from 2018.",
+            "The amount decreased by 4.9 million in APJ in 2019 from 2018.",
+        ),
+    ],
+)
+def test_a_generic_or_short_row_is_judged_by_the_item_named(false, true):
+    snap = Snapshot(sources=(_REGIONS,))
+    got = check_answer(false, snap, mode="uncited")
+    assert got.status == "fail" and "label_mismatch" in [v.kind for v in got.violations], (false, got.violations)
+    assert check_answer(true, snap, mode="uncited").status == "pass", true
+
+
+def test_a_total_row_named_with_its_parts_is_not_judged():
+    snap = Snapshot(sources=(_REGIONS,))  # two items named for it: a total of parts, not one mislabelled item
+    assert (
+        check_answer(
+            "United States and Foreign income together was $66.1 million in 2019.", snap, mode="uncited"
+        ).status
+        == "pass"
+    )
+
+
+def test_a_long_first_cell_keeps_its_row_item():
+    # gate-19: a row's label was its line's first 80 characters, so this row named no item and
+    # "Audit-Related Fees" passed on its cells' difference (TAT-QA)
+    page = (
+        " | 2019 | Percentage of Total Fees | 2018 | Percentage of Total Fees\n"
+        "Statutory Audit, Certification, Audit of Individual and Consolidated Financial Statements | 4,105,000"
+        " | 95.2% | 4,556,500 | 96.3%\nAudit-Related Fees | 209,005 | 4.8% | 173,934 | 3.7%\n"
+    )
+    snap = Snapshot(sources=(page,))
+    false = "The increase/ (decrease) in Audit-Related Fees from the period 2018 to 2019 was -451,500."
+    assert check_answer(false, snap, mode="uncited").status == "fail"
+    true = "The increase/ (decrease) in Audit-Related Fees from the period 2018 to 2019 was 35,071."
+    assert check_answer(true, snap, mode="uncited").status == "pass"

@@ -34,6 +34,7 @@ __all__ = [
     "line_item",
     "related_items",
     "row_item",
+    "generic_row",
     "related_to",
     "label_veto",
     "names_own_item",
@@ -96,8 +97,28 @@ def row_item(label: str) -> str | None:
     by " | " and another of which is a number, or of a row whose cells a tab or two or more spaces
     cut ("Cost of sales   214,137   223,546") when every other cell is a number, a currency sign or a
     dash. None for a line of prose ("Net income was $97.0 billion."), or an item that names nothing
-    (shorter than four characters, generic, no letter, over 12 words). Gate-18: an uncited sentence naming
-    another row's item for a cell fails as a cited one does."""
+    (shorter than four characters unless initials, "APJ"; generic, no letter, over 12 words). Gate-18:
+    an uncited sentence naming another row's item for a cell fails as a cited one does."""
+    item = _first_cell(label)
+    if item is None:
+        return None
+    words = item.split()
+    if len(item) < 4 and _ACRONYM.fullmatch(label.strip().strip("|").split("|")[0].strip()):
+        return item  # "APJ", "UK": a region or segment named by its initials (gate-19)
+    if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
+        return None
+    return item
+
+
+def generic_row(label: str) -> str | None:
+    """The generic word (:data:`GENERIC_ITEMS`: "total", "other", …) a passage number's table row is
+    named by (its first cell, as :func:`row_item` reads it), else None."""
+    item = _first_cell(label)
+    return item if item in GENERIC_ITEMS else None
+
+
+def _first_cell(label: str) -> str | None:
+    """A table row's first cell as a line item (lower-case, its sign word cut), for :func:`row_item`."""
     if "|" in label:  # cells marked as such (markdown's outer "|" too): any other cell may hold text ("5 - 40")
         parts = [p.strip() for p in label.strip().strip("|").split("|")]
         if not any(any(ch.isdigit() for ch in p) and _NUMBER_CELL.fullmatch(p) for p in parts[1:]):
@@ -108,13 +129,11 @@ def row_item(label: str) -> str | None:
             return None
     else:
         return None  # (a line of prose: no cells)
-    item = _SIGN_PREFIX.sub("", line_item(parts[0]).rstrip(":").rstrip())  # "Less: income taxes": income taxes
-    words = item.split()
-    if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
-        return None
-    return item
+    return _SIGN_PREFIX.sub("", line_item(parts[0]).rstrip(":").rstrip())  # "Less: income taxes": income taxes
 
 
+#: A row's first cell that is initials ("APJ", "UK", "USA"): an item though shorter than four characters.
+_ACRONYM = re.compile(r"[A-Z]{2,3}")
 #: A row's sign word before its item ("Less: income taxes", "Add: depreciation").
 _SIGN_PREFIX = re.compile(r"^(?:less|add|plus|deduct)\s*:\s*")
 #: Where a passage's table row is cut into cells (:func:`row_item`), and what a number cell holds (a
@@ -278,6 +297,13 @@ def label_veto(
     numbers (``elsewhere``: "Net income was $114.3 billion and operating income was $97.0 billion"
     names operating income for the $97.0 billion; a helper's false accept, gate-16)."""
     mine = [m for o in operands if (m := _own_item(o)) is not None]
+    if not mine and exact and (word := _one_generic_row(operands)) is not None:
+        # a "Total" or "Other" row's figure said to be one other row's item, the generic word unsaid ("The
+        # United States income … was $66.1 million" on "Total | $66.1"): gate-19, TAT-QA's templated label
+        # swaps (most of their false accepts); two items named ("A and B together") or the word: not judged
+        items = [n for n in named_items if n in exact]
+        if len(items) == 1 and re.search(rf"\b{word}\b", text, re.I) is None:
+            return "label_mismatch", f"the sentence names {items[0]!r}, but {ref} is a {word!r} row"
     related = [any(related_to(n, m, n in exact) for m in mine) for n in named_items] if mine else []
     stray = [n for n, r in zip(named_items, related, strict=False) if n in exact and not r]
     # named exact items: the candidate's; a paired item is its number's (names_own_item read last: lazily)
@@ -296,6 +322,12 @@ def label_veto(
                 if not r and concept_of(n) is not None and concept_of(n) not in own:
                     return "label_mismatch", f"the sentence names {n!r} for it, which is neither of {ref}'s line items"
     return None
+
+
+def _one_generic_row(operands: Sequence[Candidate]) -> str | None:
+    """The generic word of the table row every operand (passage numbers) sits in, when one, else None."""
+    words = {generic_row(o.label) if o.origin == "passage" else None for o in operands}
+    return words.pop() if len(words) == 1 else None
 
 
 def _own_item(c: Candidate) -> str | None:

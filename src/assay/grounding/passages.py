@@ -171,7 +171,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if not number_only:
                 if row:
                     rows.append(_in_columns(row, columns, named, direct, names_change))
-                row, row_label, label_li = [], stripped[:80], li
+                row, row_label, label_li = [], _row_label(stripped), li
             if run and not header:  # the run ended: its years name the columns of the rows from here
                 columns, run = (run if len(run) >= 2 else columns), []
             if qs:  # the line's scale, read only for a line with numbers
@@ -197,6 +197,15 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if told and cells:
             _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _row_label(line: str) -> str:
+    """A row's label: its line's first 80 characters, or, when its first "|" comes later, up to 40
+    characters past it (a long first cell keeps a cell after it: gate-19, "Statutory Audit,
+    Certification, Audit of Individual and Consolidated Financial Statements | 4,105,000 | …" named no
+    row item, so an uncited sentence naming another row's item passed on its cells)."""
+    bar = line.find("|", 80)
+    return line[:80] if bar == -1 or "|" in line[:80] else line[: bar + 40]
 
 
 def _lines_holding(low: str | None, words: tuple[str, ...], starts: list[int]) -> set[int] | None:
