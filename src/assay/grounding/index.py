@@ -60,6 +60,8 @@ class SnapshotIndex:
         self._derived: CandidateSet | None = None
         self._vocabulary: SnapshotVocabulary | None = None
         self._page_currencies: dict[int, str | None] = {}
+        self._source_lines: dict[int, list[str]] = {}
+        self._period_years: frozenset[int] | None = None
         self._row_names: frozenset[str] | None = None
         self._row_items: frozenset[str] = frozenset()
         self._uncited_vocabularies: dict[bool, SnapshotVocabulary] = {}  # with the row items, without
@@ -168,6 +170,23 @@ class SnapshotIndex:
             written = {c.currency for c in self.passages.direct if c.currency and c.ref.startswith(prefix)}
             self._page_currencies[page] = page_currency(self.snapshot.sources[page - 1], written)
         return self._page_currencies[page]
+
+    @property
+    def period_years(self) -> frozenset[int]:
+        """The years that are the snapshot's periods: its facts' and its passages' column years."""
+        if self._period_years is None:
+            columns = {c.column_year for c in self.passages.direct if c.column_year is not None}
+            self._period_years = self.vocabulary.years | columns
+        return self._period_years
+
+    def source_line(self, ref: str) -> str:
+        """The line a passage number's ``ref`` (``S{page}:L{line}``, both 1-based) names, its page split
+        into lines on first use. ``IndexError``/``ValueError`` for a ref the snapshot lacks."""
+        page, line = ref[1:].split(":L")
+        lines = self._source_lines.get(int(page))
+        if lines is None:
+            lines = self._source_lines[int(page)] = self.snapshot.sources[int(page) - 1].splitlines()
+        return lines[int(line) - 1]
 
     def uncited_facts(self) -> CandidateSet:
         """Every fact's uncited-mode candidate (no passage numbers), built once per index."""

@@ -32,7 +32,7 @@ from assay.grounding.context import SentenceContext, acceptable, question_carrie
 from assay.grounding.derivation_names import one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
-from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.labels import SnapshotVocabulary, row_item
 from assay.grounding.lead_period import with_lead_year
 from assay.grounding.level_moves import Move, contradicted_levels, move_order_veto, stated_moves
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
@@ -40,6 +40,7 @@ from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.outflows import outflow_veto
 from assay.grounding.page_currency import currency_veto
+from assay.grounding.prose_numbers import prose_item_veto, prose_period_veto
 from assay.grounding.question_period import with_question_years
 from assay.grounding.rates import rate_veto
 from assay.grounding.sentence_memo import sentence_memo
@@ -75,6 +76,7 @@ def sentence_reader(
     signed = question_carries_sign(question)
     text = claim.text
     read: list[SentenceContext] = []  # the sentence is read on the first value match (none: never read)
+    vocabs: list[SnapshotVocabulary] = []  # the vocabulary it was read with
 
     def license_sign(q: Quantity) -> Quantity:
         return replace(q, sign_wording=True) if signed and not q.sign_wording and not q.explicit_sign else q
@@ -95,6 +97,7 @@ def sentence_reader(
             return "sign", "the sentence puts its two levels one way (moved or compared); their values go the other"
         if not read:
             vocab = idx.vocabulary if cited else idx.uncited_vocabulary(claim.text)  # (with the passages' row items)
+            vocabs.append(vocab)
             ctx = read_context(claim.text, claim.span[0], vocab, question, tuple(claim.numbers), may)
             read.append(ctx if cited else with_question_years(ctx, idx.vocabulary, question, tuple(claim.numbers)))
         ctx = read[0]
@@ -133,6 +136,15 @@ def sentence_reader(
                 if c.op is None
                 else derived_cell_veto(c, given)
             )
+        elif veto is None and c.origin == "passage" and c.op is None and row_item(c.label) is None:
+            line = idx.source_line(c.ref)  # a number of prose: the years and items its own sentence gives it
+            if not own_years and not years and len(claim.numbers) == 1:
+                years.append(named_years(text))  # (one number: every year is its)
+            given = own_years or (years[0] if years and len(claim.numbers) == 1 else _NONE)
+            if given:  # (of several numbers, only the years read as q's: "1.3% …, below the 13.6% rise in 2021")
+                veto = prose_period_veto(c, given, line, idx.period_years)
+            if veto is None and own_items and ctx.exact:
+                veto = prose_item_veto(c, [n for n in own_items if n in ctx.exact], line, vocabs[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)

@@ -1,0 +1,106 @@
+"""A passage number written in prose: what its own sentence on the page says it is (issue 15, gate-19;
+used by :func:`assay.grounding.sentence_rules.sentence_reader`).
+
+A table cell has a column (its year, :mod:`~assay.grounding.column_period`) and a row (its line item,
+:func:`~assay.grounding.labels.row_item`); a number of a paragraph has neither, so an uncited sentence
+naming another year or another row's item than the paragraph gives it passed ("The effective tax rate
+in 2018 was 13.0%." on "The effective income tax rate for 2019 was 13.0% compared to 18.3% for
+2018."). Its own sentence is read instead (:func:`own_sentence`): the years it gives the number
+(:func:`prose_years`) and the row items it names (:func:`prose_item_veto`). Conservative: a number
+its line shows twice or not at all, a sentence that says "respectively", a year that is none of the
+snapshot's periods ("notes due 2025"), and a sentence naming no year or no row item are not judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assay.grounding.candidates import Candidate
+from assay.grounding.labels import SnapshotVocabulary, related_to
+
+__all__ = ["own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
+
+
+def prose_period_veto(
+    c: Candidate, years: frozenset[int], line: str, periods: frozenset[int]
+) -> tuple[str, str] | None:
+    """``("period_mismatch", reason)`` when the sentence names ``years`` and passage number ``c``, a
+    number of prose (``line``: its line of the page), is given only other years by its own sentence
+    there (:func:`prose_years`), one of them a period of the snapshot (``periods``). TAT-QA's
+    templated period swaps, uncited on the tables as text: the largest group of their false accepts.
+    Else None."""
+    if c.op is not None or c.column_year is not None or not years:
+        return None
+    given = prose_years(line, c)
+    if not given & periods or given & years:
+        return None
+    named = ", ".join(str(y) for y in sorted(years))
+    of = ", ".join(str(y) for y in sorted(given))
+    return "period_mismatch", f"the sentence names {named}, but {c.ref}'s own sentence gives it {of}"
+
+
+def prose_item_veto(c: Candidate, named: Sequence[str], line: str, vocab: SnapshotVocabulary) -> tuple[str, str] | None:
+    """``("label_mismatch", reason)`` when the sentence names the line items ``named`` (exact items of
+    the snapshot) for a number that ``c``, a number of prose, backs, and ``c``'s own sentence on the
+    page (:func:`own_sentence`) names items of ``vocab`` none of which relates to a named one, either
+    way (:func:`~assay.grounding.labels.related_to`): "Bell Media operating revenues rose 3.6%" on
+    "Bell Wireless operating revenues increased by 3.6% in Q4 2019". Else None."""
+    if c.op is not None or not named or (found := own_sentence(line, c)) is None:
+        return None
+    sentence = line[found[0] : found[1]]
+    low = sentence.lower() if sentence.isascii() else None
+    own = {item for _, _, item in vocab.named_spans(sentence, low)} & vocab.items
+    if not own or any(related_to(n, item, True) or related_to(item, n, True) for n in named for item in own):
+        return None
+    return "label_mismatch", f"the sentence names {named[0]!r}, but {c.ref}'s own sentence is of {min(own)!r}"
+
+
+def prose_years(line: str, c: Candidate) -> frozenset[int]:
+    """The years the sentence of ``line`` that shows ``c``'s displayed digits (:func:`own_sentence`)
+    gives it: those with no other number between them and it, a year before a colon only to the
+    number right after it ("US$261,518 (2018: US$283,752)": 2018 is the second's). Empty when
+    :func:`own_sentence` finds none."""
+    found = own_sentence(line, c)
+    if found is None:
+        return frozenset()
+    start, end, at = found
+    tokens = list(_NUMBER.finditer(line, start, end))
+    mine = next(i for i, m in enumerate(tokens) if m.start() == at)
+    out = set()
+    for i, m in enumerate(tokens):
+        if i == mine or not _YEAR_TOKEN.fullmatch(m.group(0)):
+            continue
+        between = tokens[min(i, mine) + 1 : max(i, mine)]
+        if any(not _YEAR_TOKEN.fullmatch(t.group(0)) for t in between):
+            continue  # another number stands between: the year is its
+        if line.startswith(":", m.end()) and (i > mine or between):
+            continue  # "$200 (2018: $169)", "2018: $1, …": the year is the number's right after its colon
+        out.add(int(m.group(0)))
+    return frozenset(out)
+
+
+def own_sentence(line: str, c: Candidate) -> tuple[int, int, int] | None:
+    """``(start, end, at)``: the sentence of ``line`` that shows ``c``'s displayed digits (``at``:
+    where), when the line shows them exactly once and the sentence does not say "respectively" (its
+    years and items go to its numbers in order: not read here); else None."""
+    shown = abs(c.displayed if c.displayed is not None else c.value)
+    hits = [m for m in _NUMBER.finditer(line) if _value(m.group(0)) == shown]
+    if len(hits) != 1:
+        return None
+    at, after = hits[0].span()
+    start = max((m.end() for m in _SENTENCE_END.finditer(line, 0, at)), default=0)
+    end = m.start() if (m := _SENTENCE_END.search(line, after)) else len(line)
+    return None if _RESPECTIVELY.search(line, start, end) else (start, end, at)
+
+
+#: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
+#: A number as written in prose, thousands grouped by commas ("2019, 2018" are two numbers).
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\w.,])\d+(?:\.\d+)?(?!\d)")
+_YEAR_TOKEN = re.compile(r"(?:19|20)\d{2}")
+_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
+
+
+def _value(text: str) -> float:
+    return float(text.replace(",", ""))

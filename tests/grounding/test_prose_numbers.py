@@ -1,0 +1,92 @@
+"""A passage number written in prose is judged by what its own sentence on the page says it is
+(gate-19, ``assay.grounding.prose_numbers``): its years and its row item. TAT-QA's templated
+sentences, uncited on the tables as text, passed on paragraph numbers whose sentence gives them
+another year or another row's item (the largest group of their period and label swaps)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.facts import Snapshot
+from assay.grounding import check_answer
+from assay.grounding.candidates import make_candidate
+from assay.grounding.prose_numbers import own_sentence, prose_years
+
+_TAX = (
+    "Years Ended December 31, | 2019 | 2018 | 2017\n"
+    "Statutory federal income tax rate | 21.0% | 21.0% | 35.0%\n"
+    "Effective income tax rate | 13.0% | 18.3% | (48.3)%\n\n"
+    "The effective income tax rate for 2019 was 13.0% compared to 18.3% for 2018. The decrease was due to tax reform."
+)
+_SEGMENTS = (
+    "(in millions)\nOPERATING REVENUES | Q4 2019 | Q4 2018 | $ CHANGE\n"
+    "Bell Wireless | 2,493 | 2,407 | 86\nBell Media | 879 | 850 | 29\n\n"
+    "Bell Wireless operating revenues increased by 3.6% in Q4 2019, compared to Q4 2018, driven by product revenues."
+)
+
+
+def _prose(line: str, displayed: float):
+    return make_candidate(displayed, "percent", "S1:L1", line[:80], displayed=displayed, origin="passage")
+
+
+@pytest.mark.parametrize(
+    ("line", "shown", "years"),
+    [
+        ("The effective income tax rate for 2019 was 13.0% compared to 18.3% for 2018. The decrease", 13.0, {2019}),
+        ("The effective income tax rate for 2019 was 13.0% compared to 18.3% for 2018. The decrease", 18.3, {2018}),
+        ("Guarantees amounting to US$261,518 (2018: US$283,752).", 261_518, set()),  # the year is the next one's
+        ("Guarantees amounting to US$261,518 (2018: US$283,752).", 283_752, {2018}),
+        ("Amounts due of $200 (December 31, 2018: $169) are expenses", 169, {2018}),
+        ("Cash increased $224 million for fiscal 2019 as compared to fiscal 2018. In 2017 it fell.", 224, {2019, 2018}),
+        ("For 2019, 2018 and 2017 they were $131 million, $117 million and $180 million, respectively.", 131, set()),
+        ("It was 5.0% in 2019 and 5.0% in 2018.", 5.0, set()),  # shown twice: whose is unknown
+        ("Revenue was $12.0 million.", 7.0, set()),  # not shown
+    ],
+)
+def test_prose_years(line, shown, years):
+    assert prose_years(line, _prose(line, shown)) == years
+
+
+def test_own_sentence_is_cut_at_sentence_ends_not_at_abbreviations():
+    line = "Sales in U.S. dollars rose. In 2019 sales were 5.5 million. Costs fell in 2018."
+    start, end, _ = own_sentence(line, _prose(line, 5.5))
+    assert line[start:end] == "In 2019 sales were 5.5 million."
+
+
+@pytest.mark.parametrize(
+    ("page", "false", "true"),
+    [
+        (_TAX, "The effective tax rate in 2018 was 13.0%.", "The effective tax rate in 2019 was 13.0%."),
+        (_TAX, "The effective tax rate in 2017 was 18.3%.", "The effective tax rate in 2018 was 18.3%."),
+        (
+            _SEGMENTS,
+            "The percentage change in Bell Media operating revenues in Q4 2019 to Q4 2018 was 3.6%.",
+            "The percentage change in Bell Wireless operating revenues in Q4 2019 to Q4 2018 was 3.6%.",
+        ),
+    ],
+)
+def test_a_prose_number_backs_what_its_own_sentence_says(page, false, true):
+    snap = Snapshot(sources=(page,))
+    got = check_answer(false, snap, mode="uncited")
+    assert got.status == "fail" and {v.kind for v in got.violations} & {"period_mismatch", "label_mismatch"}, got
+    assert check_answer(true, snap, mode="uncited").status == "pass", true
+
+
+def test_of_several_numbers_only_the_years_read_as_its_own_count():
+    # FinanceBench (J&J FY2022): "1.3%" is 2022's; the sentence's "2021" is the 13.6%'s, not a claim about 1.3%
+    page = (
+        "(in millions) | 2022 | 2021\nSales | 94,943 | 93,775\n\n"
+        "In 2022, worldwide sales increased 1.3% to $94.9 billion as compared to an increase of 13.6% in 2021."
+    )
+    answer = "Worldwide sales rose by 1.3% to $94.9 billion, well below the 13.6% increase in 2021."
+    assert check_answer(answer, Snapshot(sources=(page,)), mode="uncited").status == "pass"
+
+
+def test_a_year_that_is_no_period_is_not_judged():
+    page = "(in millions) | 2019 | 2018\nDebt | 500 | 500\n\nWe issued $750 million of notes due 2025 last year."
+    assert (
+        check_answer(
+            "In 2019 the company issued $750 million of notes.", Snapshot(sources=(page,)), mode="uncited"
+        ).status
+        == "pass"
+    )
