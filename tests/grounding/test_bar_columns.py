@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from assay.facts import Snapshot
 from assay.grounding import check_answer
-from assay.grounding.passages import _bar_header, parse_passages
+from assay.grounding.passages import parse_passages
+from assay.grounding.table_headers import bar_header
 
 _TABLE = (
     "(in thousands)\n"
@@ -57,12 +58,12 @@ def _check(answer: str) -> str:
     ],
 )
 def test_a_bar_header_of_years(line, header):
-    assert (_bar_header(line) is not None) is header
+    assert (bar_header(line) is not None) is header
 
 
 def test_a_slash_date_under_a_table_s_header_is_a_value():
-    assert _bar_header(" | 11/4/2024 | 8/12/2023", first=True) is not None
-    assert _bar_header(" | 11/4/2024 | 8/12/2023", first=False) is None  # "Maturity date | 30/7/2021~ | …" continued
+    assert bar_header(" | 11/4/2024 | 8/12/2023", first=True) is not None
+    assert bar_header(" | 11/4/2024 | 8/12/2023", first=False) is None  # "Maturity date | 30/7/2021~ | …" continued
 
 
 def test_a_header_s_footnote_marks_leave_it_a_header():

@@ -25,13 +25,13 @@ from assay.grounding.labels import row_item
 from assay.grounding.match import CandidateSet
 from assay.grounding.page_currency import page_currency
 from assay.grounding.passages import PassageNumbers, parse_passages
+from assay.grounding.table_headers import HEADER_YEAR
 
 __all__ = ["SnapshotIndex", "IndexCache", "UNCITED_PERIOD_GROUPS"]
 
 #: Words of three or more letters (:meth:`SnapshotIndex.uncited_vocabulary`'s pre-check), and those a
 #: bare figure may hold: a text with no other names no line item.
 _WORD = re.compile(r"[^\W\d_]{3,}")
-_YEARS = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _UNIT_WORDS = frozenset("thousand thousands million millions billion billions percent per cent".split())
 
 #: Whether the facts of one period form a derivation group in uncited mode (besides rows). Off:
@@ -146,7 +146,7 @@ class SnapshotIndex:
             self._column_years = tuple(("", str(y)) for y in sorted(columns - self.vocabulary.years))
         low = text.lower()
         rows = bool(self._row_names) and any(map(low.__contains__, self._row_names))
-        if not rows and (not self._column_years or len(_YEARS.findall(text)) < 2):
+        if not rows and (not self._column_years or len(HEADER_YEAR.findall(text)) < 2):
             return self.vocabulary  # (a sentence naming one year gives it to every number: no need to read whose)
         if rows not in self._uncited_vocabularies:
             pairs = tuple((f.label, f.period) for f in self.snapshot.facts) + self._column_years

@@ -31,6 +31,7 @@ from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, passage_candidate
 from assay.grounding.label_signs import told_direction
+from assay.grounding.table_headers import DATE, HEADER_YEAR, aligned, bar_header, no_number_after_bar
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -54,32 +55,22 @@ _SCALE_SETS = {frozenset(c): c for n in range(4) for c in combinations(sorted(_S
 #: Each scale word of :data:`_SCALE_NAMED` on lowered ASCII text: ``\bWs?\b``, the word first (a literal prefix).
 _SCALE_TOKEN = {w: re.compile(w + r"(?<!\w" + w + r")s?\b") for w in _SCALE_NAMES}
 _NUMBER_ONLY = re.compile(r"^[\s$€£(\-−–]*[\d.,]+[\s%)]*$")
-#: A column header line: one or more dates or years and nothing else ("February 2, 2019", "2019 2018",
-#: "Fiscal 2023", "FY2022", "December 31, 2022 2021").
-_DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
 #: The characters that match an ASCII letter under ``re.I`` though not ASCII — "İ", "ı", "ſ" and
 #: the Kelvin sign (all of Unicode checked: ``tests/grounding/test_passages_fast.py``); "İ" is also
 #: the one character whose ``lower()`` is longer. A text without them lowers at the same offsets,
 #: and a case-insensitive ASCII word is in it only as a substring of its lower case.
 _FOLDS_ONTO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
-_HEADER_LINE = re.compile(r"^\s*" + _DATE + r"(?:\s+" + _DATE + r")*\s*$")
-#: One cell that is a date or a year and nothing else but a footnote mark or a word in parentheses
-#: (:func:`_bar_header`: "2018 (4)", "December 31,2018", "FY19", "2019 (restated)").
-_HEADER_DATE = re.compile(
-    r"^\s*(?:" + _DATE.replace(r",?\s+", r",?\s*") + r"|(?:FY|Fiscal)\s?'?(\d{2}))"
-    r"\s*(?:\(\d{1,2}\)|\*{1,3}|\([A-Za-z][A-Za-z ]{0,20}\))?\s*$",
-    re.I,
-)
+#: A column header line: one or more dates or years and nothing else ("February 2, 2019", "2019 2018",
+#: "Fiscal 2023", "FY2022", "December 31, 2022 2021").
+_HEADER_LINE = re.compile(r"^\s*" + DATE + r"(?:\s+" + DATE + r")*\s*$")
 #: The page scales of a per-share line's number: none ("$6.13 million" is no per-share figure); not for a
 #: line that lists several items ("Adjusted EBITDA, EBIT, Net income and EPS": its amounts keep the page's).
 _NO_SCALE: tuple[float, ...] = ()
 _ITEM_LIST = re.compile(r",|\band\b")
 #: A row's line of numbers as read, until its row ends: ``(quantities, scale, ref, row label, per-share only,
-#: each number's cell's year or None)`` — the last for a "|" row under a "|" year header (:func:`_bar_header`).
+#: each number's cell's year or None)`` — the last for a "|" row under a "|" year header
+#: (:func:`~assay.grounding.table_headers.bar_header`).
 _Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
-_HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-#: A footnote mark as the reader reads it ("(1)": a parenthesised one- or two-digit number).
-_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
 #: changes in any cell (:func:`parse_passages`).
@@ -152,13 +143,13 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             qs = by_line.get(li)
             header = "|" not in stripped and len(stripped) < 80 and _HEADER_LINE.match(stripped) is not None
             if header:
-                run.extend(int(y) for y in _HEADER_YEAR.findall(stripped))
+                run.extend(int(y) for y in HEADER_YEAR.findall(stripped))
             elif "|" not in stripped:
                 bars = None  # out of the table
             elif (
-                _no_number_after_bar(qs, starts[li - 1] + line.find("|"))
-                and _HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
-                and (found := _bar_header(line, bars is None)) is not None  # (may be long: a caption, change columns)
+                no_number_after_bar(qs, starts[li - 1] + line.find("|"))
+                and HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
+                and (found := bar_header(line, bars is None)) is not None  # (may be long: a caption, change columns)
             ):
                 bars = found  # its rows' numbers take their cells' years (no count-based columns)
             number_only = bool(_NUMBER_ONLY.match(stripped))
@@ -188,7 +179,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                         row_label,
                         bool(per_share) and _ITEM_LIST.search(label_or_line) is None,
                         [bars[1].get(line.count("|", 0, q.span[0] - at)) for q in qs]  # each number: its cell's column
-                        if bars is not None and "|" in line and _aligned(line, bars[0])
+                        if bars is not None and "|" in line and aligned(line, bars[0])
                         else None,
                     )
                 )
@@ -223,71 +214,6 @@ def _lines_holding(low: str | None, words: tuple[str, ...], starts: list[int]) -
             found.add(li)
             pos = low.find(w, starts[li]) if li < len(starts) else -1
     return found
-
-
-def _bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
-    """A "|" row (with no number after its first "|": the caller's test) read as a column header of
-    years: its cell count and the year of each of its cells after the first that names one
-    (:func:`_cell_year`), by cell index, when two or more do; else None. Its first
-    cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
-    "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
-    "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
-    year: 2,417 of 2,478 passed)."""
-    years = {i: y for i, c in enumerate(line.split("|")) if i and (y := _cell_year(c, first)) is not None}
-    return (_cell_count(line), years) if len(years) >= 2 else None
-
-
-def _cell_year(cell: str, first: bool = True) -> int | None:
-    """The year a header cell names: a :data:`_HEADER_DATE` match's four digits (20xx of "FY19"), or
-    the one year of a cell whose other words are all words of dates and periods (:data:`_DATE_WORDS`:
-    "Year Ended December 31, 2018", "Year-ended 31 March 2019", "Q4 2019", "Pro Forma Year Ended
-    September 30, 2018 (unaudited)"; gate-19), whose other numbers are days or marks (two digits at
-    most) and whose other characters are spaces and punctuation of dates ("30/9/2018"; not the range
-    mark of "30/7/2021~ 11/4/2024"; a "/" date under a table's header (``first`` False) is a value: "Maturity
-    date | … | 11/4/2024"). Else None ("Notes due 2025", "2019 vs. 2018", "Fiscal 2019 Net Sales": not read)."""
-    if m := _HEADER_DATE.match(cell):
-        return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
-    if not _HEADER_YEAR.search(cell) or not _DATE_CHARS.fullmatch(cell) or (not first and "/" in cell):
-        return None  # ("30/7/2021~": a range of dates, no one year)
-    years = set(_HEADER_YEAR.findall(cell))
-    if len(years) != 1 or any(len(d) > 2 for d in _DIGITS.findall(_HEADER_YEAR.sub(" ", cell))):
-        return None
-    return int(years.pop()) if all(w.lower() in _DATE_WORDS for w in _WORDS.findall(cell)) else None
-
-
-#: The words a header cell naming a period may hold besides its date (:func:`_cell_year`).
-_DATE_WORDS = frozenset(
-    "year years ended ending end fiscal fy calendar as of at for the period periods month months week weeks "
-    "quarter quarters three six nine twelve fifty two q h restated unaudited audited pro forma actual balance "
-    "balances jan january feb february mar march apr april may jun june jul july aug august sep sept september "
-    "oct october nov november dec december".split()
-)
-_WORDS = re.compile(r"[A-Za-z]+")
-_DATE_CHARS = re.compile(r"[A-Za-z0-9\s,./()'’*-]+")
-_DIGITS = re.compile(r"\d+")
-
-
-def _cell_count(line: str) -> int:
-    """A "|" row's cells as split (signed: negative when it closes with a "|", as a markdown row may)."""
-    n = line.count("|") + 1
-    return -n if line.rstrip().endswith("|") else n
-
-
-def _aligned(line: str, header: int) -> bool:
-    """Whether a "|" row's cells sit under its header's (``header``: :func:`_cell_count` of it): as many
-    (an empty last cell also ends a row with "|"), or one fewer or more when only one of the two closes
-    with a "|" (markdown rows may or may not: "| Revenue | 1,234 | 1,100" under "| | 2019 | 2018 |").
-    Its cells count from the left either way."""
-    n = _cell_count(line)
-    return abs(n) == abs(header) or ((n < 0) != (header < 0) and abs(abs(n) - abs(header)) == 1)
-
-
-def _no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
-    """Whether no quantity of a line starts after its first "|" (offset ``bar``) but footnote marks: a
-    header's years and dates are none (the cheap test before :func:`_bar_header`; its caption may hold
-    one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) | 2018 | 2017 (2)") is read as a number "(1)",
-    so its table named no column's year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
-    return not qs or qs[-1].span[0] < bar or all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
 
 
 def _plain_lower(text: str) -> str | None:

@@ -1,0 +1,95 @@
+"""The column headers of a page's "|" tables: which year each column names (issue 15, gate-18/19;
+read by :func:`assay.grounding.passages.parse_passages`).
+
+A "|" row with no number after its first cell but footnote marks (:func:`no_number_after_bar`) and
+two or more cells that each name one year (:func:`cell_year`: a date or a year, or words of dates
+around one, "Year Ended December 31, 2018", "Q4 2019") is a header (:func:`bar_header`); a row under
+it with as many cells (:func:`aligned`) gives each number its cell's year.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.claims import Quantity
+
+__all__ = ["DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar"]
+
+#: A date or a year as a column header writes it ("February 2, 2019", "Fiscal 2023", "FY2022"; group 1: its year).
+DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
+#: One cell that is a date or a year and nothing else but a footnote mark or a word in parentheses
+#: (:func:`bar_header`: "2018 (4)", "December 31,2018", "FY19", "2019 (restated)").
+_HEADER_DATE = re.compile(
+    r"^\s*(?:" + DATE.replace(r",?\s+", r",?\s*") + r"|(?:FY|Fiscal)\s?'?(\d{2}))"
+    r"\s*(?:\(\d{1,2}\)|\*{1,3}|\([A-Za-z][A-Za-z ]{0,20}\))?\s*$",
+    re.I,
+)
+#: A year in a header (four digits, 19xx or 20xx, no digit beside).
+HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: A footnote mark as the reader reads it ("(1)": a parenthesised one- or two-digit number).
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
+
+
+def bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
+    """A "|" row (with no number after its first "|": the caller's test) read as a column header of
+    years: its cell count and the year of each of its cells after the first that names one
+    (:func:`cell_year`), by cell index, when two or more do; else None. Its first
+    cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
+    "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
+    "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
+    year: 2,417 of 2,478 passed)."""
+    years = {i: y for i, c in enumerate(line.split("|")) if i and (y := cell_year(c, first)) is not None}
+    return (_cell_count(line), years) if len(years) >= 2 else None
+
+
+def cell_year(cell: str, first: bool = True) -> int | None:
+    """The year a header cell names: a :data:`_HEADER_DATE` match's four digits (20xx of "FY19"), or
+    the one year of a cell whose other words are all words of dates and periods (:data:`_DATE_WORDS`:
+    "Year Ended December 31, 2018", "Year-ended 31 March 2019", "Q4 2019", "Pro Forma Year Ended
+    September 30, 2018 (unaudited)"; gate-19), whose other numbers are days or marks (two digits at
+    most) and whose other characters are spaces and punctuation of dates ("30/9/2018"; not the range
+    mark of "30/7/2021~ 11/4/2024"; a "/" date under a table's header (``first`` False) is a value: "Maturity
+    date | … | 11/4/2024"). Else None ("Notes due 2025", "2019 vs. 2018", "Fiscal 2019 Net Sales": not read)."""
+    if m := _HEADER_DATE.match(cell):
+        return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+    if not HEADER_YEAR.search(cell) or not _DATE_CHARS.fullmatch(cell) or (not first and "/" in cell):
+        return None  # ("30/7/2021~": a range of dates, no one year)
+    years = set(HEADER_YEAR.findall(cell))
+    if len(years) != 1 or any(len(d) > 2 for d in _DIGITS.findall(HEADER_YEAR.sub(" ", cell))):
+        return None
+    return int(years.pop()) if all(w.lower() in _DATE_WORDS for w in _WORDS.findall(cell)) else None
+
+
+#: The words a header cell naming a period may hold besides its date (:func:`cell_year`).
+_DATE_WORDS = frozenset(
+    "year years ended ending end fiscal fy calendar as of at for the period periods month months week weeks "
+    "quarter quarters three six nine twelve fifty two q h restated unaudited audited pro forma actual balance "
+    "balances jan january feb february mar march apr april may jun june jul july aug august sep sept september "
+    "oct october nov november dec december".split()
+)
+_WORDS = re.compile(r"[A-Za-z]+")
+_DATE_CHARS = re.compile(r"[A-Za-z0-9\s,./()'’*-]+")
+_DIGITS = re.compile(r"\d+")
+
+
+def _cell_count(line: str) -> int:
+    """A "|" row's cells as split (signed: negative when it closes with a "|", as a markdown row may)."""
+    n = line.count("|") + 1
+    return -n if line.rstrip().endswith("|") else n
+
+
+def aligned(line: str, header: int) -> bool:
+    """Whether a "|" row's cells sit under its header's (``header``: :func:`_cell_count` of it): as many
+    (an empty last cell also ends a row with "|"), or one fewer or more when only one of the two closes
+    with a "|" (markdown rows may or may not: "| Revenue | 1,234 | 1,100" under "| | 2019 | 2018 |").
+    Its cells count from the left either way."""
+    n = _cell_count(line)
+    return abs(n) == abs(header) or ((n < 0) != (header < 0) and abs(abs(n) - abs(header)) == 1)
+
+
+def no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
+    """Whether no quantity of a line starts after its first "|" (offset ``bar``) but footnote marks: a
+    header's years and dates are none (the cheap test before :func:`bar_header`; its caption may hold
+    one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) | 2018 | 2017 (2)") is read as a number "(1)",
+    so its table named no column's year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
+    return not qs or qs[-1].span[0] < bar or all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
