@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from assay.facts import Snapshot
 from assay.grounding import check_answer
 from assay.grounding.passages import parse_passages
-from assay.grounding.table_headers import bar_header
+from assay.grounding.table_headers import CHANGE, bar_header
 
 _TABLE = (
     "(in thousands)\n"
@@ -158,3 +158,54 @@ _MD3 = "(in millions)\n| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Revenue | 
 )
 def test_markdown_tables_and_the_years_given_each_number(table, answer, status):
     assert check_answer(answer, Snapshot(sources=(table,)), mode="uncited").status == status, answer
+
+
+_CHANGES = (
+    "(in thousands)\n | Fiscal years ended July 31, |  |  | \n | 2019 | 2018 | Change | \n"
+    " | Amount | Amount | ($) | (%)\n"
+    "Interest income | $30,182 | $13,281 | 16,901 | 127\nInterest expense | $(17,334) | $(6,442) | (10,892) | 169\n"
+)
+_FAVOURABLE = (  # BCE's capital spending: a fall is signed as a favourable change
+    "(in millions)\n | 2019 | 2018 | $ CHANGE | % CHANGE\nBell Wireless | 697 | 664 | (33) | (5.0%)\n"
+    "Bell Wireline | 3,183 | 3,193 | 10 | 0.3%\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "changes"),
+    [
+        (" | 2019 | 2018 | Change | ", {3}),
+        (" | July 27, 2019 (1) | July 28, 2018 | Variance in Dollars | Variance in Percent", {3, 4}),
+        ("x | 2019 | 2018 | Increase (Decrease)", {3}),
+        ("x | 2019 | 2018 | 2019 vs. 2018", {3}),
+        ("x | 2019 | 2018 | (Increase) Decrease", set()),  # a rise signed negative
+        ("x | 2019 | 2018 | Decrease", set()),
+        ("x | 2019 | 2018 | Favorable (Unfavorable) Change", set()),
+    ],
+)
+def test_a_header_marks_its_change_columns(line, changes):
+    _, cells = bar_header(line)
+    assert {i for i, y in cells.items() if y == CHANGE} == changes
+
+
+def test_a_change_column_s_cell_tells_its_sign_as_its_direction():
+    # gate-19: "The decrease in interest income in 2019 was $16.9 million." passed on the Change column's 16,901
+    snap = Snapshot(sources=(_CHANGES,))
+    assert (
+        check_answer("The decrease in interest income in 2019 was $16.9 million.", snap, mode="uncited").status
+        == "fail"
+    )
+    assert (
+        check_answer("The increase in interest income in 2019 was $16.9 million.", snap, mode="uncited").status
+        == "pass"
+    )
+    cells = {c.displayed: c.cell_direction for c in parse_passages((_CHANGES,)).direct if c.ref == "S1:L6"}
+    assert cells[-10_892.0] == -1 and cells[-17_334.0] is None  # (a level tells none)
+
+
+def test_a_change_column_signed_against_its_levels_tells_nothing():
+    cells = {c.displayed: c.cell_direction for c in parse_passages((_FAVOURABLE,)).direct}
+    assert cells[10.0] is None and cells[0.3] is None  # 3,183 < 3,193: this page signs a fall "+"
+    assert cells[-33.0] is None and cells[-5.0] is None  # (697 > 664 signed "(33)": the same convention)
+    snap = Snapshot(sources=(_FAVOURABLE,))
+    assert check_answer("Bell Wireline fell 0.3% from 2018 to 2019.", snap, mode="uncited").status == "pass"

@@ -2,7 +2,7 @@
 uncited ``direction_word``): :func:`assay.grounding.change_amount.percent_change_veto` (a level
 on a page that names no change), :func:`~assay.grounding.change_amount.cell_level_veto` (one
 named year's column for a change between two named years) and a table cell's paragraph twin
-(``Candidate.twin_direction``). Each false sentence beside its true counterpart; pages shaped
+(``Candidate.cell_direction``). Each false sentence beside its true counterpart; pages shaped
 as FinanceBench's evidence pages (one cell per line)."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_a_change_between_two_named_years_is_no_one_years_column():
 
 def test_a_cell_takes_the_direction_its_paragraph_twin_tells():
     total = next(c for c in parse_passages((TWIN,)).direct if c.ref == "S1:L9")
-    assert total.twin_direction == 1 and total.column_year == 2022
+    assert total.cell_direction == 1 and total.column_year == 2022
     assert status("JnJ's total revenue grew only 1.3% year-over-year in FY2022.", TWIN) == "pass"
     assert status("JnJ's total revenue shrank only 1.3% year-over-year in FY2022.", TWIN) == "fail"
     assert status("Sales increased 1.3% from 2021 to 2022.", TWIN) == "pass"  # a year column of changes
@@ -91,7 +91,7 @@ def test_a_cell_takes_the_direction_its_paragraph_twin_tells():
 def test_twins_of_both_directions_tell_none():
     page = "Sales increased 5.0% in the East.\nCosts decreased 5.0% overall.\nRegion\n5.0 %"
     cell = next(c for c in parse_passages((page,)).direct if c.ref == "S1:L4")
-    assert cell.twin_direction is None
+    assert cell.cell_direction is None
 
 
 @settings(max_examples=40, deadline=None)

@@ -68,9 +68,11 @@ class Candidate:
     #: For a passage number: whether a short (header-like) line of its passage names a change ("% Change",
     #: "Increase/(decrease)", "22 vs. 21"), so a cell of it may be a change (:mod:`assay.grounding.passages`).
     page_names_change: bool = False
-    #: For a table cell: the direction a paragraph number of its passage with the same displayed digits
-    #: tells ("sales increased 1.3%" above a "Total 1.3 %" cell): one figure, one direction.
-    twin_direction: int | None = None
+    #: For a table cell: the direction it tells without words of its own — its sign under a change
+    #: column's header ("Change", "Increase (Decrease)", "2019 vs. 2018"; gate-19), else the direction a
+    #: paragraph number of its passage with the same displayed digits tells ("sales increased 1.3%" above a
+    #: "Total 1.3 %" cell): one figure, one direction.
+    cell_direction: int | None = None
 
 
 _new = object.__new__
@@ -93,7 +95,7 @@ def make_candidate(
     page_scales: tuple[float, ...] | None = None,
     column_year: int | None = None,
     page_names_change: bool = False,
-    twin_direction: int | None = None,
+    cell_direction: int | None = None,
 ) -> Candidate:
     """``Candidate(...)`` with the same arguments, built without the frozen dataclass's
     ``object.__setattr__`` per field (~3× faster; a memo's cited facts and a row's derivations
@@ -117,21 +119,28 @@ def make_candidate(
         page_scales=page_scales,
         column_year=column_year,
         page_names_change=page_names_change,
-        twin_direction=twin_direction,
+        cell_direction=cell_direction,
     )
     return c
 
 
 def passage_candidate(
-    q: Quantity, header_scale: float, ref: str, label: str, scales: tuple[float, ...], year: int | None, change: bool
+    q: Quantity,
+    header_scale: float,
+    ref: str,
+    label: str,
+    scales: tuple[float, ...],
+    year: int | None,
+    change: bool,
+    direction: int | None = None,
 ) -> Candidate:
     """The candidate of a number ``q`` read in a source passage (:mod:`assay.grounding.passages`):
     percent, percentage points, multiple, per-share, currency (scaled by its scale word, else by the
     passage's scale header ``header_scale``) or a bare number (``amount`` when scaled, else ``none``);
-    its displayed value is the number as written; ``scales``, ``year`` and ``change`` are its
-    ``page_scales``, ``column_year`` and ``page_names_change``. ``make_candidate(…, origin="passage",
-    …)`` with positional arguments: a TAT-QA context makes ~25 a table, and binding its keyword
-    parameters was half the cost."""
+    its displayed value is the number as written; ``scales``, ``year``, ``change`` and ``direction``
+    are its ``page_scales``, ``column_year``, ``page_names_change`` and ``cell_direction``.
+    ``make_candidate(…, origin="passage", …)`` with positional arguments: a TAT-QA context makes ~25
+    a table, and binding its keyword parameters was half the cost."""
     dim: Dim
     currency = None
     unit = q.unit
@@ -150,9 +159,9 @@ def passage_candidate(
         scale = q.scale if q.scale != 1.0 else header_scale
         dim = "amount" if scale != 1.0 else "none"
         value = q.value * scale
-    return make_candidate(  # positionally: binding keywords was the cost, not the call
-        value, dim, ref, label, currency, q.value, (), None, "passage", None, None, (), None, scales, year, change
-    )
+    # positionally: binding keywords was the cost, not the call
+    return make_candidate(value, dim, ref, label, currency, q.value, (), None, "passage", None, None, (), None,
+                          scales, year, change, direction)  # fmt: skip
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:

@@ -47,7 +47,7 @@ def told_direction(c: Candidate) -> int | None:
     if c.origin == "passage" or not is_line_item(c.label):  # a paragraph number or passage line: its text
         text = own_clause(c.label, c.displayed if c.displayed is not None else c.value)
         up, down = _UP_LABEL.search(text) is not None, _DOWN_LABEL.search(text) is not None
-        return (c.twin_direction if c.origin == "passage" else None) if up == down else (1 if up else -1)
+        return (c.cell_direction if c.origin == "passage" else None) if up == down else (1 if up else -1)
     if (_CHANGE_COLUMN.search(c.label) or NEUTRAL_CHANGE.search(c.label)) and c.value != 0:
         return 1 if c.value > 0 else -1
     if c.value > 0:  # a line item named by its change: "Rate of compensation increase" = 4.3

@@ -31,7 +31,7 @@ from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, passage_candidate
 from assay.grounding.label_signs import told_direction
-from assay.grounding.table_headers import DATE, HEADER_YEAR, aligned, bar_header, no_number_after_bar
+from assay.grounding.table_headers import CHANGE, DATE, HEADER_YEAR, aligned, bar_header, no_number_after_bar
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -76,7 +76,7 @@ _Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
 #: changes in any cell (:func:`parse_passages`).
 _CHANGE_HEAD = re.compile(r"\b(?:change[sd]?|increase|decrease|vs\.?|versus|variance|growth)\b", re.I)
 _CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth")
-#: Words one of which a line needs to tell a direction (the pre-check of :func:`_twin_directions`'s sources).
+#: Words one of which a line needs to tell a direction (the pre-check of :func:`_cell_directions`'s sources).
 _DIRECTION_WORDS = (
     "increas",
     "decreas",
@@ -186,7 +186,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
-            _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
+            _cell_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
@@ -244,8 +244,9 @@ def _in_columns(
     names_change: bool = False,
 ) -> tuple[Candidate, ...]:
     """The candidates of ``row`` (its lines of numbers, :data:`_Line`), each with its column's year
-    when the row's first line sits under a "|" year header (each number its cell's; a later line's
-    none unless placed too), or when the row has one number per column (module doc), appended to
+    when the row's first line sits under a "|" year header (each number its cell's, a change column's
+    cell its sign as its direction; a later line's none unless placed too),
+    or when the row has one number per column (module doc), appended to
     ``direct``. A per-share line's numbers name no page scale (``page_scales`` empty): "Diluted
     earnings per share 6.13" under "(in millions, except per share amounts)" backs no "$6.13
     million". Built here, once per number: ``dataclasses.replace`` afterwards cost 7% of parsing
@@ -254,8 +255,11 @@ def _in_columns(
     if row[0][5] is not None:  # a "|" row under a "|" year header: each number's cell names its column
         for qs, sc, ref, label, ps, years in row:
             scales = _NO_SCALE if ps else named
+            way = _levels_way(qs, years) if years and CHANGE in years else None
             made.extend(
                 passage_candidate(q, sc, ref, label, scales, y, names_change)
+                if y != CHANGE
+                else passage_candidate(q, sc, ref, label, scales, None, names_change, _change_way(q.value, way))
                 for q, y in zip(qs, years or [None] * len(qs), strict=True)  # (a later line not placed: none)
             )
     else:
@@ -269,6 +273,25 @@ def _in_columns(
             )
     direct.extend(made)
     return tuple(made)
+
+
+def _change_way(value: float, levels: int | None) -> int | None:
+    """The direction a change column's cell tells: its sign (none for 0), when its row's levels move
+    that way or are not known (``levels``: :func:`_levels_way`). A page whose changes are signed as
+    favourable ("Bell Wireline | 3,183 | 3,193 | 10 | 0.3%" of capital spending) tells none."""
+    way = None if value == 0 else (1 if value > 0 else -1)
+    return way if levels is None or levels == way else None
+
+
+def _levels_way(qs: list[Quantity], years: list[int | None]) -> int | None:
+    """The way a row's latest year's cell moved from the year before's (``years``: each number's
+    column, :data:`~assay.grounding.table_headers.CHANGE` for a change's), or None (fewer than two
+    years, or equal)."""
+    by_year = {y: q.value for q, y in zip(qs, years, strict=False) if y}
+    if len(by_year) < 2:
+        return None
+    last, before = sorted(by_year, reverse=True)[:2]
+    return None if by_year[last] == by_year[before] else (1 if by_year[last] > by_year[before] else -1)
 
 
 def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[int]]:
@@ -287,7 +310,7 @@ def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[i
     return out, starts
 
 
-def _twin_directions(
+def _cell_directions(
     direct: list[Candidate],
     rows: list[tuple[Candidate, ...]],
     first: int,
@@ -312,7 +335,7 @@ def _twin_directions(
         c = direct[i]
         ds = said.get((c.dim, c.displayed))
         if ds and len(ds) == 1 and _line(c.ref) in cells and told_direction(c) is None:
-            direct[i] = moved[id(c)] = replace(c, twin_direction=next(iter(ds)))
+            direct[i] = moved[id(c)] = replace(c, cell_direction=next(iter(ds)))
     if moved:
         rows[first_row:] = [tuple(moved.get(id(c), c) for c in r) for r in rows[first_row:]]
 

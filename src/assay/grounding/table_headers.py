@@ -13,7 +13,7 @@ import re
 
 from assay.claims import Quantity
 
-__all__ = ["DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar"]
+__all__ = ["CHANGE", "DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar"]
 
 #: A date or a year as a column header writes it ("February 2, 2019", "Fiscal 2023", "FY2022"; group 1: its year).
 DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
@@ -33,13 +33,35 @@ _FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
 def bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
     """A "|" row (with no number after its first "|": the caller's test) read as a column header of
     years: its cell count and the year of each of its cells after the first that names one
-    (:func:`cell_year`), by cell index, when two or more do; else None. Its first
+    (:func:`cell_year`), or :data:`CHANGE` for a cell over a column of changes, by cell index, when
+    two or more name a year; else None. Its first
     cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
     "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
     "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
     year: 2,417 of 2,478 passed)."""
-    years = {i: y for i, c in enumerate(line.split("|")) if i and (y := cell_year(c, first)) is not None}
-    return (_cell_count(line), years) if len(years) >= 2 else None
+    years: dict[int, int] = {}
+    for i, c in enumerate(line.split("|")):
+        if i and (y := cell_year(c, first)) is not None:
+            years[i] = y
+        elif i and _CHANGE_CELL.search(c) and not _reversed(c):
+            years[i] = CHANGE
+    return (_cell_count(line), years) if sum(y != CHANGE for y in years.values()) >= 2 else None
+
+
+#: A header's cell over a column of changes, in :func:`bar_header`'s map of cells (no year is 0): its
+#: cells tell a direction by their sign ("Change", "$ Change", "Increase (Decrease)", "2019 vs. 2018",
+#: "Variance in Percent"; gate-19: "The decrease in interest income was $16.9 million" passed on the
+#: "Change" column's 16,901).
+CHANGE = 0
+_CHANGE_CELL = re.compile(r"\b(?:change[sd]?|increase|vs\.?|versus|variance|growth)\b", re.I)
+
+
+def _reversed(cell: str) -> bool:
+    """Whether a change column's positive cells may not be rises: "(Increase) Decrease", "Decrease",
+    "Favorable (Unfavorable)"."""
+    low = cell.lower()
+    reversed_ = "(increase" in low or "favorable" in low or "favourable" in low
+    return reversed_ or ("decrease" in low and "increase" not in low)
 
 
 def cell_year(cell: str, first: bool = True) -> int | None:
