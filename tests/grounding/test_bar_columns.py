@@ -43,7 +43,7 @@ def _check(answer: str) -> str:
         (" | 2019 (restated) | 2018", True),
         (" | Q1 2019 | Q4 2018", True),  # gate-19: a quarter's cell names its year (was left open)
         (" | Year Ended December 31, 2018 | Year Ended December 31, 2017", True),  # gate-19: words of dates
-        (" | Year-ended 31 March 2019 | Year-ended 31 March 2018 Restated See note 2", False),  # ("see note")
+        (" | Year-ended 31 March 2019 | Year-ended 31 March 2018 Restated See note 2", True),
         (" | Pro Forma Year Ended September 30, 2018 (unaudited) | Pro Forma Year Ended September 30, 2017", True),
         ("€ million | 30/9/2018 | 30/9/2019", True),
         ("Maturity date | 30/7/2021~ | 28/6/2019~", False),  # a range of dates names no one year
@@ -209,3 +209,23 @@ def test_a_change_column_signed_against_its_levels_tells_nothing():
     assert cells[-33.0] is None and cells[-5.0] is None  # (697 > 664 signed "(33)": the same convention)
     snap = Snapshot(sources=(_FAVOURABLE,))
     assert check_answer("Bell Wireline fell 0.3% from 2018 to 2019.", snap, mode="uncited").status == "pass"
+
+
+def test_a_header_s_note_number_leaves_it_a_header():
+    page = " | Year-ended 31 March 2019 | Year-ended 31 March 2018 Restated See note 2\nUK | 83.2 | 73.5\n"
+    assert [c.column_year for c in parse_passages((page,)).direct if c.ref == "S1:L2"] == [2019, 2018]
+
+
+@pytest.mark.parametrize(
+    ("false", "true"),
+    [
+        ("The operating leases for 2022 was 138 million.", "The operating leases for 2021 was 138 million."),
+        ("The finance leases for 2021 was 7 million.", "The finance leases for 2022 was 7 million."),
+    ],
+)
+def test_a_row_named_by_a_year_gives_its_numbers_that_year(false, true):
+    # gate-19: a table of payments by year has its years as rows, not columns
+    page = "(in millions)\n | Operating Leases | Finance Leases\n2021 | $138 | $6\n2022 | 125 | 7\n"
+    snap = Snapshot(sources=(page,))
+    assert check_answer(false, snap, mode="uncited").status == "fail"
+    assert check_answer(true, snap, mode="uncited").status == "pass"

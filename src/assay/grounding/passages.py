@@ -31,7 +31,15 @@ from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, passage_candidate
 from assay.grounding.label_signs import told_direction
-from assay.grounding.table_headers import CHANGE, DATE, HEADER_YEAR, aligned, bar_header, no_number_after_bar
+from assay.grounding.table_headers import (
+    CHANGE,
+    DATE,
+    HEADER_YEAR,
+    aligned,
+    bar_header,
+    cell_year,
+    no_number_after_bar,
+)
 
 __all__ = ["PassageNumbers", "parse_passages"]
 
@@ -180,6 +188,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                         bool(per_share) and _ITEM_LIST.search(label_or_line) is None,
                         [bars[1].get(line.count("|", 0, q.span[0] - at)) for q in qs]  # each number: its cell's column
                         if bars is not None and "|" in line and aligned(line, bars[0])
+                        else _row_year(line, len(qs))
+                        if bars is None and "|" in line
                         else None,
                     )
                 )
@@ -197,6 +207,16 @@ def _row_label(line: str) -> str:
     row item, so an uncited sentence naming another row's item passed on its cells)."""
     bar = line.find("|", 80)
     return line[:80] if bar == -1 or "|" in line[:80] else line[: bar + 40]
+
+
+def _row_year(line: str, n: int) -> list[int | None] | None:
+    """Each of a "|" row's ``n`` numbers' year when its first cell names one (:func:`~.table_headers.cell_year`:
+    "2021 | $138 | $6" of lease payments by year, "Balance at December 31, 2018 | 1,234"), under no year
+    header; else None. Gate-19: "The operating leases for 2022 was 138 million." passed on the 2021 row."""
+    bar = line.find("|")
+    if bar <= 0 or HEADER_YEAR.search(line, 0, bar) is None or (y := cell_year(line[:bar])) is None:
+        return None
+    return [y] * n
 
 
 def _lines_holding(low: str | None, words: tuple[str, ...], starts: list[int]) -> set[int] | None:

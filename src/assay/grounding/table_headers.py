@@ -26,8 +26,8 @@ _HEADER_DATE = re.compile(
 )
 #: A year in a header (four digits, 19xx or 20xx, no digit beside).
 HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-#: A footnote mark as the reader reads it ("(1)": a parenthesised one- or two-digit number).
-_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
+#: A footnote mark as the reader reads it: "(1)", or "2" of "Restated See note 2" (one or two digits).
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\d{1,2}")
 
 
 def bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
@@ -85,7 +85,7 @@ def cell_year(cell: str, first: bool = True) -> int | None:
 #: The words a header cell naming a period may hold besides its date (:func:`cell_year`).
 _DATE_WORDS = frozenset(
     "year years ended ending end fiscal fy calendar as of at for the period periods month months week weeks "
-    "quarter quarters three six nine twelve fifty two q h restated unaudited audited pro forma actual balance "
+    "quarter quarters three six nine twelve fifty two q h restated unaudited audited see note pro forma actual balance "
     "balances jan january feb february mar march apr april may jun june jul july aug august sep sept september "
     "oct october nov november dec december".split()
 )
@@ -110,8 +110,9 @@ def aligned(line: str, header: int) -> bool:
 
 
 def no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
-    """Whether no quantity of a line starts after its first "|" (offset ``bar``) but footnote marks: a
-    header's years and dates are none (the cheap test before :func:`bar_header`; its caption may hold
-    one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) | 2018 | 2017 (2)") is read as a number "(1)",
-    so its table named no column's year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
+    """Whether no quantity of a line starts after its first "|" (offset ``bar``) but footnote marks (one
+    or two digits, "(1)" or "2"): a header's years and dates are none (the cheap test before
+    :func:`bar_header`; its caption may hold one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) |
+    2018 | 2017 (2)", "… 2018 Restated See note 2") is read as a number, so its table named no column's
+    year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
     return not qs or qs[-1].span[0] < bar or all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
