@@ -72,6 +72,17 @@ def test_a_prose_number_backs_what_its_own_sentence_says(page, false, true):
     assert check_answer(true, snap, mode="uncited").status == "pass", true
 
 
+def test_a_derivation_of_prose_numbers_backs_what_their_sentence_is_of():
+    page = (
+        "(in millions) | 2019 | 2018\nCash flow from operations | 140.6 | 101.9\nFree cash flow | 100.1 | 50.9\n\n"
+        "Free cash flow for 2019 almost doubled, coming in at $100.1 million, compared to $50.9 million in 2018."
+    )
+    snap = Snapshot(sources=(page,))
+    got = check_answer("The change in cash flow from operations was 49.2 million.", snap, mode="uncited")
+    assert got.status == "fail" and "label_mismatch" in [v.kind for v in got.violations], got
+    assert check_answer("The change in free cash flow was 49.2 million.", snap, mode="uncited").status == "pass"
+
+
 def test_of_several_numbers_only_the_years_read_as_its_own_count():
     # FinanceBench (J&J FY2022): "1.3%" is 2022's; the sentence's "2021" is the 13.6%'s, not a claim about 1.3%
     page = (

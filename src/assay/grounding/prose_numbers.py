@@ -14,10 +14,10 @@ snapshot's periods ("notes due 2025"), and a sentence naming no year or no row i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assay.grounding.candidates import Candidate
-from assay.grounding.labels import SnapshotVocabulary, related_to
+from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
 
 __all__ = ["own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
 
@@ -40,20 +40,34 @@ def prose_period_veto(
     return "period_mismatch", f"the sentence names {named}, but {c.ref}'s own sentence gives it {of}"
 
 
-def prose_item_veto(c: Candidate, named: Sequence[str], line: str, vocab: SnapshotVocabulary) -> tuple[str, str] | None:
+def prose_item_veto(
+    c: Candidate, named: Sequence[str], line_of: Callable[[str], str], vocab: SnapshotVocabulary
+) -> tuple[str, str] | None:
     """``("label_mismatch", reason)`` when the sentence names the line items ``named`` (exact items of
-    the snapshot) for a number that ``c``, a number of prose, backs, and ``c``'s own sentence on the
-    page (:func:`own_sentence`) names items of ``vocab`` none of which relates to a named one, either
-    way (:func:`~assay.grounding.labels.related_to`): "Bell Media operating revenues rose 3.6%" on
-    "Bell Wireless operating revenues increased by 3.6% in Q4 2019". Else None."""
-    if c.op is not None or not named or (found := own_sentence(line, c)) is None:
+    the snapshot) for a number that ``c`` backs — a number of prose, or a derivation of numbers of
+    prose — and the own sentence on the page (:func:`own_sentence`; ``line_of``: a passage ref's line)
+    of each such number names items of ``vocab``, none of which relates to a named one, either way
+    (:func:`~assay.grounding.labels.related_to`): "Bell Media operating revenues rose 3.6%" on "Bell
+    Wireless operating revenues increased by 3.6% in Q4 2019"; "The change in cash flow from operations
+    was 49.2 million" on "Free cash flow … $100.1 million, compared to $50.9 million in 2018". Else None
+    (a table cell, a fact, or a number whose sentence names no item is not judged)."""
+    if not named:
         return None
-    sentence = line[found[0] : found[1]]
-    low = sentence.lower() if sentence.isascii() else None
-    own = {item for _, _, item in vocab.named_spans(sentence, low)} & vocab.items
-    if not own or any(related_to(n, item, True) or related_to(item, n, True) for n in named for item in own):
-        return None
-    return "label_mismatch", f"the sentence names {named[0]!r}, but {c.ref}'s own sentence is of {min(own)!r}"
+    items = []
+    for o in c.operands or (c,):
+        if o.origin != "passage" or o.op is not None or row_item(o.label) is not None:
+            return None  # (a table row's item is judged by the label rule)
+        line = line_of(o.ref)
+        found = own_sentence(line, o)
+        if found is None:
+            return None
+        sentence = line[found[0] : found[1]]
+        low = sentence.lower() if sentence.isascii() else None
+        own = {item for _, _, item in vocab.named_spans(sentence, low)} & vocab.items
+        if not own or any(related_to(n, item, True) or related_to(item, n, True) for n in named for item in own):
+            return None
+        items.append(min(own))
+    return "label_mismatch", f"the sentence names {named[0]!r}, but {c.ref}'s own sentence is of {items[0]!r}"
 
 
 def prose_years(line: str, c: Candidate) -> frozenset[int]:

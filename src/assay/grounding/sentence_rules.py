@@ -143,8 +143,8 @@ def sentence_reader(
             given = own_years or (years[0] if years and len(claim.numbers) == 1 else _NONE)
             if given:  # (of several numbers, only the years read as q's: "1.3% …, below the 13.6% rise in 2021")
                 veto = prose_period_veto(c, given, line, idx.period_years)
-            if veto is None and own_items and ctx.exact:
-                veto = prose_item_veto(c, [n for n in own_items if n in ctx.exact], line, vocabs[0])
+        if veto is None and own_items and ctx.exact and c.origin != "fact":  # prose numbers: the item they are of
+            veto = prose_item_veto(c, [n for n in own_items if n in ctx.exact], idx.source_line, vocabs[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
