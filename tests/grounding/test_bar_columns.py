@@ -178,6 +178,8 @@ _FAVOURABLE = (  # BCE's capital spending: a fall is signed as a favourable chan
         (" | July 27, 2019 (1) | July 28, 2018 | Variance in Dollars | Variance in Percent", {3, 4}),
         ("x | 2019 | 2018 | Increase (Decrease)", {3}),
         ("x | 2019 | 2018 | 2019 vs. 2018", {3}),
+        ("(Dollars in thousands) | 2019 | 2018 | 2017 | 2019 over 2018 |  | 2018 over 2017 | ", {4, 6}),
+        (" | 2019 | 2018 | $ Difference  | % Difference", {3, 4}),
         ("x | 2019 | 2018 | (Increase) Decrease", set()),  # a rise signed negative
         ("x | 2019 | 2018 | Decrease", set()),
         ("x | 2019 | 2018 | Favorable (Unfavorable) Change", set()),
@@ -186,6 +188,13 @@ _FAVOURABLE = (  # BCE's capital spending: a fall is signed as a favourable chan
 def test_a_header_marks_its_change_columns(line, changes):
     _, cells = bar_header(line)
     assert {i for i, y in cells.items() if y == CHANGE} == changes
+
+
+def test_a_change_column_may_be_named_by_the_cell_over_it():
+    _, cells = bar_header(" | 2018 | 2017 | $ | %", above=" | Year Ended December 31, |  | Change | ")
+    assert {i for i, y in cells.items() if y == CHANGE} == {3}
+    _, cells = bar_header(" | 2018 | 2017 | $ | %", above="Change | x")  # (not as many cells: not read)
+    assert not {i for i, y in cells.items() if y == CHANGE}
 
 
 def test_a_change_column_s_cell_tells_its_sign_as_its_direction():

@@ -157,7 +157,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             elif (
                 no_number_after_bar(qs, starts[li - 1] + line.find("|"))
                 and HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
-                and (found := bar_header(line, bars is None)) is not None  # (may be long: a caption, change columns)
+                and (found := bar_header(line, bars is None, lines[li - 2] if li > 1 else None)) is not None
             ):
                 bars = found  # its rows' numbers take their cells' years (no count-based columns)
             number_only = bool(_NUMBER_ONLY.match(stripped))

@@ -30,30 +30,36 @@ HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\d{1,2}")
 
 
-def bar_header(line: str, first: bool = True) -> tuple[int, dict[int, int]] | None:
+def bar_header(line: str, first: bool = True, above: str | None = None) -> tuple[int, dict[int, int]] | None:
     """A "|" row (with no number after its first "|": the caller's test) read as a column header of
     years: its cell count and the year of each of its cells after the first that names one
-    (:func:`cell_year`), or :data:`CHANGE` for a cell over a column of changes, by cell index, when
-    two or more name a year; else None. Its first
+    (:func:`cell_year`), or :data:`CHANGE` for a cell over a column of changes — its own words, or
+    those of the cell over it in the line ``above`` when that has as many cells (" | Year Ended … |  |
+    Change | " over " | 2018 | 2017 | $ | %") — by cell index, when two or more name a year; else None. Its first
     cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
     "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
     "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
     year: 2,417 of 2,478 passed)."""
     years: dict[int, int] = {}
-    for i, c in enumerate(line.split("|")):
+    cells = line.split("|")
+    over = above.split("|") if above is not None and "|" in above else []
+    over = over if len(over) == len(cells) else [""] * len(cells)
+    for i, (c, a) in enumerate(zip(cells, over, strict=True)):
         if i and (y := cell_year(c, first)) is not None:
             years[i] = y
-        elif i and _CHANGE_CELL.search(c) and not _reversed(c):
+        elif i and any(_CHANGE_CELL.search(t) and not _reversed(t) for t in (c, a)):
             years[i] = CHANGE
     return (_cell_count(line), years) if sum(y != CHANGE for y in years.values()) >= 2 else None
 
 
 #: A header's cell over a column of changes, in :func:`bar_header`'s map of cells (no year is 0): its
 #: cells tell a direction by their sign ("Change", "$ Change", "Increase (Decrease)", "2019 vs. 2018",
-#: "Variance in Percent"; gate-19: "The decrease in interest income was $16.9 million" passed on the
-#: "Change" column's 16,901).
+#: "2019 over 2018", "Variance in Percent", "% Difference"; gate-19: "The decrease in interest income was
+#: $16.9 million" passed on the "Change" column's 16,901).
 CHANGE = 0
-_CHANGE_CELL = re.compile(r"\b(?:change[sd]?|increase|vs\.?|versus|variance|growth)\b", re.I)
+_CHANGE_CELL = re.compile(
+    r"\b(?:change[sd]?|increase|vs\.?|versus|variance|growth|difference)\b|(?:19|20)\d\d\s+over\s+(?:19|20)\d\d", re.I
+)
 
 
 def _reversed(cell: str) -> bool:
