@@ -48,7 +48,7 @@ def _check(answer: str) -> str:
         ("€ million | 30/9/2018 | 30/9/2019", True),
         ("Maturity date | 30/7/2021~ | 28/6/2019~", False),  # a range of dates names no one year
         ("Description | Notes due 2025 | Notes due 2027", False),  # "due": no word of a period
-        ("Segment | Fiscal 2019 Net Sales | Fiscal 2018 Net Sales", False),  # an item beside the year: not read
+        ("Segment | Fiscal 2019 Net Sales | Fiscal 2018 Net Sales", True),  # a fiscal year beside an item
         (" | 2019 vs. 2018 | 2018 vs. 2017", False),  # two years a cell: a change column
         ("(in millions, except per share amounts) | 2019 | 2018 (4) | 2017 (4) | 2016 (4) | 2015 (4)", True),
         ("Revenue | 1,234 | 1,100", False),

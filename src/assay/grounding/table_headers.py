@@ -77,7 +77,8 @@ def cell_year(cell: str, first: bool = True) -> int | None:
     September 30, 2018 (unaudited)"; gate-19), whose other numbers are days or marks (two digits at
     most) and whose other characters are spaces and punctuation of dates ("30/9/2018"; not the range
     mark of "30/7/2021~ 11/4/2024"; a "/" date under a table's header (``first`` False) is a value: "Maturity
-    date | … | 11/4/2024"). Else None ("Notes due 2025", "2019 vs. 2018", "Fiscal 2019 Net Sales": not read)."""
+    date | … | 11/4/2024"); or the one year of a cell that marks it a fiscal year ("Fiscal 2019 Net Sales",
+    "FY2019 Revenue"). Else None ("Notes due 2025", "2019 vs. 2018": not read)."""
     if m := _HEADER_DATE.match(cell):
         return int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
     if not HEADER_YEAR.search(cell) or not _DATE_CHARS.fullmatch(cell) or (not first and "/" in cell):
@@ -85,7 +86,13 @@ def cell_year(cell: str, first: bool = True) -> int | None:
     years = set(HEADER_YEAR.findall(cell))
     if len(years) != 1 or any(len(d) > 2 for d in _DIGITS.findall(HEADER_YEAR.sub(" ", cell))):
         return None
-    return int(years.pop()) if all(w.lower() in _DATE_WORDS for w in _WORDS.findall(cell)) else None
+    if all(w.lower() in _DATE_WORDS for w in _WORDS.findall(cell)) or _FISCAL_YEAR.search(cell):
+        return int(years.pop())
+    return None
+
+
+#: A year marked as a fiscal year ("Fiscal 2019", "fiscal year 2019", "FY2019", "FY 2019").
+_FISCAL_YEAR = re.compile(r"\b(?:fiscal(?:\s+year)?|fy)\s?(?:19|20)\d{2}\b", re.I)
 
 
 #: The words a header cell naming a period may hold besides its date (:func:`cell_year`).
