@@ -83,7 +83,8 @@ _Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
 #: changes in any cell (:func:`parse_passages`).
 _CHANGE_HEAD = re.compile(r"\b(?:change[sd]?|increase|decrease|vs\.?|versus|variance|growth)\b", re.I)
-_CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth")
+#: Words one of which that pattern, or a header's change column (:func:`~.table_headers.bar_header`), needs.
+_CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth", "difference", " over ")
 #: Words one of which a line needs to tell a direction (the pre-check of :func:`_cell_directions`'s sources).
 _DIRECTION_WORDS = (
     "increas",
@@ -135,9 +136,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         per_lines = _lines_holding(low, _PER_SHARE_WORDS, starts)
         bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
         lines = passage.splitlines()
-        names_change = (low is None or any(map(low.__contains__, _CHANGE_WORDS))) and any(
-            (len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines
-        )
+        may_change = low is None or any(map(low.__contains__, _CHANGE_WORDS))  # (a change column's words)
+        names_change = may_change and any((len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines)
         may_tell = low.splitlines() if low is not None and any(map(low.__contains__, _DIRECTION_WORDS)) else None
         first, first_row = len(direct), len(rows)
         cells: set[int] = set()  # the number-only lines (table cells)
@@ -155,9 +155,9 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             elif "|" not in stripped:
                 bars = None  # out of the table
             elif (
-                no_number_after_bar(qs, starts[li - 1] + line.find("|"))
+                (not qs or no_number_after_bar(qs, starts[li - 1] + line.find("|")))
                 and HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
-                and (found := bar_header(line, bars is None, lines[li - 2] if li > 1 else None)) is not None
+                and (found := bar_header(line, bars is None, lines[li - 2] if li > 1 else None, may_change)) is not None
             ):
                 bars = found  # its rows' numbers take their cells' years (no count-based columns)
             number_only = bool(_NUMBER_ONLY.match(stripped))
@@ -170,7 +170,12 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
             if not number_only:
                 if row:
                     rows.append(_in_columns(row, columns, named, direct, names_change))
-                row, row_label, label_li = [], _row_label(stripped), li
+                # a row's label: its first 80 characters, or up to 40 past a later first "|" (a long first cell)
+                row, row_label, label_li = (
+                    [],
+                    stripped[:80] if (f := stripped.find("|")) < 80 else stripped[: f + 40],
+                    li,
+                )
             if run and not header:  # the run ended: its years name the columns of the rows from here
                 columns, run = (run if len(run) >= 2 else columns), []
             if qs:  # the line's scale, read only for a line with numbers
@@ -198,15 +203,6 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if told and cells:
             _cell_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
-
-
-def _row_label(line: str) -> str:
-    """A row's label: its line's first 80 characters, or, when its first "|" comes later, up to 40
-    characters past it (a long first cell keeps a cell after it: gate-19, "Statutory Audit,
-    Certification, Audit of Individual and Consolidated Financial Statements | 4,105,000 | …" named no
-    row item, so an uncited sentence naming another row's item passed on its cells)."""
-    bar = line.find("|", 80)
-    return line[:80] if bar == -1 or "|" in line[:80] else line[: bar + 40]
 
 
 def _row_year(line: str, n: int) -> list[int | None] | None:

@@ -30,26 +30,36 @@ HEADER_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\d{1,2}")
 
 
-def bar_header(line: str, first: bool = True, above: str | None = None) -> tuple[int, dict[int, int]] | None:
+def bar_header(
+    line: str, first: bool = True, above: str | None = None, changes: bool = True
+) -> tuple[int, dict[int, int]] | None:
     """A "|" row (with no number after its first "|": the caller's test) read as a column header of
     years: its cell count and the year of each of its cells after the first that names one
     (:func:`cell_year`), or :data:`CHANGE` for a cell over a column of changes — its own words, or
     those of the cell over it in the line ``above`` when that has as many cells (" | Year Ended … |  |
-    Change | " over " | 2018 | 2017 | $ | %") — by cell index, when two or more name a year; else None. Its first
+    Change | " over " | 2018 | 2017 | $ | %"; ``changes`` False: the page names none, none is looked for) —
+    by cell index, when two or more name a year; else None. Its first
     cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
     "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
     "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
     year: 2,417 of 2,478 passed)."""
     years: dict[int, int] = {}
     cells = line.split("|")
-    over = above.split("|") if above is not None and "|" in above else []
-    over = over if len(over) == len(cells) else [""] * len(cells)
-    for i, (c, a) in enumerate(zip(cells, over, strict=True)):
-        if i and (y := cell_year(c, first)) is not None:
+    undated = []
+    for i in range(1, len(cells)):
+        if (y := cell_year(cells[i], first)) is not None:
             years[i] = y
-        elif i and any(_CHANGE_CELL.search(t) and not _reversed(t) for t in (c, a)):
-            years[i] = CHANGE
-    return (_cell_count(line), years) if sum(y != CHANGE for y in years.values()) >= 2 else None
+        else:
+            undated.append(i)
+    if len(years) < 2:
+        return None
+    if changes and undated:  # (read only for a header, on a page that names a change)
+        over = above.split("|") if above is not None and "|" in above else []
+        over = over if len(over) == len(cells) else [""] * len(cells)
+        for i in undated:
+            if any(_CHANGE_CELL.search(t) and not _reversed(t) for t in (cells[i], over[i])):
+                years[i] = CHANGE
+    return _cell_count(line), years
 
 
 #: A header's cell over a column of changes, in :func:`bar_header`'s map of cells (no year is 0): its
@@ -128,4 +138,9 @@ def no_number_after_bar(qs: list[Quantity] | None, bar: int) -> bool:
     :func:`bar_header`; its caption may hold one: "(1)"). Gate-19: a header cell's mark ("| 2019 (1) |
     2018 | 2017 (2)", "… 2018 Restated See note 2") is read as a number, so its table named no column's
     year (TAT-QA's templated period swaps: 20 of 55 false accepts)."""
-    return not qs or qs[-1].span[0] < bar or all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
+    if not qs or qs[-1].span[0] < bar:
+        return True
+    last = qs[-1].text  # (a data row's last number is rarely that short: one test, then False)
+    if len(last) > 4 or not _FOOTNOTE_MARK.fullmatch(last):
+        return False
+    return all(q.span[0] < bar or _FOOTNOTE_MARK.fullmatch(q.text) for q in qs)
