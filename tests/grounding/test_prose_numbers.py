@@ -6,6 +6,8 @@ another year or another row's item (the largest group of their period and label 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.facts import Snapshot
 from assay.grounding import check_answer
@@ -101,3 +103,24 @@ def test_a_year_that_is_no_period_is_not_judged():
         ).status
         == "pass"
     )
+
+
+_YEARS = [2017, 2018, 2019]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_YEARS), st.sampled_from(_YEARS), st.integers(100, 9_999), st.booleans())
+def test_property_a_prose_number_backs_its_own_year_only(own, said, tenths, colon):
+    """A paragraph's number and its year, under a table whose columns are those years: a sentence giving
+    the number another year fails, its own year passes; a year before a colon is not the first number's."""
+    value = f"{tenths / 10:,.1f}"
+    other = f"{tenths / 10 + 7.3:,.1f}"
+    prose = (
+        f"Deferred revenue was ${value} million ({own - 1}: ${other} million)."
+        if colon
+        else f"In {own}, deferred revenue was ${value} million."
+    )
+    page = "(in millions) | 2019 | 2018 | 2017\nInventories | 1.0 | 2.0 | 3.0\n\n" + prose
+    got = check_answer(f"Deferred revenue was ${value} million in {said}.", Snapshot(sources=(page,)), mode="uncited")
+    # (the colon form: its year is the next number's, so the first one has none and is not judged)
+    assert got.status == ("pass" if colon or said == own else "fail"), (prose, said, got.violations)
