@@ -208,8 +208,23 @@ def test_a_change_column_s_cell_tells_its_sign_as_its_direction():
         check_answer("The increase in interest income in 2019 was $16.9 million.", snap, mode="uncited").status
         == "pass"
     )
-    cells = {c.displayed: c.cell_direction for c in parse_passages((_CHANGES,)).direct if c.ref == "S1:L6"}
-    assert cells[-10_892.0] == -1 and cells[-17_334.0] is None  # (a level tells none)
+    cells = cells_of(_CHANGES, "S1:L5")
+    assert cells[16_901.0] == 1 and cells[30_182.0] is None  # (a level tells none)
+    assert cells_of(_CHANGES, "S1:L6")[-10_892.0] is None  # an expense shown negative: "rose" either way
+
+
+def cells_of(page: str, ref: str) -> dict[float | None, int | None]:
+    return {c.displayed: c.cell_direction for c in parse_passages((page,)).direct if c.ref == ref}
+
+
+def test_a_loss_row_s_change_tells_no_direction():
+    # a hunt's false rejects: "Net loss decreased by $8,551 thousand" failed as "a rise" (the value rose)
+    page = "(in thousands)\n | 2019 | 2018 | Change\nNet loss | $(15,571) | $(24,122) | 8,551\n"
+    assert cells_of(page, "S1:L3")[8_551.0] is None
+    assert (
+        check_answer("Net loss decreased by $8,551 thousand.", Snapshot(sources=(page,)), mode="uncited").status
+        == "pass"
+    )
 
 
 def test_a_change_column_signed_against_its_levels_tells_nothing():

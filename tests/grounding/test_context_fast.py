@@ -12,7 +12,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.grounding.labels import CONCEPTS, _alternation, is_line_item, line_item, names_own_item
+from assay.grounding.label_rule import names_own_item
+from assay.grounding.labels import CONCEPTS, _alternation, is_line_item, line_item
 from assay.grounding.lexicon import (
     CROSS,
     CROSS_PERIOD_WORDS,

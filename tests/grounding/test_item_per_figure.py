@@ -5,7 +5,7 @@ both items went to the first figure (a tie of distances went to the earlier one)
 naming a figure's own item anywhere was read as naming it for that figure. Now an item linked to
 the figure right after it by a copula, a verb of amount or of a move, "of" or a colon is that
 figure's (:func:`~assay.grounding.operands.item_owner`), a mention the sentence gives another figure
-does not name the item for this one (:func:`~assay.grounding.labels.label_veto`), and a list of
+does not name the item for this one (:func:`~assay.grounding.label_rule.label_veto`), and a list of
 items linked to a list of as many figures pairs them in order, as "respectively" does
 (:func:`~assay.grounding.operands.listed_figures`). Each false sentence beside its true one."""
 

@@ -2,7 +2,7 @@
 for non-year false accepts): "Revenue and net income combined were $211.3 billion [F5, F7]" passed on
 operating income + net income, and "Net income was $17.3 billion below revenue [F5, F7]" on operating
 income − net income — one named item was an operand's, so the other was not looked at
-(:func:`assay.grounding.labels.label_veto`). And a Korean comparison's base is the item "보다" is
+(:func:`assay.grounding.label_rule.label_veto`). And a Korean comparison's base is the item "보다" is
 written onto, its subject the item before it: "순이익은 영업이익보다 173억 달러 많았다 [F5, F7]" (net
 income was $17.3 billion more than operating income) passed on operating income − net income
 (:mod:`assay.grounding.comparison`). Each false sentence beside its true one."""

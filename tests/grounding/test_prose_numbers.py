@@ -39,7 +39,23 @@ def _prose(line: str, displayed: float):
         ("Guarantees amounting to US$261,518 (2018: US$283,752).", 261_518, set()),  # the year is the next one's
         ("Guarantees amounting to US$261,518 (2018: US$283,752).", 283_752, {2018}),
         ("Amounts due of $200 (December 31, 2018: $169) are expenses", 169, {2018}),
-        ("Cash increased $224 million for fiscal 2019 as compared to fiscal 2018. In 2017 it fell.", 224, {2019, 2018}),
+        ("Cash increased $224 million for fiscal 2019 as compared to fiscal 2018. In 2017 it fell.", 224, {2019}),
+        # a hunt's false rejects and accepts: a date's day, a change's base year, the figure a year trails
+        (
+            "Backlog was $169.0 million at December 31, 2019, compared with $150.2 million at December 31, 2018.",
+            150.2,
+            {2018},
+        ),
+        (
+            "Backlog was $169.0 million at December 31, 2019, compared with $150.2 million at December 31, 2018.",
+            169.0,
+            {2019},
+        ),
+        ("Backlog at the end of 2019 was $2.4 billion, an increase of $310 million over 2018.", 310, set()),
+        ("Net income for 2019 increased 8.4% from 2018 to $603.4 million.", 603.4, set()),
+        ("Revenue rose to $2,405 million in 2019 from $2,095 million in 2018, an increase of 14.8%.", 14.8, set()),
+        ("Revenue rose to $2,405 million in 2019 from $2,095 million in 2018, an increase of 14.8%.", 2_095, {2018}),
+        ("The effective tax rate was 14.2% in 2019 compared to 19.6% in 2018.", 19.6, {2018}),
         ("For 2019, 2018 and 2017 they were $131 million, $117 million and $180 million, respectively.", 131, set()),
         ("It was 5.0% in 2019 and 5.0% in 2018.", 5.0, set()),  # shown twice: whose is unknown
         ("Revenue was $12.0 million.", 7.0, set()),  # not shown

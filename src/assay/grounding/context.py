@@ -70,8 +70,9 @@ from assay.grounding.direction import (
     from_to_contradictions,
     shifted_level,
 )
+from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
-from assay.grounding.labels import GENERIC_ITEMS, SnapshotVocabulary, label_veto, line_item
+from assay.grounding.labels import GENERIC_ITEMS, SnapshotVocabulary, line_item
 from assay.grounding.labels import period_year as _year
 from assay.grounding.lexicon import (
     CLAUSE,
@@ -391,7 +392,8 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
             return "period_mismatch", f"the sentence names {named}, but {c.ref} is of {of}"
     if named_items:
         elsewhere = tuple((s, e) for s, e, k in ctx.owned if k != q.span[0])  # items named for its other numbers
+        at = q.span[0] - ctx.offset
         return label_veto(
-            c.ref, operands, c.op is not None, named_items, ctx.exact, ctx.paired, ctx.text, ctx.named, elsewhere
+            c.ref, operands, c.op is not None, named_items, ctx.exact, ctx.paired, ctx.text, ctx.named, elsewhere, at
         )
     return None

@@ -293,17 +293,21 @@ def _in_columns(
 
 def _change_way(value: float, levels: int | None) -> int | None:
     """The direction a change column's cell tells: its sign (none for 0), when its row's levels move
-    that way or are not known (``levels``: :func:`_levels_way`). A page whose changes are signed as
+    that way or are not known (``levels``: :func:`_levels_way`; 0: none). A page whose changes are signed as
     favourable ("Bell Wireline | 3,183 | 3,193 | 10 | 0.3%" of capital spending) tells none."""
     way = None if value == 0 else (1 if value > 0 else -1)
-    return way if levels is None or levels == way else None
+    return way if levels is None or levels == way else None  # (0: levels shown negative, no direction)
 
 
 def _levels_way(qs: list[Quantity], years: list[int | None]) -> int | None:
     """The way a row's latest year's cell moved from the year before's (``years``: each number's
     column, :data:`~assay.grounding.table_headers.CHANGE` for a change's), or None (fewer than two
-    years, or equal)."""
+    years, or equal); 0 when a level is negative ("Net loss | (15,571) | (24,122) | 8,551": whether
+    the loss "increased" is read either way, so its change column tells no direction; a hunt's false
+    rejects of "Net loss decreased by $8,551 thousand")."""
     by_year = {y: q.value for q, y in zip(qs, years, strict=False) if y}
+    if any(v < 0 for v in by_year.values()):
+        return 0  # a loss or an expense shown negative: a "rise" of it is ambiguous (magnitude or value)
     if len(by_year) < 2:
         return None
     last, before = sorted(by_year, reverse=True)[:2]

@@ -16,8 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
+from assay.grounding.lexicon import CLAUSE
+from assay.grounding.operands import YEAR, match_year, period_owner
 
 __all__ = ["own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
 
@@ -72,25 +75,31 @@ def prose_item_veto(
 
 def prose_years(line: str, c: Candidate) -> frozenset[int]:
     """The years the sentence of ``line`` that shows ``c``'s displayed digits (:func:`own_sentence`)
-    gives it: those with no other number between them and it, a year before a colon only to the
-    number right after it ("US$261,518 (2018: US$283,752)": 2018 is the second's). Empty when
-    :func:`own_sentence` finds none."""
+    gives it, read as an answer's sentence is (:func:`~assay.grounding.operands.period_owner`: the
+    figure a period trails, else the nearest of its clause; "December 31, 2019" is one mention): a
+    year before a colon is the next figure's ("US$261,518 (2018: US$283,752)"), and a year a change is
+    measured from is no figure's ("an increase of $310 million over 2018", "compared to 2018", "from
+    2018 to $603.4 million"). Empty when :func:`own_sentence` finds none."""
     found = own_sentence(line, c)
     if found is None:
         return frozenset()
     start, end, at = found
-    tokens = list(_NUMBER.finditer(line, start, end))
-    mine = next(i for i, m in enumerate(tokens) if m.start() == at)
+    text = line[start:end]
+    spans = [q.span for q in extract_masked(text, space_thousands=False, wording=False)]
+    mine = [i for i, (a, b) in enumerate(spans) if a <= at - start < b]
+    if len(mine) != 1:
+        return frozenset()
+    cuts = [0, *(m.end() for m in CLAUSE.finditer(text)), len(text) + 1]
     out = set()
-    for i, m in enumerate(tokens):
-        if i == mine or not _YEAR_TOKEN.fullmatch(m.group(0)):
-            continue
-        between = tokens[min(i, mine) + 1 : max(i, mine)]
-        if any(not _YEAR_TOKEN.fullmatch(t.group(0)) for t in between):
-            continue  # another number stands between: the year is its
-        if line.startswith(":", m.end()) and (i > mine or between):
-            continue  # "$200 (2018: $169)", "2018: $1, …": the year is the number's right after its colon
-        out.add(int(m.group(0)))
+    for m in YEAR.finditer(text):
+        if _BASE_YEAR.search(text, 0, m.start()):
+            continue  # a change's base year
+        if text.startswith(":", m.end()):  # "2018: $169": the figure after the colon
+            k = next((i for i, (a, _) in enumerate(spans) if a >= m.end()), None)
+        else:
+            k = period_owner(text, spans, m.start(), m.end(), cuts)
+        if k == mine[0]:
+            out.add(match_year(m))
     return frozenset(out)
 
 
@@ -111,8 +120,13 @@ def own_sentence(line: str, c: Candidate) -> tuple[int, int, int] | None:
 #: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
 #: A number as written in prose, thousands grouped by commas ("2019, 2018" are two numbers).
+#: What a change is measured from, right before a year: "over 2018", "compared to fiscal 2018", "from 2018".
+_BASE_YEAR = re.compile(
+    r"\b(?:over|from|compared\s+(?:to|with)|versus|vs\.?|than|relative\s+to|since|against)\s+"
+    r"(?:the\s+)?(?:(?:fiscal|financial)\s+)?(?:year\s+)?$",
+    re.I,
+)
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\w.,])\d+(?:\.\d+)?(?!\d)")
-_YEAR_TOKEN = re.compile(r"(?:19|20)\d{2}")
 _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 
 

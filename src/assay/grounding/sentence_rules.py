@@ -15,7 +15,8 @@ sentence says moved the other way ("rose from $118 million to $93 million") are 
 (:func:`~assay.grounding.level_moves.contradicted_levels`). A sentence's opening period ("In fiscal 2023,")
 scopes the numbers that name none (:func:`~assay.grounding.lead_period.with_lead_year`).
 What the sentence's form says of a number (:func:`~assay.grounding.forms.forms_veto`: a negated
-change, …) is checked first.
+change, …) is checked first. A number of a page's prose backs only what its own sentence there says it
+is: its years and its item (:mod:`~assay.grounding.prose_numbers`, gate-19).
 """
 
 from __future__ import annotations

@@ -105,11 +105,12 @@ def cell_year(cell: str, first: bool = True) -> int | None:
 _FISCAL_YEAR = re.compile(r"\b(?:fiscal(?:\s+year)?|fy)\s?(?:19|20)\d{2}\b", re.I)
 
 
-#: The words a header cell naming a period may hold besides its date (:func:`cell_year`).
+#: The words a header cell naming a period may hold besides its date (:func:`cell_year`). Not "balance":
+#: "Balance at January 1, 2019" is the year before's end (a hunt's false reject of "… at the end of 2018").
 _DATE_WORDS = frozenset(
     "year years ended ending end fiscal fy calendar as of at for the period periods month months week weeks "
-    "quarter quarters three six nine twelve fifty two q h restated unaudited audited see note pro forma actual balance "
-    "balances jan january feb february mar march apr april may jun june jul july aug august sep sept september "
+    "quarter quarters three six nine twelve fifty two q h restated unaudited audited see note pro forma actual "
+    "jan january feb february mar march apr april may jun june jul july aug august sep sept september "
     "oct october nov november dec december".split()
 )
 _WORDS = re.compile(r"[A-Za-z]+")
