@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from assay.facts import Snapshot
 from assay.grounding import check_answer
 from assay.grounding.passages import parse_passages
-from assay.grounding.table_headers import CHANGE, bar_header
+from assay.grounding.table_headers import CHANGE, bar_header, spanned
 
 _TABLE = (
     "(in thousands)\n"
@@ -253,3 +253,40 @@ def test_a_row_named_by_a_year_gives_its_numbers_that_year(false, true):
     snap = Snapshot(sources=(page,))
     assert check_answer(false, snap, mode="uncited").status == "fail"
     assert check_answer(true, snap, mode="uncited").status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("header", "below", "years"),
+    [
+        (  # the header leaves a group's other cells empty
+            " | December 31, 2019 |  | December 31, 2018 | ",
+            "(In millions) | Carrying Amount | Fair Value | Carrying Amount | Fair Value",
+            {1: 2019, 2: 2019, 3: 2018, 4: 2018},
+        ),
+        (" | 2019 | 2018", " | Amount | % | Amount | %", {1: 2019, 2: 2019, 3: 2018, 4: 2018}),  # a cell a year
+        (" | 2019 | 2018 | 2017", " | Amount | Amount | Amount", None),  # one column a year: nothing spanned
+        (" | 2019 | 2018", " | Amount | % | Amount | Change", None),  # groups of other names
+        (" | 2019 | 2018", " | Amount | % | Amount", None),  # groups of unequal size
+    ],
+)
+def test_a_year_spanning_columns_names_each_of_them(header, below, years):
+    got = spanned(header, below, bar_header(header))
+    assert (got[1] if got else None) == years
+
+
+def test_spanned_columns_date_their_cells():
+    # gate-19: the fair-value columns named no year, so another year's figures passed
+    page = (
+        "(in millions)\n | December 31, 2019 |  | December 31, 2018 | \n"
+        " | Carrying Amount | Fair Value | Carrying Amount | Fair Value\n"
+        "Total debt | 3,774.4 | 4,073.9 | 3,474.2 | 3,535.1\n"
+    )
+    snap = Snapshot(sources=(page,))
+    assert (
+        check_answer("The fair value of total debt was $3,535.1 million in 2019.", snap, mode="uncited").status
+        == "fail"
+    )
+    assert (
+        check_answer("The fair value of total debt was $4,073.9 million in 2019.", snap, mode="uncited").status
+        == "pass"
+    )

@@ -39,6 +39,7 @@ from assay.grounding.table_headers import (
     bar_header,
     cell_year,
     no_number_after_bar,
+    spanned,
 )
 
 __all__ = ["PassageNumbers", "parse_passages"]
@@ -135,6 +136,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         header_lines = _lines_holding(low, _HEADER_WORDS, starts)
         per_lines = _lines_holding(low, _PER_SHARE_WORDS, starts)
         bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
+        bars_at = 0  # the line it was read on
         lines = passage.splitlines()
         may_change = low is None or any(map(low.__contains__, _CHANGE_WORDS))  # (a change column's words)
         names_change = may_change and any((len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines)
@@ -159,7 +161,9 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 and HEADER_YEAR.search(line) is not None  # (cheap: most such rows are titles, "Current assets | |")
                 and (found := bar_header(line, bars is None, lines[li - 2] if li > 1 else None, may_change)) is not None
             ):
-                bars = found  # its rows' numbers take their cells' years (no count-based columns)
+                bars, bars_at = found, li  # its rows' numbers take their cells' years (no count-based columns)
+            elif bars is not None and bars_at == li - 1 and not qs:  # the header's second line: spanned columns?
+                bars = spanned(lines[li - 2], line, bars) or bars
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if qs and number_only:
                 cells.add(li)

@@ -13,7 +13,7 @@ import re
 
 from assay.claims import Quantity
 
-__all__ = ["CHANGE", "DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar"]
+__all__ = ["CHANGE", "DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar", "spanned"]
 
 #: A date or a year as a column header writes it ("February 2, 2019", "Fiscal 2023", "FY2022"; group 1: its year).
 DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
@@ -60,6 +60,37 @@ def bar_header(
             if any(_CHANGE_CELL.search(t) and not _reversed(t) for t in (cells[i], over[i])):
                 years[i] = CHANGE
     return _cell_count(line), years
+
+
+def spanned(line: str, below: str, header: tuple[int, dict[int, int]]) -> tuple[int, dict[int, int]] | None:
+    """A year header (``line``, read as ``header`` by :func:`bar_header`) whose years each span a group of
+    the columns its next line (``below``) names, the same names in every group: each column of a group
+    takes its year. Either the header leaves the group's other cells empty ("| December 31, 2019 |  |
+    December 31, 2018 | " over "| Carrying Amount | Fair Value | Carrying Amount | Fair Value"), or it
+    has one cell a year (" | 2019 | 2018" over " | Amount | % | Amount | %"). Gate-19: the spanned columns
+    named no year, so "The percentage difference between fair value and carrying amount of total debt
+    as of December 31, 2019" passed on 2018's columns. Else None (groups of unequal size or names)."""
+    cells, names = line.split("|"), [c.strip().lower() for c in below.split("|")]
+    years = sorted((i, y) for i, y in header[1].items() if y != CHANGE)
+    if len(years) < 2 or any(y == CHANGE for y in header[1].values()):
+        return None
+    if len(names) == len(cells):  # the header's other cells of a group are empty
+        starts = [i for i, _ in years]
+        if any(cells[i].strip() for i in range(starts[0] + 1, len(cells)) if i not in starts):
+            return None
+        width = starts[1] - starts[0]
+    elif [i for i, _ in years] == list(range(1, len(years) + 1)) and len(cells) == len(years) + 1:
+        width = (len(names) - 1) // len(years)  # one cell a year: the groups fill the line below
+        if width * len(years) != len(names) - 1:
+            return None
+        starts = [1 + k * width for k in range(len(years))]
+    else:
+        return None
+    groups = [names[a : a + width] for a in starts]
+    if width < 2 or starts[-1] + width > len(names) or any(g != groups[0] for g in groups) or not all(groups[0]):
+        return None
+    out = {a + k: y for a, (_, y) in zip(starts, years, strict=True) for k in range(width)}
+    return (_cell_count(below) if len(names) != len(cells) else header[0]), out
 
 
 #: A header's cell over a column of changes, in :func:`bar_header`'s map of cells (no year is 0): its
