@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from assay.grounding.candidates import Candidate
+from assay.grounding.lexicon import RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year
 
 __all__ = ["named_years", "column_veto", "derived_cell_veto"]
@@ -30,7 +31,7 @@ def named_years(text: str) -> frozenset[int]:
     names 2018; gate-18, a TAT-QA gold sentence the "|" tables' column years failed)."""
     found = [(m.start(), m.end(), match_year(m)) for m in YEAR.finditer(text)]
     years = {y for _, _, y in found}
-    if len(found) > 1 and _RESPECTIVELY.search(text):
+    if len(found) > 1 and RESPECTIVELY.search(text):
         for (_, e1, y1), (s2, _, y2) in zip(found, found[1:], strict=False):
             if _RANGE.fullmatch(text, e1, s2) and abs(y1 - y2) <= 10:
                 years |= set(range(min(y1, y2), max(y1, y2) + 1))
@@ -38,7 +39,6 @@ def named_years(text: str) -> frozenset[int]:
 
 
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
-_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 
 
 def column_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | None:

@@ -81,6 +81,7 @@ from assay.grounding.lexicon import (
     LOSS,
     LOSS_WORDS,
     POLARITY,
+    RESPECTIVELY,
     SUM_WORDS,
     licences,
     may_polar,
@@ -120,7 +121,6 @@ __all__ = [
 _CLAUSE = CLAUSE
 _new = object.__new__
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
-_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 _BASE_BEFORE = re.compile(
     r"(?:\bas\s+an?\s+(?:percentage|percent|share|proportion|portion|ratio|fraction)|\b(?:percentage|percent|share)|%)"
     r"\s+of\s+(?:the\s+|total\s+)*$",
@@ -191,7 +191,7 @@ class SentenceContext:
         k_years: dict[int, set[int]] = {}  # number index → the years given it
         k_items: dict[int, list[str]] = {}  # number index → the items named for it
         polar: dict[int, set[int]] = {}
-        respectively = bool(may & RESPECTIVE) and _RESPECTIVELY.search(text) is not None
+        respectively = bool(may & RESPECTIVE) and RESPECTIVELY.search(text) is not None
         low = text.lower() if text.isascii() else None  # the case-blind scans read it without re.I
         named = tuple(vocab.named_spans(text, low))  # a cut inside a named item is none: "cash, and restricted …"
         clauses = [m.span() for m in _CLAUSE.finditer(text)]  # one scan for both lists

@@ -27,6 +27,7 @@ __all__ = [
     "CROSS",
     "QSIGN",
     "PRIOR_YEAR",
+    "RESPECTIVELY",
     "licences",
     "text_licences",
     "CLAUSE",
@@ -185,6 +186,8 @@ COMPARISON = words_regex(tuple(COMPARISON_WORDS))
 
 #: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,
 #: ", but/while/and/versus/compared".
+#: "respectively" (or "respective"): a sentence pairing its periods or items with its numbers in order.
+RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 CLAUSE = re.compile(
     r";(?=\s)|!(?=\s)|\?(?=\s)|"  # (?:[;!?]|DOT)(?=\s) with a literal first in each branch: sre skips in C
     + CLAUSE_DOT

@@ -86,7 +86,7 @@ _Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
 _CHANGE_HEAD = re.compile(r"\b(?:change[sd]?|increase|decrease|vs\.?|versus|variance|growth)\b", re.I)
 #: Words one of which that pattern, or a header's change column (:func:`~.table_headers.bar_header`), needs.
 _CHANGE_WORDS = ("chang", "increase", "decrease", "vs", "versus", "variance", "growth", "difference", " over ")
-#: Words one of which a line needs to tell a direction (the pre-check of :func:`_cell_directions`'s sources).
+#: Words one of which a line needs to tell a direction (the pre-check of :func:`_twin_directions`'s sources).
 _DIRECTION_WORDS = (
     "increas",
     "decreas",
@@ -205,13 +205,13 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         if row:
             rows.append(_in_columns(row, columns, named, direct, names_change))
         if told and cells:
-            _cell_directions(direct, rows, first, first_row, pi + 1, told, cells)
+            _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
 def _row_year(line: str, n: int) -> list[int | None] | None:
     """Each of a "|" row's ``n`` numbers' year when its first cell names one (:func:`~.table_headers.cell_year`:
-    "2021 | $138 | $6" of lease payments by year, "Balance at December 31, 2018 | 1,234"), under no year
+    "2021 | $138 | $6" of lease payments by year, "December 31, 2018 | 1,234"), under no year
     header; else None. Gate-19: "The operating leases for 2022 was 138 million." passed on the 2021 row."""
     bar = line.find("|")
     if bar <= 0 or HEADER_YEAR.search(line, 0, bar) is None or (y := cell_year(line[:bar])) is None:
@@ -265,12 +265,11 @@ def _in_columns(
 ) -> tuple[Candidate, ...]:
     """The candidates of ``row`` (its lines of numbers, :data:`_Line`), each with its column's year
     when the row's first line sits under a "|" year header (each number its cell's, a change column's
-    cell its sign as its direction; a later line's none unless placed too),
-    or when the row has one number per column (module doc), appended to
-    ``direct``. A per-share line's numbers name no page scale (``page_scales`` empty): "Diluted
-    earnings per share 6.13" under "(in millions, except per share amounts)" backs no "$6.13
-    million". Built here, once per number: ``dataclasses.replace`` afterwards cost 7% of parsing
-    TAT-QA passages."""
+    cell its sign as its direction; a later line's none unless placed too), or when the row has one
+    number per column (module doc), appended to ``direct``. A per-share line's numbers name no page
+    scale (``page_scales`` empty): "Diluted earnings per share 6.13" under "(in millions, except per
+    share amounts)" backs no "$6.13 million". Built here, once per number: ``dataclasses.replace``
+    afterwards cost 7% of parsing TAT-QA passages."""
     made: list[Candidate] = []
     if row[0][5] is not None:  # a "|" row under a "|" year header: each number's cell names its column
         for qs, sc, ref, label, ps, years in row:
@@ -309,7 +308,7 @@ def _levels_way(qs: list[Quantity], years: list[int | None]) -> int | None:
     years, or equal); 0 when a level is negative ("Net loss | (15,571) | (24,122) | 8,551": whether
     the loss "increased" is read either way, so its change column tells no direction; a hunt's false
     rejects of "Net loss decreased by $8,551 thousand")."""
-    by_year = {y: q.value for q, y in zip(qs, years, strict=False) if y}
+    by_year = {y: q.value for q, y in zip(qs, years, strict=False) if y is not None and y != CHANGE}
     if any(v < 0 for v in by_year.values()):
         return 0  # a loss or an expense shown negative: a "rise" of it is ambiguous (magnitude or value)
     if len(by_year) < 2:
@@ -334,7 +333,7 @@ def _quantities_by_line(passage: str) -> tuple[dict[int, list[Quantity]], list[i
     return out, starts
 
 
-def _cell_directions(
+def _twin_directions(
     direct: list[Candidate],
     rows: list[tuple[Candidate, ...]],
     first: int,

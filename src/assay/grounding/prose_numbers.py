@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
-from assay.grounding.lexicon import CLAUSE
+from assay.grounding.lexicon import CLAUSE, RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year, period_owner
 
 __all__ = ["own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
@@ -114,20 +114,19 @@ def own_sentence(line: str, c: Candidate) -> tuple[int, int, int] | None:
     at, after = hits[0].span()
     start = max((m.end() for m in _SENTENCE_END.finditer(line, 0, at)), default=0)
     end = m.start() if (m := _SENTENCE_END.search(line, after)) else len(line)
-    return None if _RESPECTIVELY.search(line, start, end) else (start, end, at)
+    return None if RESPECTIVELY.search(line, start, end) else (start, end, at)
 
 
 #: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
-#: A number as written in prose, thousands grouped by commas ("2019, 2018" are two numbers).
 #: What a change is measured from, right before a year: "over 2018", "compared to fiscal 2018", "from 2018".
 _BASE_YEAR = re.compile(
     r"\b(?:over|from|compared\s+(?:to|with)|versus|vs\.?|than|relative\s+to|since|against)\s+"
     r"(?:the\s+)?(?:(?:fiscal|financial)\s+)?(?:year\s+)?$",
     re.I,
 )
+#: A number as written in prose, thousands grouped by commas ("2019, 2018" are two numbers).
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\w.,])\d+(?:\.\d+)?(?!\d)")
-_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 
 
 def _value(text: str) -> float:

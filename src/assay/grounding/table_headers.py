@@ -1,10 +1,12 @@
-"""The column headers of a page's "|" tables: which year each column names (issue 15, gate-18/19;
-read by :func:`assay.grounding.passages.parse_passages`).
+"""The column headers of a page's "|" tables: which year each column names and which holds changes
+(issue 15, gate-18/19; read by :func:`assay.grounding.passages.parse_passages`).
 
 A "|" row with no number after its first cell but footnote marks (:func:`no_number_after_bar`) and
 two or more cells that each name one year (:func:`cell_year`: a date or a year, or words of dates
 around one, "Year Ended December 31, 2018", "Q4 2019") is a header (:func:`bar_header`); a row under
-it with as many cells (:func:`aligned`) gives each number its cell's year.
+it with as many cells (:func:`aligned`) gives each number its cell's year, and a cell under a change
+column (:data:`CHANGE`) its sign as its direction. A year spanning a group of columns names each of
+them (:func:`spanned`).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ def bar_header(
     years: its cell count and the year of each of its cells after the first that names one
     (:func:`cell_year`), or :data:`CHANGE` for a cell over a column of changes — its own words, or
     those of the cell over it in the line ``above`` when that has as many cells (" | Year Ended … |  |
-    Change | " over " | 2018 | 2017 | $ | %"; ``changes`` False: the page names none, none is looked for) —
-    by cell index, when two or more name a year; else None. Its first
-    cell may be anything (a caption), and its other cells too ("Percentage Change 2019 Versus 2018",
+    Change | " over " | 2018 | 2017 | $ | %"; ``changes`` False: the page names none, none is looked
+    for) — by cell index, when two or more name a year; else None. Its first cell may be anything (a
+    caption), and its other cells too ("Percentage Change 2019 Versus 2018",
     "Lives (Years)": they name no year). Gate-18: a table written with "|" named no column's year, so
     "Revenue was 1,100 million in 2019" passed on the 2018 cell (TAT-QA's level sentences with another
     year: 2,417 of 2,478 passed)."""
