@@ -68,8 +68,8 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-#: gate-9 … 19: change amounts, % sources, forms, cents, page currency, prose numbers: docs/gate-versions.md.
-GATE_VERSION = "gate-19"
+#: gate-9 … 20: change amounts, % sources, forms, cents, page currency, prose, negative rows: docs/gate-versions.md.
+GATE_VERSION = "gate-20"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

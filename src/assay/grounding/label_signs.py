@@ -13,7 +13,15 @@ from assay.grounding.candidates import Candidate
 from assay.grounding.labels import is_line_item, line_item
 from assay.grounding.lexicon import GAIN, LOSS
 
-__all__ = ["A_CHANGE_LABEL", "NEUTRAL_CHANGE", "told_direction", "label_polarity", "fact_sign", "own_clause"]
+__all__ = [
+    "A_CHANGE_LABEL",
+    "NEUTRAL_CHANGE",
+    "told_direction",
+    "label_polarity",
+    "fact_sign",
+    "own_clause",
+    "negative_row_reading",
+]
 
 _UP_LABEL = re.compile(
     r"\b(?:increas(?:ed?|es|ing)|rose|ris(?:es|ing)|grew|grow(?:s|ing)|growth|higher|up)\b|증가|상승", re.I
@@ -103,3 +111,60 @@ def fact_sign(c: Candidate) -> int:
     if LOSS.search(label) and not GAIN.search(label):
         return -1
     return 1
+
+
+def negative_row_reading(c: Candidate) -> str | None:
+    """How a stated direction ("increased by", "fell") reads derivation ``c`` when it is a change
+    ``a−b`` of one row's two figures, both shown negative (None for any other candidate):
+
+    - ``"size"`` — the row is a deduction (:data:`_SIZE_ITEM`: a loss, an expense or cost, cash used or
+      paid, an impairment, depreciation): "Net Loss | $(15,571) | $(24,122)" *decreased* by 8,551 from
+      2018 to 2019, though −15,571 is above −24,122;
+    - ``"sign"`` — the row is a profit or an inflow (:data:`_SIGN_ITEM`): "Operating income | (500) |
+      (300)" *decreased* by 200;
+    - ``"neither"`` — the label says neither, or both ("Net cash provided by (used in)", "Income (loss)",
+      "gain/loss", "Valuation allowance", "Disposals", "Deferred tax liabilities"): a reader cannot tell
+      which the writer meant, so the gate backs no direction with it (fail-closed). On TAT-QA's templated
+      change sentences the annotators' own arithmetic went both ways on such rows (the size of "Disposals"
+      in one table, its sign in another): either single reading passed the flipped direction of 3–4 of
+      them (gate-20, :mod:`assay.grounding.perturbations` ``direction_word``).
+
+    A relative change ``(a−b)/b`` of two negatives has one sign either way: not judged here."""
+    if c.op != "a-b" or len(c.operands) != 2:
+        return None
+    a, b = c.operands
+    if a.value >= 0 or b.value >= 0 or a.op is not None or b.op is not None:
+        return None
+    if a.origin == "passage":
+        if a.ref != b.ref:
+            return None
+        item = a.label.lower()
+    else:
+        item = line_item(a.label).lower()
+        if item != line_item(b.label).lower():
+            return None
+    if _TWO_SIGNS.search(item):
+        return "neither"
+    size, sign = _SIZE_ITEM.search(item) is not None, _SIGN_ITEM.search(item) is not None
+    return "neither" if size == sign else "size" if size else "sign"
+
+
+#: A label that names both signs of its figure: "(used in)", "(loss)", "(expense)", "Increase/(decrease)",
+#: "gain/loss", "+/-" (any "/": a label of alternatives).
+_TWO_SIGNS = re.compile(
+    r"\((?:used|loss|losses|expense|expenses|deficit|benefit|decrease|increase|gain|gains|income|charge|credit"
+    r"|provision)\b|/",
+    re.I,
+)
+#: A deduction's label (its figure shown negative is a size): a loss, an expense or a cost, cash used, paid or
+#: spent, an outflow, a purchase or repurchase, an impairment, a write-off, depreciation or amortization.
+_SIZE_ITEM = re.compile(
+    r"\b(?:loss(?:es)?|deficit|expenses?|expenditures?|costs?|used|paid|spent|payments?|outflows?|purchases?"
+    r"|repurchases?|impairments?|write-?(?:offs?|downs?)|depreciation|amortization|amortisation)\b",
+    re.I,
+)
+#: A profit's or an inflow's label (its figure shown negative keeps its sign): income, profit, earnings,
+#: a gain, revenue or sales, cash provided or generated, proceeds.
+_SIGN_ITEM = re.compile(
+    r"\b(?:income|profits?|earnings|gains?|revenues?|sales|provided|generated|proceeds|inflows?)\b", re.I
+)
