@@ -81,3 +81,14 @@ def test_a_difference_of_a_rows_two_year_columns_is_no_level():
     page = "In millions\n2023\n2022\nRevenue\n200\n100"
     assert status("Revenue in 2023 was $100 million.", page) == "fail"
     assert status("Revenue rose by $100 million from 2022 to 2023.", page) == "pass"
+
+
+def test_a_ratio_of_one_rows_two_years_is_no_one_years_ratio():
+    """gate-20: TAT-QA's "current ratio in 2019" passed (gold and its period swap) as 2019's retained profits
+    over 2018's; a sentence naming both years keeps it."""
+    page = "Parent |  | \n | 2019 | 2018\nRetained profits | 79,918 | 102,680\nTotal equity | 150,000 | 160,000"
+    snap = Snapshot(sources=(page,))
+    got = check_answer("The current ratio in 2019 was 0.78.", snap, mode="uncited")
+    assert got.status == "fail" and "period_mismatch" in [v.kind for v in got.violations], got
+    both = "Retained profits in 2019 were 0.78 times those of 2018."
+    assert check_answer(both, snap, mode="uncited").status == "pass"

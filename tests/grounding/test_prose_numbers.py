@@ -59,10 +59,32 @@ def _prose(line: str, displayed: float):
         ("For 2019, 2018 and 2017 they were $131 million, $117 million and $180 million, respectively.", 131, set()),
         ("It was 5.0% in 2019 and 5.0% in 2018.", 5.0, set()),  # shown twice: whose is unknown
         ("Revenue was $12.0 million.", 7.0, set()),  # not shown
+        # gate-20: a list of years right before "respectively" goes to as many numbers before it, in order
+        (
+            _FCF := "Free Cash Flow was positive $497 million in 2019, compared to positive $533 million and "
+            "positive $308 million in 2018 and 2017, respectively.",
+            533,
+            {2018},
+        ),
+        (_FCF, 308, {2017}),
+        (_FCF, 497, {2019}),
+        ("Sales were $5 million and $7 million, or 2% and 3%, in 2019 and 2018, respectively.", 5, set()),
     ],
 )
 def test_prose_years(line, shown, years):
     assert prose_years(line, _prose(line, shown)) == years
+
+
+def test_a_respectively_list_dates_its_numbers_in_order():
+    page = (
+        "(in millions) | 2019 | 2018 | 2017\nRevenue | 9,000 | 8,000 | 7,000\n\n" + "Free Cash Flow was positive $497 "
+        "million in 2019, compared to positive $533 million and positive $308 million in 2018 and 2017, respectively."
+    )
+    snap = Snapshot(sources=(page,))
+    got = check_answer("The Free Cash Flow in 2017 was $533 million.", snap, mode="uncited")
+    assert got.status == "fail" and "period_mismatch" in [v.kind for v in got.violations], got
+    assert check_answer("The Free Cash Flow in 2018 was $533 million.", snap, mode="uncited").status == "pass"
+    assert check_answer("The Free Cash Flow in 2018 was $497 million.", snap, mode="uncited").status == "fail"
 
 
 def test_own_sentence_is_cut_at_sentence_ends_not_at_abbreviations():

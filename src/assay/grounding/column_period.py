@@ -38,6 +38,9 @@ def named_years(text: str) -> frozenset[int]:
     return frozenset(years)
 
 
+#: A ratio of two figures (not a relative change): of one row's two years, it is no figure of one year
+#: ("The current ratio in 2019 was 0.78" on "Retained profits | 79,918 | 102,680": 2019's over 2018's).
+_RATIOS = ("a/b", "|a|/|b|")
 _RANGE = re.compile(r"\s*(?:to|through|thru|-|–)\s*")
 
 
@@ -55,6 +58,8 @@ def derived_cell_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | 
     cells does not fit them (gate-18; with column years a row's change is ordered, so the check its
     direct cells get, :func:`column_veto`, is due to it too): every operand in a column of a year and
     a named year none of theirs ("The change from 2017 to 2019 was …" on the 2019 and 2018 cells), or
+    a ratio of one row's cells of two years said to be of one year (gate-20: "The current ratio in 2019 was
+    0.78" on "Retained profits | 79,918 | 102,680", 2019's over 2018's), or
     a cell of a column year moved by an undated cell of its row (a change column): a level moved by
     its change is another period's level ("Goodwill impairment | 9,174 | 8,418 | 756" under "2018 |
     2017 | Change": 9,174 − 756 is 2017's 8,418, no figure of 2018; the passage form of
@@ -66,6 +71,9 @@ def derived_cell_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | 
         if years - dated:
             named = ", ".join(str(y) for y in sorted(years - dated))
             return "period_mismatch", f"the sentence names {named}, which is none of {c.ref}'s columns"
+        if c.op in _RATIOS and len(dated) == 2 and len(years) == 1 and c.operands[0].ref == c.operands[1].ref:
+            of = " and ".join(str(y) for y in sorted(y for y in dated if y is not None))
+            return "period_mismatch", f"{c.ref} divides one row's figures of {of}: no one year's ratio"
         return None
     a, b = c.operands
     if c.op in ("a+b", "a-b") and len(dated) == 1 and a.ref == b.ref:

@@ -80,7 +80,7 @@ def prose_years(line: str, c: Candidate) -> frozenset[int]:
     year before a colon is the next figure's ("US$261,518 (2018: US$283,752)"), and a year a change is
     measured from is no figure's ("an increase of $310 million over 2018", "compared to 2018", "from
     2018 to $603.4 million"). Empty when :func:`own_sentence` finds none."""
-    found = own_sentence(line, c)
+    found = own_sentence(line, c, respectively=True)
     if found is None:
         return frozenset()
     start, end, at = found
@@ -89,9 +89,20 @@ def prose_years(line: str, c: Candidate) -> frozenset[int]:
     mine = [i for i, (a, b) in enumerate(spans) if a <= at - start < b]
     if len(mine) != 1:
         return frozenset()
+    listed = (0, 0)  # the span of a "in 2018 and 2017, respectively" list of years: its own reading
+    if (said := RESPECTIVELY.search(text)) is not None:
+        if (years := _YEARS_LISTED.search(text, 0, said.start())) is None:
+            return frozenset()  # (its years go to its numbers in an order not read here)
+        listed = years.span()
+        order = [match_year(m) for m in YEAR.finditer(text, *listed)]
+        before = [i for i, (a, _) in enumerate(spans) if a < listed[0]][-len(order) :]
+        if mine[0] in before and len(before) == len(order):
+            return frozenset({order[before.index(mine[0])]})
     cuts = [0, *(m.end() for m in CLAUSE.finditer(text)), len(text) + 1]
     out = set()
     for m in YEAR.finditer(text):
+        if listed[0] <= m.start() < listed[1]:
+            continue  # (another number's, in the list's order)
         if _BASE_YEAR.search(text, 0, m.start()):
             continue  # a change's base year
         if text.startswith(":", m.end()):  # "2018: $169": the figure after the colon
@@ -103,10 +114,11 @@ def prose_years(line: str, c: Candidate) -> frozenset[int]:
     return frozenset(out)
 
 
-def own_sentence(line: str, c: Candidate) -> tuple[int, int, int] | None:
+def own_sentence(line: str, c: Candidate, respectively: bool = False) -> tuple[int, int, int] | None:
     """``(start, end, at)``: the sentence of ``line`` that shows ``c``'s displayed digits (``at``:
-    where), when the line shows them exactly once and the sentence does not say "respectively" (its
-    years and items go to its numbers in order: not read here); else None."""
+    where), when the line shows them exactly once and, unless ``respectively``, the sentence does not
+    say "respectively" (its years and items go to its numbers in order: read only by
+    :func:`prose_years`); else None."""
     shown = abs(c.displayed if c.displayed is not None else c.value)
     hits = [m for m in _NUMBER.finditer(line) if _value(m.group(0)) == shown]
     if len(hits) != 1:
@@ -114,7 +126,7 @@ def own_sentence(line: str, c: Candidate) -> tuple[int, int, int] | None:
     at, after = hits[0].span()
     start = max((m.end() for m in _SENTENCE_END.finditer(line, 0, at)), default=0)
     end = m.start() if (m := _SENTENCE_END.search(line, after)) else len(line)
-    return None if RESPECTIVELY.search(line, start, end) else (start, end, at)
+    return None if not respectively and RESPECTIVELY.search(line, start, end) else (start, end, at)
 
 
 #: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
@@ -123,6 +135,15 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
 _BASE_YEAR = re.compile(
     r"\b(?:over|from|compared\s+(?:to|with)|versus|vs\.?|than|relative\s+to|since|against)\s+"
     r"(?:the\s+)?(?:(?:fiscal|financial)\s+)?(?:year\s+)?$",
+    re.I,
+)
+#: A list of two or more years right before "respectively" ("in 2018 and 2017, respectively", "fiscal 2019,
+#: 2018 and 2017, respectively"): the last as many numbers before it take them in order (gate-20: "Free Cash
+#: Flow was positive $497 million in 2019, compared to positive $533 million and positive $308 million in
+#: 2018 and 2017, respectively" gave the 533 no year, so "The Free Cash Flow in 2017 was $533 million" passed).
+_YEARS_LISTED = re.compile(
+    r"(?:(?:fiscal|financial)\s+(?:years?\s+)?)?(?:19|20)\d\d(?:\s*,\s*(?:(?:fiscal|financial)\s+)?(?:19|20)\d\d)*"
+    r",?\s+and\s+(?:(?:fiscal|financial)\s+)?(?:19|20)\d\d\s*,?\s*$",
     re.I,
 )
 #: A number as written in prose, thousands grouped by commas ("2019, 2018" are two numbers).
