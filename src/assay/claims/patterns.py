@@ -83,7 +83,7 @@ DURATION_AFTER = re.compile(r"^[\s-]*(?:months?|years?|days?|weeks?|quarters?|ho
 KOREAN_LABEL_AFTER = re.compile(r"^(?:년|월|일|분기|반기|개월|위|번째|차|호)")
 CODE_AFTER = re.compile(r"^(?:-[A-Za-z]|[A-Za-z])")
 LABEL_BEFORE = re.compile(
-    r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY)\s?)$"
+    r"(?:\b(?:Item|Note|Notes|Section|Part|Page|page|Table|Figure|Exhibit|Schedule|Rule|Article|Chapter|ASC|ASU|Topic|No\.|Level|Tier|Q|H|FY|CY|level|tier|note|notes|item|section|exhibit|schedule|article|chapter)\s?)$"
 )
 
 GROUPING = re.compile(r"[,\s\u202f\u00a0]")

@@ -52,6 +52,7 @@ def may_end_in_label(before: str) -> bool:
 _LABEL_WORDS = (
     "Item", "Note", "Notes", "Section", "Part", "Page", "page", "Table", "Figure", "Exhibit", "Schedule", "Rule",
     "Article", "Chapter", "ASC", "ASU", "Topic", "No.", "Level", "Tier", "Q", "H", "FY", "CY",
+    "level", "tier", "note", "notes", "item", "section", "exhibit", "schedule", "article", "chapter",
 )  # fmt: skip
 
 
