@@ -127,3 +127,23 @@ def test_a_percent_change_between_two_years_is_not_one_years_level():
     assert status("The effective tax rate was 21% in 2019 [A].", rates) == "pass"  # a level stated as a level
     assert status("The effective tax rate fell 4 pp from 2018 to 2019 [A, B].", rates) == "pass"
     assert status("The effective tax rate fell 21% from 2018 to 2019 [A, B].", rates) == "fail"  # 2019's level
+
+
+def test_a_change_named_by_a_noun_is_no_one_years_level():
+    """gate-20 (``cell_level_veto`` with a change noun): "The change in … between December 31, 2018 and 2019
+    was 182" passed on the 2019 column's level 182; a change of 0 (two equal levels) and the true change pass."""
+    page = (
+        " | 2019 | 2018\nWeighted average shares issued during the year, net | 182 | 92\n"
+        "Weighted average common shares, basic | 1,000 | 818\nOther | 0.3 | 0.3"
+    )
+    snap = Snapshot(sources=(page,))
+    said = (
+        "The change in Weighted average shares issued during the year, net between December 31, 2018 and 2019 was 182."
+    )
+    got = check_answer(said, snap, mode="uncited")
+    assert got.status == "fail" and "period_mismatch" in [v.kind for v in got.violations], got
+    true = "The change in Weighted average common shares, basic between December 31, 2018 and 2019 was 182."
+    assert check_answer(true, snap, mode="uncited").status == "pass"
+    assert (
+        check_answer("The percentage change in Other from 2018 to 2019 was 0%.", snap, mode="uncited").status == "pass"
+    )

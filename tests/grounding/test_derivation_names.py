@@ -71,3 +71,22 @@ def test_property_a_sum_or_difference_is_neither_operand(a, b, labels):
     if a > b:
         assert check_answer(f"{la} was {d} [A, B].", snap).status == "fail"
         assert check_answer(f"{la} exceeded {lb.lower()} by {d} [A, B].", snap).status == "pass"
+
+
+def test_one_figure_named_as_the_sum_of_its_item_and_another_fails():
+    """gate-20 (``one_of_a_sum_veto``): TAT-QA's label swap "The sum of Deferred compensation plan assets and
+    Other long-term liabilities in 2019 was 35 million" passed on the first item's own 35."""
+    page = (
+        "(in millions)\n | April 26, 2019 | April 27, 2018\nDeferred compensation plan assets | 35 | 31\n"
+        "Accrued expenses | 20 | 18\nOther long-term liabilities | 15 | 13"
+    )
+    snap = Snapshot(sources=(page,))
+    false = "The sum of Deferred compensation plan assets and Other long-term liabilities in 2019 was 35 million."
+    got = check_answer(false, snap, mode="uncited")
+    assert got.status == "fail" and "label_mismatch" in [v.kind for v in got.violations], got
+    # (the gold sentence, "The sum of Accrued expenses and Other long-term liabilities …", passed on that same 35:
+    # uncited derivations stay within one row, so a sum of two rows is not backed, and it now fails too)
+    assert (
+        check_answer("Deferred compensation plan assets in 2019 were 35 million.", snap, mode="uncited").status
+        == "pass"
+    )

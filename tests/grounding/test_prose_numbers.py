@@ -69,6 +69,30 @@ def _prose(line: str, displayed: float):
         (_FCF, 308, {2017}),
         (_FCF, 497, {2019}),
         ("Sales were $5 million and $7 million, or 2% and 3%, in 2019 and 2018, respectively.", 5, set()),
+        # gate-20: a unit between a figure and its year; an opening year; the level a change moved to
+        (
+            _EGGS
+            := "Net average selling price of shell eggs decreased from $1.397 per dozen for fiscal 2018 to $1.265 "
+            "per dozen for fiscal 2019, a decrease of $0.132 per dozen.",
+            1.397,
+            {2018},
+        ),
+        (_EGGS, 1.265, {2019}),
+        (
+            _GM := "In 2018, gross margin improved by 80 basis points to 40.0% from 39.2% in the full year 2017.",
+            40.0,
+            {2018},
+        ),
+        (_GM, 39.2, {2017}),
+        (
+            "SG&A for the year ended December 31, 2019 decreased $8.6 million to $24.9 million from $33.5 million for "
+            "the year ended December 31, 2018.",
+            24.9,
+            {2019},
+        ),
+        # a sentence a page repeats shows its number once in each copy; twice in one sentence is unknown
+        ("Sales for 2019 were $793.4 million. Sales for 2019 were $793.4 million.", 793.4, {2019}),
+        ("Deposits at 31 December 2019 are £3.5 million (2018: £3.5 million).", 3.5, set()),
     ],
 )
 def test_prose_years(line, shown, years):
@@ -85,6 +109,31 @@ def test_a_respectively_list_dates_its_numbers_in_order():
     assert got.status == "fail" and "period_mismatch" in [v.kind for v in got.violations], got
     assert check_answer("The Free Cash Flow in 2018 was $533 million.", snap, mode="uncited").status == "pass"
     assert check_answer("The Free Cash Flow in 2018 was $497 million.", snap, mode="uncited").status == "fail"
+
+
+def test_a_derivation_of_a_paragraph_backs_only_what_the_paragraph_is_of():
+    """gate-20: two figures of a paragraph that names no row item are evidence of what the paragraph says they
+    are ("net sales"), not of another row's change ("Ceramic Components"); and such a derivation equal to a
+    figure the paragraph shows is judged as that figure ("… decreased $8.6 million to $24.9 million from
+    $33.5 million …": 24.9 is 2019's, not 2018's 33.5 − 8.6)."""
+    page = (
+        "Net sales (in thousands) | 2018 | 2019\nCeramic Components | $226,204 | $421,849\n"
+        "Tantalum Components | 300,000 | 310,000\n\n"
+        "Net sales for the fiscal year ended March 31, 2019 were $1,791.8 million compared to $1,562.5 million for "
+        "the fiscal year ended March 31, 2018. SG&A for the year ended December 31, 2019 decreased $8.6 million to "
+        "$24.9 million from $33.5 million for the year ended December 31, 2018."
+    )
+    snap = Snapshot(sources=(page,))
+    got = check_answer(
+        "The percentage change in Ceramic Components between 2018 and 2019 was 14.68%.", snap, mode="uncited"
+    )
+    assert got.status == "fail" and "label_mismatch" in [v.kind for v in got.violations], got
+    true = "The percentage change in net sales between 2018 and 2019 was 14.68%."
+    assert check_answer(true, snap, mode="uncited").status == "pass"
+    got = check_answer("The SG&A for the year ended December 31, 2018 was $24.9 million.", snap, mode="uncited")
+    assert got.status == "fail" and "period_mismatch" in [v.kind for v in got.violations], got
+    true = "The SG&A for the year ended December 31, 2019 was $24.9 million."
+    assert check_answer(true, snap, mode="uncited").status == "pass"
 
 
 def test_own_sentence_is_cut_at_sentence_ends_not_at_abbreviations():

@@ -151,21 +151,34 @@ def _unnamed_level_veto(
     return "sign", f"the wording states a change by an amount, but {c.ref} is {y}'s level of {item!r}"
 
 
-def cell_level_veto(q: Quantity, c: Candidate, named_years: frozenset[int]) -> tuple[str, str] | None:
+def cell_level_veto(
+    q: Quantity, c: Candidate, named_years: frozenset[int], text: str = "", offset: int = 0
+) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` or None: :func:`level_veto` for a table cell with a column
     year (``Candidate.column_year``). A change between two named years — an amount or a percent —
     is not the level of one of them ("has decreased by 3% between FY2021 and FY2022" on the 2021
     column's 3% "(as a % of net sales)"), unless the cell is itself a change: its row label names
     one, or it tells a direction (a year column of changes, "Sales increase/(decrease) due to:
     2022 2021", with its paragraph twin). ``named_years``: every year the sentence names
-    (:func:`assay.grounding.column_period.named_years`)."""
+    (:func:`assay.grounding.column_period.named_years`). A change is stated by a direction, or (``text``:
+    the sentence, at ``offset`` of the answer) by a change noun before the number in its sentence ("The
+    change in … between December 31, 2018 and 2019 was 182" on the 2019 column's 182; gate-20)."""
     y = c.column_year
-    if q.direction is None or q.explicit_sign or c.op is not None or y is None or len(named_years) < 2:
+    if q.explicit_sign or c.op is not None or y is None or len(named_years) < 2:
         return None
+    if q.direction is None and (q.value == 0 or not _CHANGE_NOUN.search(text, 0, max(0, q.span[0] - offset))):
+        return None  # (a change of 0: two equal levels, which no derivation shows)
     if y not in named_years or A_CHANGE_LABEL.search(c.label) or told_direction(c) is not None:
         return None
     between = " and ".join(str(n) for n in sorted(named_years))
     return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s column"
+
+
+#: A change named by a noun, before its figure: "the change in", "the difference in", "the variance of", "the
+#: increase/(decrease) in" (a direction of no way: its sign is the figure's).
+_CHANGE_NOUN = re.compile(
+    r"\b(?:change|difference|variance|movement|increase\s*/\s*\(?decrease\)?)\s+(?:in|of|for)\b", re.I
+)
 
 
 def _relative_change(q: Quantity) -> bool:

@@ -23,10 +23,10 @@ import re
 
 from assay.claims import Quantity
 from assay.grounding.candidates import Candidate
-from assay.grounding.labels import line_item
+from assay.grounding.labels import line_item, row_item
 from assay.grounding.lexicon import CLAUSE
 
-__all__ = ["one_operand_veto"]
+__all__ = ["one_operand_veto", "one_of_a_sum_veto"]
 
 #: A name coordinated with another ("Products and services net sales", "A, B and C"): several items.
 _COORDINATED_BEFORE = re.compile(r"(?:\b(?:and|or|plus)|&|,)\s*$", re.I)
@@ -82,6 +82,32 @@ def one_operand_veto(
         f"the sentence names {line_item(own.label)!r}, but {c.ref} is the {what} of "
         f"{line_item(a.label)!r} and {line_item(b.label)!r}: another quantity",
     )
+
+
+def one_of_a_sum_veto(
+    q: Quantity, c: Candidate, named_items: tuple[str, ...], text: str, offset: int
+) -> tuple[str, str] | None:
+    """``("label_mismatch", reason)`` when the sentence ``text`` (at ``offset`` of the answer) states, for
+    ``q``, the sum of two or more items it names (``named_items``; "the sum of A and B", "A and B
+    combined", "the total of A and B", :data:`_SUM_OF` before the number in its clause) and ``c`` is one
+    figure — no derivation — whose own item is one of them: the figure of a part is not the sum (gate-20:
+    "The sum of Deferred compensation plan assets and Other long-term liabilities in 2019 was 35 million"
+    passed on "Deferred compensation plan assets | $ 35"). The mirror of :func:`one_operand_veto`. Else None."""
+    if c.op is not None or len(named_items) < 2:
+        return None
+    own = row_item(c.label) if c.origin == "passage" else line_item(c.label).lower() if c.origin == "fact" else None
+    if own is None or own not in named_items:
+        return None
+    at = q.span[0] - offset
+    lo = max([m.end() for m in CLAUSE.finditer(text, 0, at)] + [0])
+    if _SUM_OF.search(text, lo, at) is None:
+        return None
+    others = ", ".join(repr(n) for n in named_items if n != own)
+    return "label_mismatch", f"the sentence states the sum of {own!r} and {others}, but {c.ref} is {own!r} alone"
+
+
+#: Words that state a sum of the items named beside them.
+_SUM_OF = re.compile(r"\b(?:sum|total|aggregate)\s+of\b|\b(?:combined|together|altogether)\b|합계|합산", re.I)
 
 
 def _names(named: str, label: str) -> bool:

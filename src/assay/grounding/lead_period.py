@@ -28,10 +28,10 @@ from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.operands import YEAR, match_year
 from assay.grounding.triggers import RESPECTIVE
 
-__all__ = ["with_lead_year", "lead_year"]
+__all__ = ["BASE_BEFORE", "with_lead_year", "lead_year"]
 
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
-_BASE_BEFORE = re.compile(
+BASE_BEFORE = re.compile(
     r"\b(?:from|compared\s+(?:with|to)|versus|vs\.?|against|than|over)\s+(?:(?:about|approximately|the)\s+)?$", re.I
 )
 
@@ -78,7 +78,7 @@ def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tup
             continue
         s, e = n.span[0] - ctx.offset, n.span[1] - ctx.offset
         before = ctx.text[max(0, s - 40) : s]
-        if _BASE_BEFORE.search(before):
+        if BASE_BEFORE.search(before):
             continue
         prev = numbers[i - 1].span[1] - ctx.offset if i else 0
         nxt = numbers[i + 1].span[0] - ctx.offset if i + 1 < len(numbers) else len(ctx.text)

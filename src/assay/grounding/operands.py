@@ -231,6 +231,8 @@ _TRAILING_PERIOD = re.compile(
     r"(?:\s+(?:of|in)\s+(?:its\s+)?(?:(?:net|total|operating|gross)\s+)?(?:income|revenues?|sales|profits?|earnings)"
     r"(?=\s+(?:in|for|during)\s))?"
     r"(?:\s+(?:was|were)\s+(?:recorded|reported|earned|generated|posted|booked|recogni[sz]ed))?"
+    # a unit of the figure ("$1.397 per dozen for fiscal 2018", "$2.10 per share in 2019"; gate-20), not a rate of time
+    r"(?:\s+per\s+(?!(?:year|annum|quarter|month|week|day)\b)[a-z]+)?"
     r"\s*(?:\(\s*(?:(?:in|for|during)\s+)?(?:(?:fiscal|financial)\s+(?:year\s+)?|fy\s?)?"
     r"|,?\s*(?:back\s+in|in|for|during|throughout|of|at|as\s+of|by)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?"
     r"(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|year\s+)?"

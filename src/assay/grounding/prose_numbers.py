@@ -7,8 +7,9 @@ naming another year or another row's item than the paragraph gives it passed ("T
 in 2018 was 13.0%." on "The effective income tax rate for 2019 was 13.0% compared to 18.3% for
 2018."). Its own sentence is read instead (:func:`own_sentence`): the years it gives the number
 (:func:`prose_years`) and the row items it names (:func:`prose_item_veto`). Conservative: a number
-its line shows twice or not at all, a sentence that says "respectively", a year that is none of the
-snapshot's periods ("notes due 2025"), and a sentence naming no year or no row item are not judged.
+its line shows twice or not at all, a sentence that says "respectively" (but for a list of years right
+before it, :func:`prose_years`), a year that is none of the snapshot's periods ("notes due 2025"), and a
+sentence naming no year or no row item are not judged.
 """
 
 from __future__ import annotations
@@ -18,29 +19,47 @@ from collections.abc import Callable, Sequence
 
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate
+from assay.grounding.item_years import LEAD_PERIOD
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
+from assay.grounding.lead_period import BASE_BEFORE
 from assay.grounding.lexicon import CLAUSE, RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year, period_owner
 
-__all__ = ["own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
+__all__ = ["one_prose_line", "own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
 
 
 def prose_period_veto(
-    c: Candidate, years: frozenset[int], line: str, periods: frozenset[int]
+    c: Candidate, years: frozenset[int], line: str, periods: frozenset[int], stated: float | None = None
 ) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when the sentence names ``years`` and passage number ``c``, a
     number of prose (``line``: its line of the page), is given only other years by its own sentence
     there (:func:`prose_years`), one of them a period of the snapshot (``periods``). TAT-QA's
     templated period swaps, uncited on the tables as text: the largest group of their false accepts.
-    Else None."""
-    if c.op is not None or c.column_year is not None or not years:
+    A derivation of one prose line's numbers whose value that line shows (``stated``: the answer's
+    figure as written) is judged as that number (gate-20: "decreased $8.6 million to $24.9 million from
+    $33.5 million" backed a 24.9 of 2018 as 33.5 − 8.6). Else None."""
+    if c.column_year is not None or not years:
         return None
-    given = prose_years(line, c)
+    if c.op is not None and (stated is None or not one_prose_line(c)):
+        return None
+    given = prose_years(line, c, None if c.op is None else stated)
     if not given & periods or given & years:
         return None
     named = ", ".join(str(y) for y in sorted(years))
     of = ", ".join(str(y) for y in sorted(given))
     return "period_mismatch", f"the sentence names {named}, but {c.ref}'s own sentence gives it {of}"
+
+
+def one_prose_line(c: Candidate) -> bool:
+    """Whether derivation ``c``'s operands are numbers of one line of prose (no table row, no column)."""
+    ops = c.operands
+    return (
+        len(ops) == 2
+        and ops[0].ref == ops[1].ref
+        and all(o.origin == "passage" and o.op is None and o.column_year is None for o in ops)
+        and row_item(ops[0].label) is None
+        and "|" not in ops[0].label
+    )
 
 
 def prose_item_veto(
@@ -52,8 +71,12 @@ def prose_item_veto(
     of each such number names items of ``vocab``, none of which relates to a named one, either way
     (:func:`~assay.grounding.labels.related_to`): "Bell Media operating revenues rose 3.6%" on "Bell
     Wireless operating revenues increased by 3.6% in Q4 2019"; "The change in cash flow from operations
-    was 49.2 million" on "Free cash flow … $100.1 million, compared to $50.9 million in 2018". Else None
-    (a table cell, a fact, or a number whose sentence names no item is not judged)."""
+    was 49.2 million" on "Free cash flow … $100.1 million, compared to $50.9 million in 2018"; and, for a
+    derivation, when such a sentence names no item of ``vocab`` and no word of a named item (gate-20: "The
+    percentage change in Ceramic Components … was 14.68%" on "Net sales for the fiscal year ended March 31,
+    2019 were $1,791.8 million compared to $1,562.5 million …": two figures of a paragraph are evidence of
+    what it says they are, not of another row's change). Else None (a table cell, a fact, or a number of
+    prose whose sentence names no item is not judged)."""
     if not named:
         return None
     items = []
@@ -67,20 +90,52 @@ def prose_item_veto(
         sentence = line[found[0] : found[1]]
         low = sentence.lower() if sentence.isascii() else None
         own = {item for _, _, item in vocab.named_spans(sentence, low)} & vocab.items
-        if not own or any(related_to(n, item, True) or related_to(item, n, True) for n in named for item in own):
+        if not own:  # a derivation's prose sentence naming no item: judged by the named items' words (gate-20)
+            if c.op is None or "|" in o.label or _shares_a_word(sentence.lower(), named):
+                return None
+            items.append("")
+            continue
+        if any(related_to(n, item, True) or related_to(item, n, True) for n in named for item in own):
             return None
         items.append(min(own))
+    if not items[0]:
+        return "label_mismatch", f"the sentence names {named[0]!r}, a word of which {c.ref}'s own sentence never says"
     return "label_mismatch", f"the sentence names {named[0]!r}, but {c.ref}'s own sentence is of {items[0]!r}"
 
 
-def prose_years(line: str, c: Candidate) -> frozenset[int]:
+def _shares_a_word(sentence: str, named: Sequence[str]) -> bool:
+    """Whether lowered ``sentence`` says half or more of the words of an item of ``named`` (by their first
+    five letters: "sales" of "Net sales"; "cash" alone of "Net increase in cash, cash equivalents, and
+    restricted cash" is not enough), words of no one item aside (:data:`_ANY_ITEM`)."""
+    for n in named:
+        stems = {w[:5] for w in _WORD.findall(n.lower()) if w not in _ANY_ITEM}
+        if not stems or 2 * sum(stem in sentence for stem in stems) >= len(stems):
+            return True
+    return False
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+#: Words any line item may hold: they tell no item from another.
+_ANY_ITEM = frozenset(
+    "total totals other others from with that this their into less more year years ended ending balance balances "
+    "amount amounts value values period periods current prior fiscal line item items january february march "
+    "april june july august september october november december".split()
+)
+
+
+def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozenset[int]:
     """The years the sentence of ``line`` that shows ``c``'s displayed digits (:func:`own_sentence`)
     gives it, read as an answer's sentence is (:func:`~assay.grounding.operands.period_owner`: the
     figure a period trails, else the nearest of its clause; "December 31, 2019" is one mention): a
     year before a colon is the next figure's ("US$261,518 (2018: US$283,752)"), and a year a change is
     measured from is no figure's ("an increase of $310 million over 2018", "compared to 2018", "from
-    2018 to $603.4 million"). Empty when :func:`own_sentence` finds none."""
-    found = own_sentence(line, c, respectively=True)
+    2018 to $603.4 million"); a number given no year takes the year of the sentence's opening adverbial
+    of time ("In 2018, gross margin improved … to 40.0% from 39.2% in … 2017": 40.0 is 2018's; gate-20),
+    unless stated as a base ("from 39.2%"); the level a change moved to takes the change's years
+    (:data:`_MOVED_TO`); in a "respectively" sentence, a list of years right before
+    it goes to as many numbers before the list, in order (:data:`_YEARS_LISTED`). Empty when
+    :func:`own_sentence` finds none."""
+    found = own_sentence(line, c, respectively=True, shown=shown)
     if found is None:
         return frozenset()
     start, end, at = found
@@ -99,7 +154,7 @@ def prose_years(line: str, c: Candidate) -> frozenset[int]:
         if mine[0] in before and len(before) == len(order):
             return frozenset({order[before.index(mine[0])]})
     cuts = [0, *(m.end() for m in CLAUSE.finditer(text)), len(text) + 1]
-    out = set()
+    owned: dict[int | None, set[int]] = {}
     for m in YEAR.finditer(text):
         if listed[0] <= m.start() < listed[1]:
             continue  # (another number's, in the list's order)
@@ -109,24 +164,42 @@ def prose_years(line: str, c: Candidate) -> frozenset[int]:
             k = next((i for i, (a, _) in enumerate(spans) if a >= m.end()), None)
         else:
             k = period_owner(text, spans, m.start(), m.end(), cuts)
-        if k == mine[0]:
-            out.add(match_year(m))
+        owned.setdefault(k, set()).add(match_year(m))
+    out = owned.get(mine[0], set())
+    if not out and mine[0] and _MOVED_TO.fullmatch(text, spans[mine[0] - 1][1], spans[mine[0]][0]):
+        out = owned.get(mine[0] - 1, set())  # "decreased $8.6 million to $24.9 million": the change's year
+    if not out and (lead := LEAD_PERIOD.match(text)) is not None and (y := YEAR.search(lead.group("year"))):
+        at_mine = spans[mine[0]][0]  # an opening "In 2018," dates a number given no year, not a base ("from 39.2%")
+        if at_mine >= lead.end() and not BASE_BEFORE.search(text[max(0, at_mine - 40) : at_mine]):
+            out.add(match_year(y))
     return frozenset(out)
 
 
-def own_sentence(line: str, c: Candidate, respectively: bool = False) -> tuple[int, int, int] | None:
+def own_sentence(
+    line: str, c: Candidate, respectively: bool = False, shown: float | None = None
+) -> tuple[int, int, int] | None:
     """``(start, end, at)``: the sentence of ``line`` that shows ``c``'s displayed digits (``at``:
-    where), when the line shows them exactly once and, unless ``respectively``, the sentence does not
-    say "respectively" (its years and items go to its numbers in order: read only by
-    :func:`prose_years`); else None."""
-    shown = abs(c.displayed if c.displayed is not None else c.value)
+    where), when the line shows them once (or once in each copy of a sentence a page repeats) and,
+    unless ``respectively``, the sentence does not say "respectively" (its years and items go to its
+    numbers in order: read only by :func:`prose_years`); else None. ``shown``: the digits to look for
+    instead of ``c``'s."""
+    if shown is None:
+        shown = c.displayed if c.displayed is not None else c.value
+    shown = abs(shown)
     hits = [m for m in _NUMBER.finditer(line) if _value(m.group(0)) == shown]
-    if len(hits) != 1:
+    if not hits:
         return None
-    at, after = hits[0].span()
+    found = [_sentence_of(line, *m.span()) for m in hits]
+    if len(set(found)) != len(found) or any(line[s:e] != line[found[0][0] : found[0][1]] for s, e in found[1:]):
+        return None  # shown twice in a sentence, or in two: whose is unknown (one sentence twice: a repeated paragraph)
+    (start, end), at = found[0], hits[0].start()
+    return None if not respectively and RESPECTIVELY.search(line, start, end) else (start, end, at)
+
+
+def _sentence_of(line: str, at: int, after: int) -> tuple[int, int]:
     start = max((m.end() for m in _SENTENCE_END.finditer(line, 0, at)), default=0)
     end = m.start() if (m := _SENTENCE_END.search(line, after)) else len(line)
-    return None if not respectively and RESPECTIVELY.search(line, start, end) else (start, end, at)
+    return start, end
 
 
 #: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
@@ -137,6 +210,10 @@ _BASE_YEAR = re.compile(
     r"(?:the\s+)?(?:(?:fiscal|financial)\s+)?(?:year\s+)?$",
     re.I,
 )
+#: What stands between a change and the level it moved to: "decreased $8.6 million to $24.9 million" (the level
+#: is of the change's year; gate-20: "… for the year ended December 31, 2019 decreased $8.6 million to $24.9
+#: million from $33.5 million …" gave the 24.9 no year, so a sentence giving it 2018 passed).
+_MOVED_TO = re.compile(r"\s*(?:%|percent|(?:thousand|million|billion)s?)?,?\s+to\s+(?:approximately\s+|about\s+)?")
 #: A list of two or more years right before "respectively" ("in 2018 and 2017, respectively", "fiscal 2019,
 #: 2018 and 2017, respectively"): the last as many numbers before it take them in order (gate-20: "Free Cash
 #: Flow was positive $497 million in 2019, compared to positive $533 million and positive $308 million in

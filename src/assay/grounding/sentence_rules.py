@@ -30,7 +30,7 @@ from assay.grounding.change_amount import cell_level_veto, difference_veto, leve
 from assay.grounding.column_period import column_veto, derived_cell_veto, named_years
 from assay.grounding.comparison import comparison_veto, multiple_veto
 from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
-from assay.grounding.derivation_names import one_operand_veto
+from assay.grounding.derivation_names import one_of_a_sum_veto, one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary, row_item
@@ -41,7 +41,7 @@ from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.outflows import outflow_veto
 from assay.grounding.page_currency import currency_veto
-from assay.grounding.prose_numbers import prose_item_veto, prose_period_veto
+from assay.grounding.prose_numbers import one_prose_line, prose_item_veto, prose_period_veto
 from assay.grounding.question_period import with_question_years
 from assay.grounding.rates import rate_veto
 from assay.grounding.sentence_memo import sentence_memo
@@ -117,6 +117,8 @@ def sentence_reader(
         own_years, own_items = ctx.by_number.get(q.span[0], _NO_NAMES)  # what the sentence names for q
         if veto is None and c.op is not None and ctx.named:  # a derivation named as one of its operands
             veto = one_operand_veto(q, c, own_items, ctx.named, text, claim.span[0])
+        elif veto is None and len(own_items) > 1:  # one figure named as a sum of its item and another's
+            veto = one_of_a_sum_veto(q, c, own_items, text, claim.span[0])
         if veto is None and q.direction is not None:  # a change between two years is no one year's level
             pool = twins() if cited else idx.facts.values()  # where a zero base may be: the cited facts, or all
             veto = level_veto(q, c, own_years, pool, idx.facts.values())  # type: ignore[arg-type]
@@ -133,19 +135,22 @@ def sentence_reader(
                 years.append(named_years(text))
             given = own_years if own_years and len(years[0]) > 1 else years[0]  # (one year: every number's)
             veto = (
-                column_veto(c, given) or cell_level_veto(q, c, years[0])
+                column_veto(c, given) or cell_level_veto(q, c, years[0], text, claim.span[0])
                 if c.op is None
                 else derived_cell_veto(c, given)
             )
-        elif veto is None and c.origin == "passage" and c.op is None and row_item(c.label) is None:
-            line = idx.source_line(c.ref)  # a number of prose: the years and items its own sentence gives it
+        elif veto is None and (
+            c.origin == "passage" and c.op is None and row_item(c.label) is None or c.op and one_prose_line(c)
+        ):
+            line = idx.source_line(c.operands[0].ref if c.op else c.ref)  # a number of prose: its own sentence's years
             if not own_years and not years and len(claim.numbers) == 1:
                 years.append(named_years(text))  # (one number: every year is its)
             given = own_years or (years[0] if years and len(claim.numbers) == 1 else _NONE)
             if given:  # (of several numbers, only the years read as q's: "1.3% …, below the 13.6% rise in 2021")
-                veto = prose_period_veto(c, given, line, idx.period_years)
-        if veto is None and own_items and ctx.exact and c.origin != "fact":  # prose numbers: the item they are of
-            veto = prose_item_veto(c, [n for n in own_items if n in ctx.exact], idx.source_line, vocabs[0])
+                veto = prose_period_veto(c, given, line, idx.period_years, q.value)
+        if veto is None and own_items and (ctx.exact or c.op) and c.origin != "fact":  # prose: the item it is of
+            exact = [n for n in own_items if n in ctx.exact]  # (a derivation: any item the sentence names it)
+            veto = prose_item_veto(c, exact or list(own_items) if c.op else exact, idx.source_line, vocabs[0])
         if veto is None and renamed and all(o.value > 0 and not POLARITY.search(o.label) for o in c.operands or (c,)):
             return "label_mismatch", f"the question's {renamed!r} is named a profit, and {c.ref} names neither"
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
