@@ -73,6 +73,10 @@ class Candidate:
     #: paragraph number of its passage with the same displayed digits tells ("sales increased 1.3%" above a
     #: "Total 1.3 %" cell): one figure, one direction.
     cell_direction: int | None = None
+    #: For a table cell under a header of columns sharing a year ("Q2 2020 | Q3 2020", "June 30, 2019 | December
+    #: 31, 2019"): its column's place in that year, the month its period ends (a quarter's last month; gate-20),
+    #: so a change between two of them is ordered (:func:`time_rank`); 0 otherwise.
+    column_part: int = 0
 
 
 _new = object.__new__
@@ -96,6 +100,7 @@ def make_candidate(
     column_year: int | None = None,
     page_names_change: bool = False,
     cell_direction: int | None = None,
+    column_part: int = 0,
 ) -> Candidate:
     """``Candidate(...)`` with the same arguments, built without the frozen dataclass's
     ``object.__setattr__`` per field (~3× faster; a memo's cited facts and a row's derivations
@@ -120,6 +125,7 @@ def make_candidate(
         column_year=column_year,
         page_names_change=page_names_change,
         cell_direction=cell_direction,
+        column_part=column_part,
     )
     return c
 
@@ -133,12 +139,13 @@ def passage_candidate(
     year: int | None,
     change: bool,
     direction: int | None = None,
+    part: int = 0,
 ) -> Candidate:
     """The candidate of a number ``q`` read in a source passage (:mod:`assay.grounding.passages`):
     percent, percentage points, multiple, per-share, currency (scaled by its scale word, else by the
     passage's scale header ``header_scale``) or a bare number (``amount`` when scaled, else ``none``);
-    its displayed value is the number as written; ``scales``, ``year``, ``change`` and ``direction``
-    are its ``page_scales``, ``column_year``, ``page_names_change`` and ``cell_direction``.
+    its displayed value is the number as written; ``scales``, ``year``, ``change``, ``direction`` and ``part``
+    are its ``page_scales``, ``column_year``, ``page_names_change``, ``cell_direction`` and ``column_part``.
     ``make_candidate(…, origin="passage", …)`` with positional arguments: a TAT-QA context makes ~25
     a table, and binding its keyword parameters was half the cost."""
     dim: Dim
@@ -161,7 +168,7 @@ def passage_candidate(
         value = q.value * scale
     # positionally: binding keywords was the cost, not the call
     return make_candidate(value, dim, ref, label, currency, q.value, (), None, "passage", None, None, (), None,
-                          scales, year, change, direction)  # fmt: skip
+                          scales, year, change, direction, part)  # fmt: skip
 
 
 def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
@@ -333,11 +340,12 @@ def time_rank(c: Candidate) -> tuple[int, int, int] | None:
     (:func:`period_rank`); for a candidate with no period, kind 0 from a date in its label
     ("Balance at March 31, 2017 | Minimum Pension Liability") or kind 1 from an ordinal column
     ("Net sales | Third" → part 3: quarters of one table); a passage number with neither, kind 0 from
-    its table column's year (``column_year``: "2019 2018 / Net sales 1,200 1,100"). Two ranks of
-    different kinds are not comparable (``derive`` leaves their order unknown). None when nothing orders it."""
+    its table column's year (``column_year``: "2019 2018 / Net sales 1,200 1,100") and its place in that year
+    (``column_part``: "Q2 2020 | Q3 2020"). Two ranks of different kinds are not comparable (``derive`` leaves
+    their order unknown). None when nothing orders it."""
     r = _time_rank(c.period, c.label)
     if r is None and c.column_year is not None and c.period is None:
-        return (0, c.column_year, 0)
+        return (0, c.column_year, c.column_part)
     return r
 
 

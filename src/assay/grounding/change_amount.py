@@ -152,7 +152,7 @@ def _unnamed_level_veto(
 
 
 def cell_level_veto(
-    q: Quantity, c: Candidate, named_years: frozenset[int], text: str = "", offset: int = 0
+    q: Quantity, c: Candidate, named_years: frozenset[int], text: str = "", alone: bool = False
 ) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` or None: :func:`level_veto` for a table cell with a column
     year (``Candidate.column_year``). A change between two named years — an amount or a percent —
@@ -160,25 +160,33 @@ def cell_level_veto(
     column's 3% "(as a % of net sales)"), unless the cell is itself a change: its row label names
     one, or it tells a direction (a year column of changes, "Sales increase/(decrease) due to:
     2022 2021", with its paragraph twin). ``named_years``: every year the sentence names
-    (:func:`assay.grounding.column_period.named_years`). A change is stated by a direction, or (``text``:
-    the sentence, at ``offset`` of the answer) by a change noun before the number in its sentence ("The
-    change in … between December 31, 2018 and 2019 was 182" on the 2019 column's 182; gate-20)."""
+    (:func:`assay.grounding.column_period.named_years`). A change is stated by a direction, or by a change
+    noun that is the subject of ``text``, the sentence of ``q`` when it is its only number (``alone``): "The
+    change in … between December 31, 2018 and 2019 was 182" on the 2019 column's 182 (gate-20). Not for a
+    change of 0 (two equal levels, which no derivation shows) or a row with an empty, dash or zero cell (a
+    change from nothing is the level: "Contract liabilities | 640 | —")."""
     y = c.column_year
     if q.explicit_sign or c.op is not None or y is None or len(named_years) < 2:
         return None
-    if q.direction is None and (q.value == 0 or not _CHANGE_NOUN.search(text, 0, max(0, q.span[0] - offset))):
-        return None  # (a change of 0: two equal levels, which no derivation shows)
+    if q.direction is None and (
+        not alone or q.value == 0 or not _CHANGE_SUBJECT.match(text) or _NO_LEVEL.search(c.label) is not None
+    ):
+        return None
     if y not in named_years or A_CHANGE_LABEL.search(c.label) or told_direction(c) is not None:
         return None
     between = " and ".join(str(n) for n in sorted(named_years))
     return "period_mismatch", f"the sentence states a change between {between}, but {c.ref} is {y}'s column"
 
 
-#: A change named by a noun, before its figure: "the change in", "the difference in", "the variance of", "the
-#: increase/(decrease) in" (a direction of no way: its sign is the figure's).
-_CHANGE_NOUN = re.compile(
-    r"\b(?:change|difference|variance|movement|increase\s*/\s*\(?decrease\)?)\s+(?:in|of|for)\b", re.I
+#: A sentence whose subject is a change named by a noun: "The change in", "The percentage change in", "The
+#: difference in", "The variance of", "The increase/(decrease) in" (a direction of no way: its sign is the figure's).
+_CHANGE_SUBJECT = re.compile(
+    r"\s*(?:the\s+)?(?:(?:percentage|net|total|year-over-year|annual)\s+)?"
+    r"(?:change|difference|variance|movement|increase\s*/\s*\(?decrease\)?)\s+(?:in|of|for)\b",
+    re.I,
 )
+#: A "|" row cell that is empty, a dash or zero: a level of nothing, from which a change is the other level.
+_NO_LEVEL = re.compile(r"\|\s*(?:\$\s*)?(?:[-–—]|0|0\.0+)?\s*(?=\||$)")
 
 
 def _relative_change(q: Quantity) -> bool:

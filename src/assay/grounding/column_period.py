@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from assay.grounding.candidates import Candidate
+from assay.grounding.lead_period import RELATIVE
 from assay.grounding.lexicon import RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year
 
@@ -53,13 +54,14 @@ def column_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | None:
     return "period_mismatch", f"the sentence names {named}, but {c.ref} sits in the {c.column_year} column"
 
 
-def derived_cell_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | None:
+def derived_cell_veto(c: Candidate, years: frozenset[int], text: str = "") -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when the sentence names ``years`` and derivation ``c`` of passage
     cells does not fit them (gate-18; with column years a row's change is ordered, so the check its
     direct cells get, :func:`column_veto`, is due to it too): every operand in a column of a year and
     a named year none of theirs ("The change from 2017 to 2019 was …" on the 2019 and 2018 cells), or
     a ratio of one row's cells of two years said to be of one year (gate-20: "The current ratio in 2019 was
-    0.78" on "Retained profits | 79,918 | 102,680", 2019's over 2018's), or
+    0.78" on "Retained profits | 79,918 | 102,680", 2019's over 2018's), unless ``text`` (the sentence) names
+    the other as the year before or after ("1.15 times the prior year's revenue"), or
     a cell of a column year moved by an undated cell of its row (a change column): a level moved by
     its change is another period's level ("Goodwill impairment | 9,174 | 8,418 | 756" under "2018 |
     2017 | Change": 9,174 − 756 is 2017's 8,418, no figure of 2018; the passage form of
@@ -71,7 +73,13 @@ def derived_cell_veto(c: Candidate, years: frozenset[int]) -> tuple[str, str] | 
         if years - dated:
             named = ", ".join(str(y) for y in sorted(years - dated))
             return "period_mismatch", f"the sentence names {named}, which is none of {c.ref}'s columns"
-        if c.op in _RATIOS and len(dated) == 2 and len(years) == 1 and c.operands[0].ref == c.operands[1].ref:
+        if (
+            c.op in _RATIOS
+            and len(dated) == 2
+            and len(years) == 1
+            and c.operands[0].ref == c.operands[1].ref
+            and RELATIVE.search(text) is None  # ("1.15 times the prior year's": the other year, unnamed)
+        ):
             of = " and ".join(str(y) for y in sorted(y for y in dated if y is not None))
             return "period_mismatch", f"{c.ref} divides one row's figures of {of}: no one year's ratio"
         return None

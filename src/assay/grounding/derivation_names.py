@@ -106,8 +106,11 @@ def one_of_a_sum_veto(
     return "label_mismatch", f"the sentence states the sum of {own!r} and {others}, but {c.ref} is {own!r} alone"
 
 
-#: Words that state a sum of the items named beside them.
-_SUM_OF = re.compile(r"\b(?:sum|total|aggregate)\s+of\b|\b(?:combined|together|altogether)\b|합계|합산", re.I)
+#: Words that state a sum of the items named beside them ("together with", "combined with" add an item's own
+#: figure to what is said: not a sum stated).
+_SUM_OF = re.compile(
+    r"\b(?:sum|total|aggregate)\s+of\b|\b(?:combined|together)\b(?!\s+with\b)|\baltogether\b|합계|합산", re.I
+)
 
 
 def _names(named: str, label: str) -> bool:

@@ -28,7 +28,7 @@ from assay.grounding.labels import SnapshotVocabulary
 from assay.grounding.operands import YEAR, match_year
 from assay.grounding.triggers import RESPECTIVE
 
-__all__ = ["BASE_BEFORE", "with_lead_year", "lead_year"]
+__all__ = ["BASE_BEFORE", "RELATIVE", "with_lead_year", "lead_year"]
 
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
 BASE_BEFORE = re.compile(
@@ -39,9 +39,9 @@ BASE_BEFORE = re.compile(
 #: A relative period beside a number: another period's figure, whatever the opening says ("a year
 #: earlier", "the prior year's", "last year", "the year before", "had been"; gate-13, a new user's
 #: false rejects of the comma-less lead).
-_RELATIVE = re.compile(
-    r"\b(?:a\s+year\s+(?:earlier|before|ago|prior)|(?:the\s+)?(?:prior|previous|preceding|last|past)(?:\s+fiscal)?"
-    r"\s+(?:year|period)|year[-\s]ago|the\s+year\s+before|had\s+been|previously)\b",
+RELATIVE = re.compile(
+    r"\b(?:a\s+year\s+(?:earlier|before|ago|prior)|(?:the\s+)?(?:prior|previous|preceding|last|past|following|next)"
+    r"(?:\s+fiscal)?[-\s](?:year|period)|year[-\s]ago|the\s+year\s+before|had\s+been|previously)\b",
     re.I,
 )
 
@@ -82,7 +82,7 @@ def with_lead_year(ctx: SentenceContext, vocab: SnapshotVocabulary, numbers: tup
             continue
         prev = numbers[i - 1].span[1] - ctx.offset if i else 0
         nxt = numbers[i + 1].span[0] - ctx.offset if i + 1 < len(numbers) else len(ctx.text)
-        if _RELATIVE.search(ctx.text, max(prev, s - 60), s) or _RELATIVE.search(ctx.text, e, min(nxt, e + 40)):
+        if RELATIVE.search(ctx.text, max(prev, s - 60), s) or RELATIVE.search(ctx.text, e, min(nxt, e + 40)):
             continue  # "a year earlier it was $394.3 billion", "($99.8 billion the year before)"
         by_number[n.span[0]] = (frozenset({year}), items)
         changed = True

@@ -38,6 +38,7 @@ from assay.grounding.table_headers import (
     aligned,
     bar_header,
     cell_year,
+    column_parts,
     no_number_after_bar,
     spanned,
 )
@@ -77,9 +78,9 @@ _HEADER_LINE = re.compile(r"^\s*" + DATE + r"(?:\s+" + DATE + r")*\s*$")
 _NO_SCALE: tuple[float, ...] = ()
 _ITEM_LIST = re.compile(r",|\band\b")
 #: A row's line of numbers as read, until its row ends: ``(quantities, scale, ref, row label, per-share only,
-#: each number's cell's year or None)`` — the last for a "|" row under a "|" year header
-#: (:func:`~assay.grounding.table_headers.bar_header`).
-_Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None]
+#: each number's cell's year or None, each number's cell's place in its year or None)`` — the last two for a "|"
+#: row under a "|" year header (:func:`~assay.grounding.table_headers.bar_header`, ``column_parts``).
+_Line = tuple[list[Quantity], float, str, str, bool, list[int | None] | None, list[int] | None]
 #: A header-like line (under 80 characters, or a table row of cells joined by "|") that names a change
 #: column: "% Change", "Increase/(decrease)", "22 vs. 21", "Variance", "Growth"; a page with one may hold
 #: changes in any cell (:func:`parse_passages`).
@@ -137,6 +138,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
         per_lines = _lines_holding(low, _PER_SHARE_WORDS, starts)
         bars: tuple[int, dict[int, int]] | None = None  # a "|" table's year header: its cell count, cell → year
         bars_at = 0  # the line it was read on
+        parts: dict[int, int] = {}  # its cells' places in a year they share (quarters), by cell
         lines = passage.splitlines()
         may_change = low is None or any(map(low.__contains__, _CHANGE_WORDS))  # (a change column's words)
         names_change = may_change and any((len(ln) < 80 or "|" in ln) and _CHANGE_HEAD.search(ln) for ln in lines)
@@ -162,8 +164,10 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 and (found := bar_header(line, bars is None, lines[li - 2] if li > 1 else None, may_change)) is not None
             ):
                 bars, bars_at = found, li  # its rows' numbers take their cells' years (no count-based columns)
+                parts = column_parts(line, found[1])
             elif bars is not None and bars_at == li - 1 and not qs:  # the header's second line: spanned columns?
-                bars = spanned(lines[li - 2], line, bars) or bars
+                if (wide := spanned(lines[li - 2], line, bars)) is not None:
+                    bars, parts = wide, {}
             number_only = bool(_NUMBER_ONLY.match(stripped))
             if qs and number_only:
                 cells.add(li)
@@ -188,6 +192,8 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                     label_or_line
                 )
                 at = starts[li - 1]
+                placed = bars is not None and "|" in line and aligned(line, bars[0])
+                idx = [line.count("|", 0, q.span[0] - at) for q in qs] if placed else []  # each number: its cell
                 row.append(
                     (
                         qs,
@@ -195,11 +201,12 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                         f"S{pi + 1}:L{li}",
                         row_label,
                         bool(per_share) and _ITEM_LIST.search(label_or_line) is None,
-                        [bars[1].get(line.count("|", 0, q.span[0] - at)) for q in qs]  # each number: its cell's column
-                        if bars is not None and "|" in line and aligned(line, bars[0])
+                        [bars[1].get(i) for i in idx]  # type: ignore[index]
+                        if placed
                         else _row_year(line, len(qs))
                         if bars is None and "|" in line
                         else None,
+                        [parts.get(i, 0) for i in idx] if placed and parts else None,
                     )
                 )
         if row:
@@ -272,19 +279,21 @@ def _in_columns(
     afterwards cost 7% of parsing TAT-QA passages."""
     made: list[Candidate] = []
     if row[0][5] is not None:  # a "|" row under a "|" year header: each number's cell names its column
-        for qs, sc, ref, label, ps, years in row:
+        for qs, sc, ref, label, ps, years, places in row:
             scales = _NO_SCALE if ps else named
             way = _levels_way(qs, years) if years and CHANGE in years else None
             made.extend(
-                passage_candidate(q, sc, ref, label, scales, y, names_change)
+                passage_candidate(q, sc, ref, label, scales, y, names_change, None, part)
                 if y != CHANGE
                 else passage_candidate(q, sc, ref, label, scales, None, names_change, _change_way(q.value, way))
-                for q, y in zip(qs, years or [None] * len(qs), strict=True)  # (a later line not placed: none)
+                for q, y, part in zip(  # (a later line not placed: none)
+                    qs, years or [None] * len(qs), places or [0] * len(qs), strict=True
+                )
             )
     else:
         n = sum(len(line[0]) for line in row)
         by_count = iter(columns) if columns and n == len(columns) else None
-        for qs, sc, ref, label, ps, _ in row:
+        for qs, sc, ref, label, ps, _, _ in row:
             scales = _NO_SCALE if ps else named
             made.extend(
                 passage_candidate(q, sc, ref, label, scales, None if by_count is None else next(by_count), names_change)

@@ -21,7 +21,7 @@ from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate
 from assay.grounding.item_years import LEAD_PERIOD
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
-from assay.grounding.lead_period import BASE_BEFORE
+from assay.grounding.lead_period import BASE_BEFORE, RELATIVE
 from assay.grounding.lexicon import CLAUSE, RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year, period_owner
 
@@ -40,7 +40,7 @@ def prose_period_veto(
     $33.5 million" backed a 24.9 of 2018 as 33.5 − 8.6). Else None."""
     if c.column_year is not None or not years:
         return None
-    if c.op is not None and (stated is None or not one_prose_line(c)):
+    if c.op is not None and (stated is None or not one_prose_line(c) or not _shown_with_operands(line, c, stated)):
         return None
     given = prose_years(line, c, None if c.op is None else stated)
     if not given & periods or given & years:
@@ -48,6 +48,18 @@ def prose_period_veto(
     named = ", ".join(str(y) for y in sorted(years))
     of = ", ".join(str(y) for y in sorted(given))
     return "period_mismatch", f"the sentence names {named}, but {c.ref}'s own sentence gives it {of}"
+
+
+def _shown_with_operands(line: str, c: Candidate, stated: float) -> bool:
+    """Whether the sentence of ``line`` showing ``stated`` (:func:`own_sentence`) shows ``c``'s operands too: a
+    derivation equal to a figure of another sentence ("Legal fees were $3.5 million in 2017" beside net sales
+    of $45.2 and $41.7 million) is not that figure."""
+    found = own_sentence(line, c, respectively=True, shown=stated)
+    if found is None:
+        return False
+    sentence = line[found[0] : found[1]]
+    shown = {_value(m.group(0)) for m in _NUMBER.finditer(sentence)}
+    return all(abs(o.displayed if o.displayed is not None else o.value) in shown for o in c.operands)
 
 
 def one_prose_line(c: Candidate) -> bool:
@@ -91,7 +103,7 @@ def prose_item_veto(
         low = sentence.lower() if sentence.isascii() else None
         own = {item for _, _, item in vocab.named_spans(sentence, low)} & vocab.items
         if not own:  # a derivation's prose sentence naming no item: judged by the named items' words (gate-20)
-            if c.op is None or "|" in o.label or _shares_a_word(sentence.lower(), named):
+            if c.op is None or "|" in o.label or _shares_a_word(sentence, named):
                 return None
             items.append("")
             continue
@@ -104,17 +116,28 @@ def prose_item_veto(
 
 
 def _shares_a_word(sentence: str, named: Sequence[str]) -> bool:
-    """Whether lowered ``sentence`` says half or more of the words of an item of ``named`` (by their first
-    five letters: "sales" of "Net sales"; "cash" alone of "Net increase in cash, cash equivalents, and
-    restricted cash" is not enough), words of no one item aside (:data:`_ANY_ITEM`)."""
+    """Whether ``sentence`` says half or more of the words of an item of ``named`` (by their first five
+    letters, lower-case: "sales" of "Net sales"; "cash" alone of "Net increase in cash, cash equivalents, and
+    restricted cash" is not enough), words of no one item aside (:data:`_ANY_ITEM`), or an abbreviation of
+    it: capitals whose letters are initials of its words in order ("SG&A" of "selling, general and
+    administrative expenses", "EPS" of "adjusted earnings per share", "D&A")."""
+    low = sentence.lower()
+    caps = {re.sub(r"[^A-Z]", "", m.group(0)) for m in _ABBREVIATION.finditer(sentence)}
     for n in named:
-        stems = {w[:5] for w in _WORD.findall(n.lower()) if w not in _ANY_ITEM}
-        if not stems or 2 * sum(stem in sentence for stem in stems) >= len(stems):
+        words = re.findall(r"[a-z]+", n.lower())
+        stems = {w[:5] for w in words if len(w) >= 4 and w not in _ANY_ITEM}
+        if not stems or 2 * sum(stem in low for stem in stems) >= len(stems):
+            return True
+        initials = "".join(w[0] for w in words).upper()
+        if any(len(a) >= 2 and a in initials for a in caps):
             return True
     return False
 
 
-_WORD = re.compile(r"[a-z]{4,}")
+#: A capitalised abbreviation: two or more capitals, "&" or "/" between them allowed ("SG&A", "EPS", "D&A").
+_ABBREVIATION = re.compile(r"\b[A-Z](?:[&/]?[A-Z]){1,5}\b")
+
+
 #: Words any line item may hold: they tell no item from another.
 _ANY_ITEM = frozenset(
     "total totals other others from with that this their into less more year years ended ending balance balances "
@@ -131,9 +154,11 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
     measured from is no figure's ("an increase of $310 million over 2018", "compared to 2018", "from
     2018 to $603.4 million"); a number given no year takes the year of the sentence's opening adverbial
     of time ("In 2018, gross margin improved … to 40.0% from 39.2% in … 2017": 40.0 is 2018's; gate-20),
-    unless stated as a base ("from 39.2%"); the level a change moved to takes the change's years
-    (:data:`_MOVED_TO`); in a "respectively" sentence, a list of years right before
-    it goes to as many numbers before the list, in order (:data:`_YEARS_LISTED`). Empty when
+    unless stated as a base ("from 39.2%"), past another year or clause, or beside another period ("the
+    prior year's"); the level a change moved to takes the change's years (:data:`_MOVED_TO`); in a
+    "respectively" sentence, a list of years right before it goes to the numbers before it that no other
+    year dates, in order, when they are as many (:data:`_YEARS_LISTED`; "$50.1 million and $5.2 million,
+    and $45.3 million and $4.8 million, … in 2019 and 2018, respectively": not read). Empty when
     :func:`own_sentence` finds none."""
     found = own_sentence(line, c, respectively=True, shown=shown)
     if found is None:
@@ -149,10 +174,6 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
         if (years := _YEARS_LISTED.search(text, 0, said.start())) is None:
             return frozenset()  # (its years go to its numbers in an order not read here)
         listed = years.span()
-        order = [match_year(m) for m in YEAR.finditer(text, *listed)]
-        before = [i for i, (a, _) in enumerate(spans) if a < listed[0]][-len(order) :]
-        if mine[0] in before and len(before) == len(order):
-            return frozenset({order[before.index(mine[0])]})
     cuts = [0, *(m.end() for m in CLAUSE.finditer(text)), len(text) + 1]
     owned: dict[int | None, set[int]] = {}
     for m in YEAR.finditer(text):
@@ -165,12 +186,24 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
         else:
             k = period_owner(text, spans, m.start(), m.end(), cuts)
         owned.setdefault(k, set()).add(match_year(m))
+    if listed[1]:  # the numbers before the list that no other year dates, as many as its years: in order
+        order = [match_year(m) for m in YEAR.finditer(text, *listed)]
+        undated = [i for i, (a, _) in enumerate(spans) if a < listed[0] and i not in owned]
+        if len(undated) != len(order) or mine[0] not in undated:
+            return frozenset(owned.get(mine[0], ())) if len(undated) == len(order) else frozenset()
+        return frozenset({order[undated.index(mine[0])]})
     out = owned.get(mine[0], set())
     if not out and mine[0] and _MOVED_TO.fullmatch(text, spans[mine[0] - 1][1], spans[mine[0]][0]):
         out = owned.get(mine[0] - 1, set())  # "decreased $8.6 million to $24.9 million": the change's year
     if not out and (lead := LEAD_PERIOD.match(text)) is not None and (y := YEAR.search(lead.group("year"))):
-        at_mine = spans[mine[0]][0]  # an opening "In 2018," dates a number given no year, not a base ("from 39.2%")
-        if at_mine >= lead.end() and not BASE_BEFORE.search(text[max(0, at_mine - 40) : at_mine]):
+        at_mine = spans[mine[0]][0]  # an opening "In 2018," dates a number of its clause given no year, but for
+        if (  # a base ("from 39.2%") or another period's figure ("the prior year's $19.8 million")
+            at_mine >= lead.end()
+            and not BASE_BEFORE.search(text[max(0, at_mine - 40) : at_mine])
+            and not YEAR.search(text, lead.end(), at_mine)
+            and not CLAUSE.search(text, lead.end(), at_mine)
+            and not RELATIVE.search(text, max(lead.end(), at_mine - 60), min(len(text), spans[mine[0]][1] + 40))
+        ):
             out.add(match_year(y))
     return frozenset(out)
 

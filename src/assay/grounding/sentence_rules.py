@@ -135,9 +135,9 @@ def sentence_reader(
                 years.append(named_years(text))
             given = own_years if own_years and len(years[0]) > 1 else years[0]  # (one year: every number's)
             veto = (
-                column_veto(c, given) or cell_level_veto(q, c, years[0], text, claim.span[0])
+                column_veto(c, given) or cell_level_veto(q, c, years[0], text, len(claim.numbers) == 1)
                 if c.op is None
-                else derived_cell_veto(c, given)
+                else derived_cell_veto(c, given, text)
             )
         elif veto is None and (
             c.origin == "passage" and c.op is None and row_item(c.label) is None or c.op and one_prose_line(c)

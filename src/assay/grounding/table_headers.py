@@ -15,7 +15,17 @@ import re
 
 from assay.claims import Quantity
 
-__all__ = ["CHANGE", "DATE", "HEADER_YEAR", "aligned", "bar_header", "cell_year", "no_number_after_bar", "spanned"]
+__all__ = [
+    "CHANGE",
+    "DATE",
+    "HEADER_YEAR",
+    "aligned",
+    "bar_header",
+    "cell_year",
+    "column_parts",
+    "no_number_after_bar",
+    "spanned",
+]
 
 #: A date or a year as a column header writes it ("February 2, 2019", "Fiscal 2023", "FY2022"; group 1: its year).
 DATE = r"(?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+)?(?:(?:FY|Fiscal(?:\s+Year)?)\s?)?((?:19|20)\d{2}))"
@@ -62,6 +72,39 @@ def bar_header(
             if any(_CHANGE_CELL.search(t) and not _reversed(t) for t in (cells[i], over[i])):
                 years[i] = CHANGE
     return _cell_count(line), years
+
+
+def column_parts(line: str, years: dict[int, int]) -> dict[int, int]:
+    """The place in its year of each cell of a year header (``line``, read as ``years`` by :func:`bar_header`)
+    whose year another cell shares: the month its period ends — a quarter's last ("Q2 2020", "2Q 2020",
+    "Second Quarter 2020": 6), else the last month it names ("Three Months Ended March 31, 2020": 3; "June 30,
+    2019": 6) — by cell index; empty when a cell of a shared year names no such place or two name the same one
+    (then the gate orders no change between them: ``match._one_column_year``). Gate-20: the columns of one year
+    were unordered, so "increased" and "decreased" between two quarters both passed."""
+    shared = {i for i, y in years.items() if y != CHANGE and sum(1 for v in years.values() if v == y) > 1}
+    if not shared:
+        return {}
+    cells = line.split("|")
+    parts: dict[int, int] = {}
+    for i in shared:
+        cell = cells[i].lower()
+        if (q := _QUARTER.search(cell)) is not None:
+            n = next(int(g) for g in q.groups() if g) if q.group(1) or q.group(2) else _ORDINAL[q.group(3)]
+            parts[i] = 3 * n
+        elif months := _MONTH.findall(cell):
+            parts[i] = _MONTHS.index(months[-1][:3]) + 1
+        else:
+            return {}
+    by_year: dict[int, list[int]] = {}
+    for i, part in parts.items():
+        by_year.setdefault(years[i], []).append(part)
+    return parts if all(len(set(p)) == len(p) for p in by_year.values()) else {}
+
+
+_QUARTER = re.compile(r"\bq([1-4])\b|\b([1-4])q\b|\b(first|second|third|fourth)\s+quarter\b")
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
 
 
 def spanned(line: str, below: str, header: tuple[int, dict[int, int]]) -> tuple[int, dict[int, int]] | None:
