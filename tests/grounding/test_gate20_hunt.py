@@ -81,3 +81,53 @@ def test_together_with_adds_an_items_own_figure_it_states_no_sum():
     page = "(in millions)\n | 2019 | 2018\nProduct revenue | 400 | 350\nService revenue | 100 | 90"
     assert _status("Product revenue, together with service revenue of $100 million, grew in 2019.", page) == "pass"
     assert _status("The sum of product revenue and service revenue in 2019 was $400 million.", page) == "fail"
+
+
+_MD_A = (
+    "(In millions) | 2019 | 2018 | 2017 | Percentage Change 2019 Versus 2018\n"
+    "Gross profit | $3,696 | $3,861 | $3,272 | (4.3)%\nTotal | 5,765.2 | 5,050.2 | 4,000.0 | 14%\n\n"
+    "Operating income increased $6.0 billion or 21%, driven by growth across each of our segments. LinkedIn "
+    "operating loss increased $63 million to $987 million. Net cash used in operating activities was $0.6 "
+    "million and consisted primarily of a net loss of $3.8 million and a gain on debt extinguishment of $2.6 "
+    "million. Fiscal year 2017 operating income and net income were reduced by restructuring expenses of $306 "
+    "million and $243 million, respectively. Net sales for fiscal 2019 were $1,791.8 million compared to "
+    "$1,562.5 million for fiscal 2018. Other income for 2019 rose $1.1 million, to $4.4 million."
+)
+
+
+@pytest.mark.parametrize(
+    ("true", "false"),
+    [
+        # a paragraph number's own words state its sign (not the line's first words)
+        ("LinkedIn operating loss increased $63 million.", "LinkedIn operating income increased $63 million."),
+        ("The net loss was $3.8 million.", "The net income was $3.8 million."),
+        # a change cell's sign is a direction, not a loss
+        ("Gross profit fell 4.3% from 2018 to 2019.", "Gross loss fell 4.3% from 2018 to 2019."),
+        # a sum of one row's two years is said to be of both
+        ("The total for 2019 was 5,765.2 million.", "The total for 2019 was 10,815.4 million."),
+        # two numbers of a paragraph: ordered by their own sentences' years, dated by them
+        (
+            "Net sales increased by $229.3 million from fiscal 2018 to fiscal 2019.",
+            "Net sales decreased by $229.3 million from fiscal 2018 to fiscal 2019.",
+        ),
+        (
+            "Net sales increased by 14.68% from fiscal 2018 to fiscal 2019.",
+            "Net sales increased by 14.68% from fiscal 2017 to fiscal 2019.",
+        ),
+    ],
+)
+def test_gate20_prose_signs_sums_and_order(true, false):
+    assert _status(true, _MD_A) == "pass", true
+    assert _status(false, _MD_A) == "fail", false
+
+
+def test_a_level_less_its_change_is_the_year_befores():
+    assert _status("Other income in 2018 was $3.3 million.", _MD_A) == "pass"
+
+
+def test_a_paragraphs_derivations_stay_within_a_sentence():
+    # 306 − 243 = 63 of one sentence backs "63"; across sentences (4.4 − 1.1 of two others) it would not
+    page = "(in millions) | 2019 | 2018\nRevenue | 900 | 800\n\nCosts were $40.1 million. Fees were $17.0 million."
+    assert _status("The difference between costs and fees was $23.1 million.", page) == "fail"
+    page = "(in millions) | 2019 | 2018\nRevenue | 900 | 800\n\nCosts were $40.1 million and fees were $17.0 million."
+    assert _status("The difference between costs and fees was $23.1 million.", page) == "pass"

@@ -72,7 +72,7 @@ from assay.grounding.direction import (
 )
 from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
-from assay.grounding.labels import GENERIC_ITEMS, SnapshotVocabulary, line_item
+from assay.grounding.labels import GENERIC_ITEMS, SnapshotVocabulary, candidate_year, line_item
 from assay.grounding.labels import period_year as _year
 from assay.grounding.lexicon import (
     CLAUSE,
@@ -350,12 +350,12 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
     if c.op == "a+b" and not net and not ctx.sum_licensed:
         a, b = operands[0], operands[-1]
         same_item = line_item(a.label) == line_item(b.label) and line_item(a.label) not in GENERIC_ITEMS
-        ya, yb = _year(a.period), _year(b.period)
+        ya, yb = candidate_year(a), candidate_year(b)
         if same_item or (ya is not None and yb is not None and ya != yb):
             what = "two periods of one line item" if same_item else "two periods"
             return "sum", f"{c.ref} adds {what}; nothing says so"
     elif c.op == "a+b" and not net and not ctx.cross_period_licensed:  # two known years: a cross-period sum
-        a, b, ya, yb = operands[0], operands[-1], _year(operands[0].period), _year(operands[-1].period)
+        a, b, ya, yb = operands[0], operands[-1], candidate_year(operands[0]), candidate_year(operands[-1])
         if ya != yb and (None not in (ya, yb) or line_item(a.label) == line_item(b.label) not in GENERIC_ITEMS):
             return "sum", f"{c.ref} adds two periods of one line item; nothing says so"
     pol = (ctx.polarity or {}).get(q.span[0])

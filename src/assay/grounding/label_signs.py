@@ -97,8 +97,8 @@ def label_polarity(c: Candidate) -> int | None:
         return None
     if gain and c.value < 0 and _GAIN_IN_PARENS.search(item):
         return 1
-    if A_CHANGE_LABEL.search(c.label):  # a change's sign is its direction: gross profit −3,709 is no loss
-        return -1 if loss else 1
+    if A_CHANGE_LABEL.search(c.label) or c.cell_direction is not None:  # a change's sign is its direction:
+        return -1 if loss else 1  # gross profit −3,709 is no loss, nor its "(4.3)%" cell under "2019 vs 2018"
     return -1 if loss or c.value < 0 else 1
 
 

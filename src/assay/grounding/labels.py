@@ -20,6 +20,7 @@ from assay.grounding.concepts import (
 )
 
 __all__ = [
+    "candidate_year",
     "DEFAULT_MATERIAL_LABELS",
     "NAMED_ONLY_LABELS",
     "CONCEPTS",
@@ -271,6 +272,14 @@ def period_year(period: str | None) -> int | None:
     """The year of a period (``"FY2019"`` → 2019, :func:`~assay.grounding.candidates.period_rank`), or None."""
     r = period_rank(period)
     return r[0] if r else None
+
+
+def candidate_year(c: Candidate) -> int | None:
+    """The year of a candidate's period, else of its table column (``column_year``: a passage cell under a
+    header of years; gate-20, so "The total assets for year 2019 was 10,815.4 million" on "Total | 5,765.2 |
+    5,050.2" adds two periods), or None."""
+    y = period_year(c.period)
+    return y if y is not None else c.column_year
 
 
 def related_to(named: str, label: str, exact: bool) -> bool:

@@ -16,6 +16,7 @@ from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = [
     "LOSS_WORDS",
+    "PROSE_SENTENCE_END",
     "GAIN_WORDS",
     "SUM_WORDS",
     "CROSS_PERIOD_WORDS",
@@ -187,6 +188,8 @@ COMPARISON = words_regex(tuple(COMPARISON_WORDS))
 #: Clause cuts of a sentence: ". " (not an abbreviation's: ``CLAUSE_DOT``), ";", a line break,
 #: ", but/while/and/versus/compared".
 #: "respectively" (or "respective"): a sentence pairing its periods or items with its numbers in order.
+#: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
+PROSE_SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
 RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 CLAUSE = re.compile(
     r";(?=\s)|!(?=\s)|\?(?=\s)|"  # (?:[;!?]|DOT)(?=\s) with a literal first in each branch: sre skips in C

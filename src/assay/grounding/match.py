@@ -344,8 +344,6 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
             if c.chrono is False and not compared:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
-            if c.chrono is None and _one_column_year(c):
-                continue  # two cells of one year's columns (quarters, sub-columns): no order proves a direction
             reading = negative_row_reading(c) if c.op == "a-b" else None
             if reading == "neither":
                 continue  # a row shown negative whose label says no sign: its direction is unproven
@@ -366,13 +364,6 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
         ):
             return True, True, shown
     return False, False, False
-
-
-def _one_column_year(c: Candidate) -> bool:
-    """Whether derivation ``c``'s operands are table cells of columns of one year ("Q2 2020 | Q3 2020"):
-    which of them is the later is unknown to the gate, so no stated direction is proven by them."""
-    years = {o.column_year for o in c.operands}
-    return len(years) == 1 and None not in years and all(o.origin == "passage" for o in c.operands)
 
 
 def _same_number_any_unit(q: Quantity, c: Candidate) -> bool:

@@ -87,7 +87,9 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
     column in the label): the direction cannot be checked. A comparison naming its base is
     judged by :mod:`assay.grounding.comparison`. Passage rows too (gate-8): a row with no period
     header ("Net sales 1,577 1,400") does not say which figure is the later one, so "grew 12.6%"
-    on it is not proven (the gate fails closed)."""
+    on it is not proven (the gate fails closed). Nor do two cells of columns of one year whose place in it
+    is unknown (gate-20: "| December 31, 2019 |  |" over "Carrying Amount | Fair Value"). Two numbers of a
+    paragraph are ordered by their own sentence's years: :func:`~assay.grounding.prose_numbers.prose_order`."""
     operands = c.operands
     return (
         c.op in ("a-b", "(a-b)/b")
@@ -96,7 +98,11 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
         and not q.explicit_sign
         and q.change_base != "against_other"
         and len(operands) == 2
-        and None in (time_rank(operands[0]), time_rank(operands[1]))
+        and (
+            (ra := time_rank(operands[0])) is None
+            or (rb := time_rank(operands[1])) is None
+            or (ra == rb and operands[0].column_year is not None)
+        )
         and all(o.origin in ("fact", "passage") for o in operands)
     )
 

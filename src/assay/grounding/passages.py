@@ -31,6 +31,7 @@ from assay.claims.citations import mask
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate, passage_candidate
 from assay.grounding.label_signs import told_direction
+from assay.grounding.lexicon import PROSE_SENTENCE_END
 from assay.grounding.table_headers import (
     CHANGE,
     DATE,
@@ -177,7 +178,9 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 told.add(li)
             if not number_only:
                 if row:
-                    rows.append(_in_columns(row, columns, named, direct, names_change))
+                    rows.extend(
+                        _by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage, starts)
+                    )
                 # a row's label: its first 80 characters, or up to 40 past a later first "|" (a long first cell)
                 row, row_label, label_li = (
                     [],
@@ -210,10 +213,30 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                     )
                 )
         if row:
-            rows.append(_in_columns(row, columns, named, direct, names_change))
+            rows.extend(_by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage, starts))
         if told and cells:
             _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
+
+
+def _by_sentence(
+    made: tuple[Candidate, ...], row: list[_Line], passage: str, starts: list[int]
+) -> list[tuple[Candidate, ...]]:
+    """A row's candidates as the groups its derivations are formed in: a line of prose (one line, no "|")
+    by its sentences (:data:`PROSE_SENTENCE_END`), any other row whole. Gate-20: a paragraph's line of some
+    twenty numbers made ~2,000 derivations, so a stated figure "derived" by chance from two numbers of
+    unrelated sentences ("$63 million" as 306 − 243 of another sentence's restructuring charges)."""
+    if len(row) != 1 or "|" in row[0][3] or len(made) < 2:
+        return [made]
+    li = int(row[0][2].rsplit(":L", 1)[1])
+    line_start, line_end = starts[li - 1], starts[li]
+    cuts = [m.end() for m in PROSE_SENTENCE_END.finditer(passage, line_start, line_end)]
+    if not cuts:
+        return [made]
+    groups: dict[int, list[Candidate]] = {}
+    for q, c in zip(row[0][0], made, strict=True):
+        groups.setdefault(bisect_right(cuts, q.span[0]), []).append(c)
+    return [tuple(g) for g in groups.values()]
 
 
 def _row_year(line: str, n: int) -> list[int | None] | None:

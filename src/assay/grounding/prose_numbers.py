@@ -20,12 +20,22 @@ from collections.abc import Callable, Sequence
 from assay.claims.quantities import extract_masked
 from assay.grounding.candidates import Candidate
 from assay.grounding.item_years import LEAD_PERIOD
+from assay.grounding.label_signs import own_clause
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
 from assay.grounding.lead_period import BASE_BEFORE, RELATIVE
-from assay.grounding.lexicon import CLAUSE, RESPECTIVELY
+from assay.grounding.lexicon import CLAUSE, GAIN, LOSS, PROSE_SENTENCE_END, RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year, period_owner
 
-__all__ = ["one_prose_line", "own_sentence", "prose_item_veto", "prose_period_veto", "prose_years"]
+__all__ = [
+    "one_prose_line",
+    "own_sentence",
+    "prose_item_veto",
+    "prose_order",
+    "prose_period_veto",
+    "prose_polarity",
+    "prose_sign_veto",
+    "prose_years",
+]
 
 
 def prose_period_veto(
@@ -37,11 +47,21 @@ def prose_period_veto(
     templated period swaps, uncited on the tables as text: the largest group of their false accepts.
     A derivation of one prose line's numbers whose value that line shows (``stated``: the answer's
     figure as written) is judged as that number (gate-20: "decreased $8.6 million to $24.9 million from
-    $33.5 million" backed a 24.9 of 2018 as 33.5 − 8.6). Else None."""
+    $33.5 million" backed a 24.9 of 2018 as 33.5 − 8.6); any other derivation of two numbers its own
+    sentences give one other year each must be of those years (every year named for it is one of them).
+    Else None."""
     if c.column_year is not None or not years:
         return None
-    if c.op is not None and (stated is None or not one_prose_line(c) or not _shown_with_operands(line, c, stated)):
+    if c.op is not None and not one_prose_line(c):
         return None
+    if c.op is not None and (stated is None or not _shown_with_operands(line, c, stated)):
+        dated = [prose_years(line, o) for o in c.operands]  # a change or ratio of two dated figures
+        if any(len(y) != 1 for y in dated) or dated[0] == dated[1] or not (dated[0] | dated[1]) & periods:
+            return None  # (one year for both: a level less its change is the year before's, "rose $1.1 to $4.4")
+        if not years - (dated[0] | dated[1]):
+            return None
+        named = ", ".join(str(y) for y in sorted(years - (dated[0] | dated[1])))
+        return "period_mismatch", f"the sentence names {named}, which is none of {c.ref}'s own sentences' years"
     given = prose_years(line, c, None if c.op is None else stated)
     if not given & periods or given & years:
         return None
@@ -60,6 +80,46 @@ def _shown_with_operands(line: str, c: Candidate, stated: float) -> bool:
     sentence = line[found[0] : found[1]]
     shown = {_value(m.group(0)) for m in _NUMBER.finditer(sentence)}
     return all(abs(o.displayed if o.displayed is not None else o.value) in shown for o in c.operands)
+
+
+def prose_sign_veto(c: Candidate, stated: int | None, line: str) -> tuple[str, str] | None:
+    """``("sign", reason)`` when the answer's wording states a loss or a profit (``stated``: −1 / +1) for a
+    number ``c`` of prose (``line``: its line of the page) whose own words there say the other
+    (:func:`prose_polarity`: "LinkedIn operating loss increased $63 million" — gate-20: the line's first
+    words, "Operating income increased $6.0 billion", named its polarity, so "LinkedIn operating income
+    increased $63 million" passed). Else None."""
+    if stated is None or c.op is not None or (own := prose_polarity(c, line)) is None or own == stated:
+        return None
+    said, other = ("a loss", "a profit") if stated < 0 else ("a profit", "a loss")
+    return "sign", f"the wording states {said}, but {c.ref}'s own words on the page state {other}"
+
+
+def prose_polarity(c: Candidate, line: str) -> int | None:
+    """−1 / +1 when the words of a number ``c`` of prose on its ``line`` — from the number before it in its
+    clause (:func:`~assay.grounding.label_signs.own_clause`) — name a loss / a profit and not both ("a net
+    loss of $3.8 million, …, and a gain on …": the 3.8 is a loss); else None."""
+    shown = abs(c.displayed if c.displayed is not None else c.value)
+    clause = own_clause(line, shown).lower()
+    numbers = list(_NUMBER.finditer(clause))
+    at = next((i for i, m in enumerate(numbers) if _value(m.group(0)) == shown), None)
+    if at is not None:
+        clause = clause[numbers[at - 1].end() if at else 0 : numbers[at].start()]
+    loss, gain = LOSS.search(clause) is not None, GAIN.search(clause) is not None
+    return None if loss == gain else -1 if loss else 1
+
+
+def prose_order(c: Candidate, line: str) -> int | None:
+    """+1 when derivation ``c``'s first operand is the later figure, −1 when its second is, by the one year
+    each one's own sentence on ``line`` gives it (:func:`prose_years`: "Net sales … were $1,791.8 million
+    compared to $1,562.5 million for the fiscal year ended March 31, 2018"); None when a year is missing,
+    not one, or the same (gate-20: a paragraph's numbers dated by the line's first words, one date for all,
+    were taken as unordered and any stated direction passed on them, "LinkedIn operating income increased
+    $63 million" as 306 − 243 of two items of fiscal 2017)."""
+    a, b = c.operands
+    ya, yb = prose_years(line, a), prose_years(line, b)
+    if len(ya) != 1 or len(yb) != 1 or ya == yb:
+        return None
+    return 1 if next(iter(ya)) > next(iter(yb)) else -1
 
 
 def one_prose_line(c: Candidate) -> bool:
@@ -96,7 +156,7 @@ def prose_item_veto(
         if o.origin != "passage" or o.op is not None or row_item(o.label) is not None:
             return None  # (a table row's item is judged by the label rule)
         line = line_of(o.ref)
-        found = own_sentence(line, o)
+        found = own_sentence(line, o, respectively=True)  # (a list of items: any of them may relate)
         if found is None:
             return None
         sentence = line[found[0] : found[1]]
@@ -230,13 +290,11 @@ def own_sentence(
 
 
 def _sentence_of(line: str, at: int, after: int) -> tuple[int, int]:
-    start = max((m.end() for m in _SENTENCE_END.finditer(line, 0, at)), default=0)
-    end = m.start() if (m := _SENTENCE_END.search(line, after)) else len(line)
+    start = max((m.end() for m in PROSE_SENTENCE_END.finditer(line, 0, at)), default=0)
+    end = m.start() if (m := PROSE_SENTENCE_END.search(line, after)) else len(line)
     return start, end
 
 
-#: A sentence's end inside a line of prose: ". " before a capital or an opening bracket (not "U.S. dollars").
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)%][.;!?])\s+(?=[A-Z(\u2022])")
 #: What a change is measured from, right before a year: "over 2018", "compared to fiscal 2018", "from 2018".
 _BASE_YEAR = re.compile(
     r"\b(?:over|from|compared\s+(?:to|with)|versus|vs\.?|than|relative\s+to|since|against)\s+"

@@ -41,7 +41,14 @@ from assay.grounding.match import CandidateSet
 from assay.grounding.operands import unordered_sign
 from assay.grounding.outflows import outflow_veto
 from assay.grounding.page_currency import currency_veto
-from assay.grounding.prose_numbers import one_prose_line, prose_item_veto, prose_period_veto
+from assay.grounding.prose_numbers import (
+    one_prose_line,
+    prose_item_veto,
+    prose_order,
+    prose_period_veto,
+    prose_polarity,
+    prose_sign_veto,
+)
 from assay.grounding.question_period import with_question_years
 from assay.grounding.rates import rate_veto
 from assay.grounding.sentence_memo import sentence_memo
@@ -111,7 +118,13 @@ def sentence_reader(
             or currency_veto(q, c, idx.page_currency)
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
-        veto = veto or acceptable(q, c, ctx) or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
+        veto = veto or acceptable(q, c, ctx)
+        if veto is not None and c.op is None and c.origin == "passage" and veto[1].endswith(_SIGNED):
+            if prose_polarity(c, idx.source_line(c.ref)) == ctx.stated_sign(q) is not None:  # "a net loss of $3.8"
+                veto = None  # (a number's sign against the wording's: its own words on the page state that sign)
+        if q.direction is not None and c.op in _CHANGES and q.change_base != "against_other" and one_prose_line(c):
+            veto = _prose_direction(q, c, idx.source_line(c.operands[0].ref), veto)
+        veto = veto or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
         veto = veto or (multiple_veto(q, c, text, claim.span[0], ctx.named) if q.unit == "x" else None)
         veto = veto or difference_veto(q, c, text, claim.span[0], question)
         own_years, own_items = ctx.by_number.get(q.span[0], _NO_NAMES)  # what the sentence names for q
@@ -148,6 +161,7 @@ def sentence_reader(
             given = own_years or (years[0] if years and len(claim.numbers) == 1 else _NONE)
             if given:  # (of several numbers, only the years read as q's: "1.3% …, below the 13.6% rise in 2021")
                 veto = prose_period_veto(c, given, line, idx.period_years, q.value)
+            veto = veto or prose_sign_veto(c, ctx.stated_sign(q), line)
         if veto is None and own_items and (ctx.exact or c.op) and c.origin != "fact":  # prose: the item it is of
             exact = [n for n in own_items if n in ctx.exact]  # (a derivation: any item the sentence names it)
             veto = prose_item_veto(c, exact or list(own_items) if c.op else exact, idx.source_line, vocabs[0])
@@ -156,6 +170,36 @@ def sentence_reader(
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 
     return accept, license_sign
+
+
+_CHANGES = ("a-b", "(a-b)/b")
+
+
+def _prose_direction(q: Quantity, c: Candidate, line: str, veto: Veto) -> Veto:
+    """The direction rule for a change of two numbers of one line of prose (gate-20): their own sentences'
+    years order them (:func:`~assay.grounding.prose_numbers.prose_order`); the stated direction must be the
+    way from the earlier to the later ("sign" veto otherwise), and with no order it is not proven. The
+    order found answers :func:`~assay.grounding.operands.unordered_direction`'s veto (a paragraph has no
+    period header: ranks from its line's first words or none)."""
+    if q.explicit_sign or q.direction is None:
+        return veto
+    order = prose_order(c, line)
+    a, b = c.operands
+    if order is None or a.value == b.value:
+        return veto or (
+            "sign",
+            f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown",
+        )
+    way = (1 if a.value > b.value else -1) * order  # the sign of later − earlier
+    if way != q.direction:
+        said = "a rise" if q.direction > 0 else "a fall"
+        return "sign", f"the wording states {said}, but {c.ref}'s own sentence orders its figures the other way"
+    return None if veto is not None and "order in time" in veto[1] else veto
+
+
+#: The ends of :func:`~assay.grounding.context.acceptable`'s reason when a number's own sign is not the one the
+#: wording states ("the wording states a loss, but S1:L14 is positive").
+_SIGNED = (" is positive", " is negative")
 
 
 @sentence_memo
