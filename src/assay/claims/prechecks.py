@@ -45,7 +45,7 @@ def may_end_in_label(before: str) -> bool:
     the text, less that whitespace, ends with one of its words."""
     b = before[:-1] if before.endswith("\n") else before  # "$" also matches before a final newline
     b = b[:-1] if b[-1:].isspace() else b
-    return b.endswith(_LABEL_WORDS)  # the pattern is case-sensitive: one of its words ends the text
+    return b.endswith(_LABEL_WORDS_BY_LAST.get(b[-1:], ()))  # (case-sensitive: one of its words ends the text)
 
 
 #: The words of LABEL_BEFORE (:mod:`assay.claims.patterns`; a test checks they are the pattern's).
@@ -54,6 +54,9 @@ _LABEL_WORDS = (
     "Article", "Chapter", "ASC", "ASU", "Topic", "No.", "Level", "Tier", "Q", "H", "FY", "CY",
     "level", "tier", "note", "notes", "item", "section", "exhibit", "schedule", "article", "chapter",
 )  # fmt: skip
+#: The words by their last character: most numbers follow "$", "(" or a word no label ends like ("of"), and a
+#: test of the one or two words ending like the text is all the pre-check does.
+_LABEL_WORDS_BY_LAST = {last: tuple(w for w in _LABEL_WORDS if w[-1] == last) for last in {w[-1] for w in _LABEL_WORDS}}
 
 
 def may_end_in_month(before: str) -> bool:

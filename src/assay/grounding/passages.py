@@ -178,9 +178,7 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                 told.add(li)
             if not number_only:
                 if row:
-                    rows.extend(
-                        _by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage, starts)
-                    )
+                    rows.extend(_by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage))
                 # a row's label: its first 80 characters, or up to 40 past a later first "|" (a long first cell)
                 row, row_label, label_li = (
                     [],
@@ -213,28 +211,26 @@ def parse_passages(sources: tuple[str, ...] | list[str]) -> PassageNumbers:
                     )
                 )
         if row:
-            rows.extend(_by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage, starts))
+            rows.extend(_by_sentence(_in_columns(row, columns, named, direct, names_change), row, passage))
         if told and cells:
             _twin_directions(direct, rows, first, first_row, pi + 1, told, cells)
     return PassageNumbers(tuple(direct), tuple(r for r in rows if len(r) > 1))
 
 
-def _by_sentence(
-    made: tuple[Candidate, ...], row: list[_Line], passage: str, starts: list[int]
-) -> list[tuple[Candidate, ...]]:
+def _by_sentence(made: tuple[Candidate, ...], row: list[_Line], passage: str) -> list[tuple[Candidate, ...]]:
     """A row's candidates as the groups its derivations are formed in: a line of prose (one line, no "|")
     by its sentences (:data:`PROSE_SENTENCE_END`), any other row whole. Gate-20: a paragraph's line of some
     twenty numbers made ~2,000 derivations, so a stated figure "derived" by chance from two numbers of
     unrelated sentences ("$63 million" as 306 − 243 of another sentence's restructuring charges)."""
-    if len(row) != 1 or "|" in row[0][3] or len(made) < 2:
+    if len(row) != 1 or len(made) < 2 or "|" in row[0][3]:
         return [made]
-    li = int(row[0][2].rsplit(":L", 1)[1])
-    line_start, line_end = starts[li - 1], starts[li]
-    cuts = [m.end() for m in PROSE_SENTENCE_END.finditer(passage, line_start, line_end)]
-    if not cuts:
+    qs = row[0][0]
+    first, last = qs[0].span[1], qs[-1].span[0]  # (a sentence's end between its first and last numbers)
+    if PROSE_SENTENCE_END.search(passage, first, last) is None:
         return [made]
+    cuts = [m.end() for m in PROSE_SENTENCE_END.finditer(passage, first, last)]
     groups: dict[int, list[Candidate]] = {}
-    for q, c in zip(row[0][0], made, strict=True):
+    for q, c in zip(qs, made, strict=True):
         groups.setdefault(bisect_right(cuts, q.span[0]), []).append(c)
     return [tuple(g) for g in groups.values()]
 
