@@ -1,4 +1,4 @@
-"""A passage number written in prose: what its own sentence on the page says it is (issue 15, gate-19;
+"""A passage number written in prose: what its own sentence on the page says it is (issue 15, gate-19 and 20;
 used by :func:`assay.grounding.sentence_rules.sentence_reader`).
 
 A table cell has a column (its year, :mod:`~assay.grounding.column_period`) and a row (its line item,
@@ -6,10 +6,11 @@ A table cell has a column (its year, :mod:`~assay.grounding.column_period`) and 
 naming another year or another row's item than the paragraph gives it passed ("The effective tax rate
 in 2018 was 13.0%." on "The effective income tax rate for 2019 was 13.0% compared to 18.3% for
 2018."). Its own sentence is read instead (:func:`own_sentence`): the years it gives the number
-(:func:`prose_years`) and the row items it names (:func:`prose_item_veto`). Conservative: a number
-its line shows twice or not at all, a sentence that says "respectively" (but for a list of years right
-before it, :func:`prose_years`), a year that is none of the snapshot's periods ("notes due 2025"), and a
-sentence naming no year or no row item are not judged.
+(:func:`prose_years`) and the row items it names (:func:`prose_item_veto`), its sign (:func:`prose_polarity`)
+and, for two of its numbers, their order (:func:`prose_order`). Conservative: a number its line shows twice
+or not at all, a "respectively" sentence's years but for a list of them right before the word, a year that
+is none of the snapshot's periods ("notes due 2025"), and a sentence naming no year or no row item are not
+judged.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _shown_with_operands(line: str, c: Candidate, stated: float) -> bool:
     """Whether the sentence of ``line`` showing ``stated`` (:func:`own_sentence`) shows ``c``'s operands too: a
     derivation equal to a figure of another sentence ("Legal fees were $3.5 million in 2017" beside net sales
     of $45.2 and $41.7 million) is not that figure."""
-    found = own_sentence(line, c, respectively=True, shown=stated)
+    found = own_sentence(line, c, shown=stated)
     if found is None:
         return False
     sentence = line[found[0] : found[1]]
@@ -156,7 +157,7 @@ def prose_item_veto(
         if o.origin != "passage" or o.op is not None or row_item(o.label) is not None:
             return None  # (a table row's item is judged by the label rule)
         line = line_of(o.ref)
-        found = own_sentence(line, o, respectively=True)  # (a list of items: any of them may relate)
+        found = own_sentence(line, o)  # (a list of items, "respectively": any of them may relate)
         if found is None:
             return None
         sentence = line[found[0] : found[1]]
@@ -220,7 +221,7 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
     year dates, in order, when they are as many (:data:`_YEARS_LISTED`; "$50.1 million and $5.2 million,
     and $45.3 million and $4.8 million, … in 2019 and 2018, respectively": not read). Empty when
     :func:`own_sentence` finds none."""
-    found = own_sentence(line, c, respectively=True, shown=shown)
+    found = own_sentence(line, c, shown=shown)
     if found is None:
         return frozenset()
     start, end, at = found
@@ -268,14 +269,11 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
     return frozenset(out)
 
 
-def own_sentence(
-    line: str, c: Candidate, respectively: bool = False, shown: float | None = None
-) -> tuple[int, int, int] | None:
+def own_sentence(line: str, c: Candidate, shown: float | None = None) -> tuple[int, int, int] | None:
     """``(start, end, at)``: the sentence of ``line`` that shows ``c``'s displayed digits (``at``:
-    where), when the line shows them once (or once in each copy of a sentence a page repeats) and,
-    unless ``respectively``, the sentence does not say "respectively" (its years and items go to its
-    numbers in order: read only by :func:`prose_years`); else None. ``shown``: the digits to look for
-    instead of ``c``'s."""
+    where), when the line shows them once (or once in each copy of a sentence a page repeats); else
+    None. ``shown``: the digits to look for instead of ``c``'s. A sentence that says "respectively" is
+    found too: :func:`prose_years` reads its list of years, :func:`prose_item_veto` any of its items."""
     if shown is None:
         shown = c.displayed if c.displayed is not None else c.value
     shown = abs(shown)
@@ -286,7 +284,7 @@ def own_sentence(
     if len(set(found)) != len(found) or any(line[s:e] != line[found[0][0] : found[0][1]] for s, e in found[1:]):
         return None  # shown twice in a sentence, or in two: whose is unknown (one sentence twice: a repeated paragraph)
     (start, end), at = found[0], hits[0].start()
-    return None if not respectively and RESPECTIVELY.search(line, start, end) else (start, end, at)
+    return start, end, at
 
 
 def _sentence_of(line: str, at: int, after: int) -> tuple[int, int]:
@@ -306,7 +304,7 @@ _BASE_YEAR = re.compile(
 #: million from $33.5 million …" gave the 24.9 no year, so a sentence giving it 2018 passed).
 _MOVED_TO = re.compile(r"\s*(?:%|percent|(?:thousand|million|billion)s?)?,?\s+to\s+(?:approximately\s+|about\s+)?")
 #: A list of two or more years right before "respectively" ("in 2018 and 2017, respectively", "fiscal 2019,
-#: 2018 and 2017, respectively"): the last as many numbers before it take them in order (gate-20: "Free Cash
+#: 2018 and 2017, respectively"): the numbers before it that no other year dates take them in order (gate-20: "Free Cash
 #: Flow was positive $497 million in 2019, compared to positive $533 million and positive $308 million in
 #: 2018 and 2017, respectively" gave the 533 no year, so "The Free Cash Flow in 2017 was $533 million" passed).
 _YEARS_LISTED = re.compile(
