@@ -126,7 +126,7 @@ def test_a_level_less_its_change_is_the_year_befores():
 
 
 def test_a_paragraphs_derivations_stay_within_a_sentence():
-    # 306 − 243 = 63 of one sentence backs "63"; across sentences (4.4 − 1.1 of two others) it would not
+    # two figures of one sentence derive a difference; the same two figures in two sentences do not
     page = "(in millions) | 2019 | 2018\nRevenue | 900 | 800\n\nCosts were $40.1 million. Fees were $17.0 million."
     assert _status("The difference between costs and fees was $23.1 million.", page) == "fail"
     page = "(in millions) | 2019 | 2018\nRevenue | 900 | 800\n\nCosts were $40.1 million and fees were $17.0 million."

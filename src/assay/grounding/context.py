@@ -103,6 +103,7 @@ from assay.grounding.operands import (
     respective_items,
     split_years,
     unordered_direction,
+    unordered_veto,
 )
 from assay.grounding.triggers import ALL, CROSS, POLAR, RESPECTIVE, SUM, TOTAL
 
@@ -305,7 +306,7 @@ def acceptable(q: Quantity, c: Candidate, ctx: SentenceContext | None) -> tuple[
                 f"the wording states {'a rise' if q.direction > 0 else 'a fall'}, but {c.ref} is no such change",
             )
     if unordered_direction(q, c):
-        return "sign", f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown"
+        return unordered_veto(c)
     if q.direction is not None and not q.explicit_sign and q.span[0] in ctx.contradicted:
         return "sign", "the wording's direction contradicts the sentence's own 'from … to …' figures"
     if c.op is None and q.direction is not None and not q.explicit_sign and not COMPARED.search(ctx.before(q)):

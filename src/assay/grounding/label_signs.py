@@ -120,8 +120,8 @@ def negative_row_reading(c: Candidate) -> str | None:
     - ``"size"`` — the row is a deduction (:data:`_SIZE_ITEM`: a loss, an expense or cost, cash used or
       paid, an impairment, depreciation): "Net Loss | $(15,571) | $(24,122)" *decreased* by 8,551 from
       2018 to 2019, though −15,571 is above −24,122;
-    - ``"sign"`` — the row is a profit or an inflow (:data:`_SIGN_ITEM`): "Operating income | (500) |
-      (300)" *decreased* by 200;
+    - ``"sign"`` — the row is an inflow or a revenue (:data:`_SIGN_ITEM`): "Other sales | (500) | (300)"
+      *decreased* by 200 (a profit shown negative is a loss: the wording's sign rule judges it first);
     - ``"neither"`` — the label says neither, or both ("Net cash provided by (used in)", "Income (loss)",
       "gain/loss", "Valuation allowance", "Disposals", "Deferred tax liabilities"): a reader cannot tell
       which the writer meant, so the gate backs no direction with it (fail-closed). On TAT-QA's templated

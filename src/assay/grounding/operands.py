@@ -21,6 +21,7 @@ __all__ = [
     "negligible",
     "unordered_direction",
     "unordered_sign",
+    "unordered_veto",
     "match_year",
     "YEAR",
     "nearest_in_clause",
@@ -105,6 +106,11 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
         )
         and all(o.origin in ("fact", "passage") for o in operands)
     )
+
+
+def unordered_veto(c: Candidate) -> tuple[str, str]:
+    """The ``("sign", reason)`` of :func:`unordered_direction` (one wording for every rule that finds no order)."""
+    return "sign", f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown"
 
 
 def unordered_sign(c: Candidate, stated: int | None) -> bool:

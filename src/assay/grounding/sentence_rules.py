@@ -38,7 +38,7 @@ from assay.grounding.lead_period import with_lead_year
 from assay.grounding.level_moves import Move, contradicted_levels, move_order_veto, stated_moves
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
-from assay.grounding.operands import unordered_sign
+from assay.grounding.operands import unordered_sign, unordered_veto
 from assay.grounding.outflows import outflow_veto
 from assay.grounding.page_currency import currency_veto
 from assay.grounding.prose_numbers import (
@@ -186,15 +186,12 @@ def _prose_direction(q: Quantity, c: Candidate, line: str, veto: Veto) -> Veto:
     order = prose_order(c, line)
     a, b = c.operands
     if order is None or a.value == b.value:
-        return veto or (
-            "sign",
-            f"the wording states a direction, but the order in time of {c.ref}'s figures is unknown",
-        )
+        return veto or unordered_veto(c)
     way = (1 if a.value > b.value else -1) * order  # the sign of later − earlier
     if way != q.direction:
         said = "a rise" if q.direction > 0 else "a fall"
         return "sign", f"the wording states {said}, but {c.ref}'s own sentence orders its figures the other way"
-    return None if veto is not None and "order in time" in veto[1] else veto
+    return None if veto == unordered_veto(c) else veto
 
 
 #: The ends of :func:`~assay.grounding.context.acceptable`'s reason when a number's own sign is not the one the

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from assay.claims import Quantity
+from assay.grounding.candidates import period_rank
 
 __all__ = [
     "CHANGE",
@@ -75,11 +76,12 @@ def bar_header(
 
 
 def column_parts(line: str, years: dict[int, int]) -> dict[int, int]:
-    """The place in its year of each cell of a year header (``line``, read as ``years`` by :func:`bar_header`)
-    whose year another cell shares: the month its period ends — a quarter's last ("Q2 2020", "2Q 2020",
-    "Second Quarter 2020": 6), else the last month it names ("Three Months Ended March 31, 2020": 3; "June 30,
-    2019": 6) — by cell index; empty when a cell of a shared year names no such place or two name the same one
-    (then the gate orders no change between them: ``match._one_column_year``). Gate-20: the columns of one year
+    """The place in its year of each cell of a year header (``line``, read as ``years`` by
+    :func:`bar_header`) whose year another cell shares, by cell index: the month its period ends, a
+    quarter's last ("Q2 2020", "2Q 2020": 6; :func:`~assay.grounding.candidates.period_rank`), else the
+    last month it names ("Three Months Ended March 31, 2020": 3; "June 30, 2019": 6). Empty when a cell
+    of a shared year names no such place or two name the same one: then the gate orders no change
+    between them (:func:`~assay.grounding.operands.unordered_direction`). Gate-20: the columns of one year
     were unordered, so "increased" and "decreased" between two quarters both passed."""
     shared = {i for i, y in years.items() if y != CHANGE and sum(1 for v in years.values() if v == y) > 1}
     if not shared:
@@ -87,11 +89,9 @@ def column_parts(line: str, years: dict[int, int]) -> dict[int, int]:
     cells = line.split("|")
     parts: dict[int, int] = {}
     for i in shared:
-        cell = cells[i].lower()
-        if (q := _QUARTER.search(cell)) is not None:
-            n = next(int(g) for g in q.groups() if g) if q.group(1) or q.group(2) else _ORDINAL[q.group(3)]
-            parts[i] = 3 * n
-        elif months := _MONTH.findall(cell):
+        if (rank := period_rank(cells[i])) is not None and rank[1]:  # "Q2 2020", "2Q 2020"
+            parts[i] = 3 * rank[1]
+        elif months := _MONTH.findall(cells[i].lower()):
             parts[i] = _MONTHS.index(months[-1][:3]) + 1
         else:
             return {}
@@ -101,8 +101,6 @@ def column_parts(line: str, years: dict[int, int]) -> dict[int, int]:
     return parts if all(len(set(p)) == len(p) for p in by_year.values()) else {}
 
 
-_QUARTER = re.compile(r"\bq([1-4])\b|\b([1-4])q\b|\b(first|second|third|fourth)\s+quarter\b")
-_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
 
