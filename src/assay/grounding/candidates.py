@@ -42,7 +42,7 @@ class Candidate:
     the operation for a derivation, ``operands`` the two candidates it was derived from;
     ``digits`` is the figure a reader sees for a fact — its ``displayed_value``, else its value in
     its own unit — whatever the match rule may use (``displayed``), so a paragraph number and a
-    cell showing the same digits are known as one figure (:func:`~assay.grounding.context.twin_veto`).
+    cell showing the same digits are known as one figure (:func:`~assay.grounding.twins.twin_veto`).
     ``page_scales``: the scale words a passage number's passage names.
     """
 

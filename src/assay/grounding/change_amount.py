@@ -1,5 +1,5 @@
 """What a stated change can be (issue 15): :func:`ratio_veto` (in
-:func:`assay.grounding.context.acceptable`), :func:`level_veto` and :func:`percent_change_veto` (in
+:func:`assay.grounding.acceptable.acceptable`), :func:`level_veto` and :func:`percent_change_veto` (in
 :func:`assay.grounding.sentence_rules.sentence_reader`, which holds the snapshot's facts).
 
 A number the wording states as a change ("increased by 0.7", "decreased by $3 million from 2018

@@ -2,7 +2,7 @@
 :func:`assay.grounding.sentence_rules.sentence_reader`).
 
 Pages flattened from filings (FinanceBench) carry no facts, so the period rule of
-:mod:`assay.grounding.context` (years of the snapshot's facts) never judges their numbers: "the
+:mod:`assay.grounding.acceptable` (years of the snapshot's facts) never judges their numbers: "the
 total inventories at the end of fiscal year 2019 was $5,410 million" passed on 5,410, Best Buy's
 fixtures and equipment in the February 3, 2018 column. :func:`assay.grounding.passages.parse_passages`
 gives a number its column's year when the page's header names one year per number of its row

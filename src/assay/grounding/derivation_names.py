@@ -1,7 +1,7 @@
 """A derivation of two line items is named as neither of them (gate-13; used by
 :func:`assay.grounding.sentence_rules.sentence_reader`).
 
-The label rule (:func:`assay.grounding.context.acceptable`) asks whether the items a sentence
+The label rule (:func:`assay.grounding.acceptable.acceptable`) asks whether the items a sentence
 names are related to a candidate's labels — any operand's, for a derivation — so "Net income was
 $17.3 billion [F5, F7]" passed on operating income − net income: the named "net income" is
 F7's item (a new user's false accept; so did "Operating income was … [F1, F3]" on sales − gross

@@ -1,5 +1,5 @@
 """What a sentence says about a change's direction beyond its words (issue 15, used by
-:mod:`assay.grounding.context`): a direction its own "from A to B" figures contradict, a number
+:mod:`assay.grounding.acceptable`): a direction its own "from A to B" figures contradict, a number
 that is only what something is compared to, and ratios whose operand is itself a change."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ __all__ = [
 #: Version of the gate's rules. Bump on any change of extraction or matching behaviour.
 #: gate-2: extraction (``$-5``, ``(5)%``, ``$1.2-1.5 billion``, ``(2021)``, Korean dates, "fell to X", "a 2.8% fall"),
 #: cells split at plain spaces; gate-3: "3M" is a name, directions follow periods; gate-4: a bare digit needs a fact.
-#: gate-5: what a sentence says a number IS (:mod:`assay.grounding.context`): loss/profit
+#: gate-5: what a sentence says a number IS (:mod:`assay.grounding.acceptable`): loss/profit
 #: wording must agree with the fact's sign, sums need different line items of one period or
 #: licensing words, ``period_mismatch`` and ``label_mismatch``; the question licenses a
 #: magnitude-only match of a negative figure; markers with no facts are ``unknown_citation``;
@@ -68,8 +68,9 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-#: gate-9 … 20: change amounts, % sources, forms, cents, page currency, prose, negative rows: docs/gate-versions.md.
-GATE_VERSION = "gate-20"
+#: gate-9 … 21: change amounts, % sources, forms, cents, page currency, prose, negative rows, the own-sign licence
+#: inside acceptable: docs/gate-versions.md.
+GATE_VERSION = "gate-21"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%
 #: (half a displayed unit ÷ value): a coarse "7" or "0.3 million" is "derivable" from almost

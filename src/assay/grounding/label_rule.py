@@ -1,4 +1,4 @@
-"""The gate's label rule (issue 15; used by :func:`assay.grounding.context.acceptable`): the line items a
+"""The gate's label rule (issue 15; used by :func:`assay.grounding.acceptable.acceptable`): the line items a
 sentence names for a number must be those of the candidate it matched (:func:`label_veto`). Split from
 :mod:`assay.grounding.labels` (line items, row items, the vocabulary) at gate-19."""
 

@@ -1,7 +1,7 @@
 """A sentence's opening period scopes its numbers (issue 15, ``period_swap``; used by
 :func:`assay.grounding.sentence_rules.sentence_reader`).
 
-The period rule (``period_mismatch``, :mod:`assay.grounding.context`) gives a named year to the
+The period rule (``period_mismatch``, :mod:`assay.grounding.acceptable`) gives a named year to the
 nearest number of its clause, so in "In fiscal 2023, revenue was $383.3 billion [F1] and net
 income was $99.8 billion [F7, F8]" the year reaches the first figure only, and FY2022's $99.8
 billion (F8, cited beside F7) passed as the sentence's net income (a new user's false accept).

@@ -162,7 +162,7 @@ class CandidateSet:
         return [int(i) for i in np.argsort(errs, kind="stable")[:k]]
 
 
-#: A check of a value match against what the sentence states (:func:`assay.grounding.context.acceptable`):
+#: A check of a value match against what the sentence states (:func:`assay.grounding.acceptable.acceptable`):
 #: ``(kind, reason)`` when the candidate is not what the sentence says it is, else None.
 Accept = Callable[[Quantity, Candidate], "tuple[str, str] | None"]
 

@@ -1,7 +1,7 @@
 """A quarter named next to a number must be its figure's quarter (issue 15, ``period_swap``; read
 by :func:`assay.grounding.forms.read_forms`, judged by :func:`quarter_veto`).
 
-The period rule (:mod:`assay.grounding.context`) judges years only: "Q2 2023 revenue was $120
+The period rule (:mod:`assay.grounding.acceptable`) judges years only: "Q2 2023 revenue was $120
 million [F6]" on F6 = Q3 2023 named 2023, F6's year, and passed (a new user's false accept).
 Rule, as conservative as the year rule: each quarter the sentence names (:func:`~assay.claims.periods.find_periods`:
 "Q2 2023", "2Q23", "second quarter of 2023", "2023년 2분기") goes to the nearest number of its

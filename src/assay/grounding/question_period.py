@@ -1,7 +1,7 @@
 """A bare figure takes its period from the question it answers (issue 15, uncited mode; used by
 :func:`assay.grounding.sentence_rules.sentence_reader`).
 
-The period rule (``period_mismatch``, :mod:`assay.grounding.context`) judges only the years a
+The period rule (``period_mismatch``, :mod:`assay.grounding.acceptable`) judges only the years a
 sentence names, so an answer that is only a figure ("50% [T5C1]", "$2.6 million", "-14
 million") names none and any period's figure of the same value backs it: to "What is the
 operating margin for fiscal 2018?" the 2017 margin passes. A bare figure says nothing of its

@@ -3,7 +3,7 @@
 :func:`sentence_reader` reads a claim's sentence (:class:`~assay.grounding.context.SentenceContext`)
 and returns the two callables :func:`assay.grounding.match.best_match` needs: ``accept`` — the
 veto of one (quantity, candidate) pair, the first of the sentence rules
-(:func:`~assay.grounding.context.acceptable`: signs, sums, periods, labels, directions), the
+(:func:`~assay.grounding.acceptable.acceptable`: signs, sums, periods, labels, directions), the
 stated comparison's subject and base (:func:`~assay.grounding.comparison.comparison_veto`) and,
 for a fact matched directly, a paragraph number judged as the line item it repeats
 (:func:`~assay.grounding.twins.twin_veto`) — and ``license_sign``: the question's sign
@@ -25,11 +25,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from assay.claims import Claim, Quantity
+from assay.grounding.acceptable import acceptable
 from assay.grounding.candidates import Candidate
 from assay.grounding.change_amount import cell_level_veto, difference_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, derived_cell_veto, named_years
 from assay.grounding.comparison import comparison_veto, multiple_veto
-from assay.grounding.context import SentenceContext, acceptable, question_carries_sign
+from assay.grounding.context import SentenceContext, question_carries_sign
 from assay.grounding.derivation_names import one_of_a_sum_veto, one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
@@ -95,6 +96,9 @@ def sentence_reader(
     forms: list[SentenceForms] = []  # what the sentence's form says of its numbers, read on the first match
     may_move = any(map(text.__contains__, _MOVE_HINTS))  # (stated_moves' forms all hold one)
 
+    def own_sign(c: Candidate) -> int | None:
+        return prose_polarity(c, idx.source_line(c.ref))
+
     def moves() -> dict[int, Move]:
         return stated_moves(text, claim.span[0], tuple(claim.numbers))
 
@@ -118,10 +122,7 @@ def sentence_reader(
             or currency_veto(q, c, idx.page_currency)
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
-        veto = veto or acceptable(q, c, ctx)
-        if veto is not None and c.op is None and c.origin == "passage" and veto[1].endswith(_SIGNED):
-            if prose_polarity(c, idx.source_line(c.ref)) == ctx.stated_sign(q) is not None:  # "a net loss of $3.8"
-                veto = None  # (a number's sign against the wording's: its own words on the page state that sign)
+        veto = veto or acceptable(q, c, ctx, own_sign)  # ("a net loss of $3.8" on the page: its sign)
         if q.direction is not None and c.op in _CHANGES and q.change_base != "against_other" and one_prose_line(c):
             veto = _prose_direction(q, c, idx.source_line(c.operands[0].ref), veto)
         veto = veto or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
@@ -192,11 +193,6 @@ def _prose_direction(q: Quantity, c: Candidate, line: str, veto: Veto) -> Veto:
         said = "a rise" if q.direction > 0 else "a fall"
         return "sign", f"the wording states {said}, but {c.ref}'s own sentence orders its figures the other way"
     return None if veto == unordered_veto(c) else veto
-
-
-#: The ends of :func:`~assay.grounding.context.acceptable`'s reason when a number's own sign is not the one the
-#: wording states ("the wording states a loss, but S1:L14 is positive").
-_SIGNED = (" is positive", " is negative")
 
 
 @sentence_memo

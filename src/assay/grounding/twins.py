@@ -1,13 +1,14 @@
 """A paragraph number that repeats a line item's figure is judged as that line item (issue 15, the
-**twins** rule of :mod:`assay.grounding.context`; used by :func:`assay.grounding.sentence_rules.sentence_reader`)."""
+**twins** rule of :mod:`assay.grounding.acceptable`; used by :func:`assay.grounding.sentence_rules.sentence_reader`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from assay.claims import Quantity
+from assay.grounding.acceptable import acceptable
 from assay.grounding.candidates import Candidate
-from assay.grounding.context import SentenceContext, acceptable
+from assay.grounding.context import SentenceContext
 from assay.grounding.labels import is_line_item
 from assay.grounding.labels import period_year as _year
 from assay.grounding.match import CandidateSet, match
