@@ -70,11 +70,13 @@ SENTENCE_ENDS_SINCE = re.compile(
 #: "lowered", "boosted", "lifted", the comparatives "behind" and "ahead of", and "made up" and "fell short" as no
 #: move, and "<verb> <amount> to <level>" with no "by" read as a change and its level, not a range
 #: (tests/grounding/test_move_words.py); gate-20: a lower-case label word before a number ("level 1", "note 23",
-#: "tier 1") as the capitalised ones were (tests/claims/test_label_numbers.py). The reader-equivalence tests leave
-#: texts holding one out.
+#: "tier 1") as the capitalised ones were (tests/claims/test_label_numbers.py); gate-21: "widened" and "narrowed" as
+#: a rise and a fall (of a size: tests/grounding/test_gate21_hunt.py). The reader-equivalence tests leave texts
+#: holding one out.
 READER_CHANGES_SINCE = re.compile(
     r"\d\s?(?:mm|bln|mln|[mb])(?![A-Za-z])|\d\s(?:bn|mn|[KMB])(?![A-Za-z])|\d\s?(?:cents?\b|pence\b|¢)"
     r"|(?i:\b(?:cut|slashed|trimmed|lowered|boosted|lifted|behind|ahead\s+of|short)\b|\bmak(?:e|es|ing)\s+up\b|\bmade\s+up\b)"
     r"|\b[a-z]+\s+[$€£¥]\S+(?:\s+(?:million|billion|thousand))?\s+to\s"  # a change and its level with no "by"
     r"|\b(?:level|tier|notes?|item|section|exhibit|schedule|article|chapter)\s?\d"  # gate-20: lower-case labels
+    r"|(?i:\b(?:widen|narrow)(?:ed|ing)\b)"  # gate-21: size words as a direction
 )

@@ -250,14 +250,14 @@ _NOT_WORD_CHARS = str.maketrans({chr(i): " " for i in range(128) if not (chr(i).
 _UP_WORDS = frozenset(
     (
         "grew grow grows growing rose rise rises increase increased increasing up gained higher climbed jumped "
-        "expanded improved surged soared rallied spiked boosted lifted"
+        "expanded improved surged soared rallied spiked boosted lifted widened widening"
     ).split()
 )
 _DOWN_WORDS = frozenset(
     (
         "fell fall falls decline declined declining decrease decreased decreasing down dropped drop lower shrank "
         "contracted slipped lost reduced reduction plunged plummeted slumped tumbled slid sank sunk dipped eroded "
-        "weakened deteriorated retreated softened cut slashed trimmed lowered"
+        "weakened deteriorated retreated softened cut slashed trimmed lowered narrowed narrowing"
     ).split()
 )
 #: The verbs and words of change the reader gives a direction (public: the grounding rules read the

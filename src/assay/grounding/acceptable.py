@@ -57,6 +57,7 @@ Rules, in the order checked:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from assay.claims import Quantity
@@ -68,7 +69,16 @@ from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, candidate_year, line_item
 from assay.grounding.labels import period_year as _year
-from assay.grounding.operands import later_operand, negligible, split_years, unordered_direction, unordered_veto
+from assay.grounding.lead_period import RELATIVE
+from assay.grounding.operands import (
+    YEAR,
+    later_operand,
+    match_year,
+    negligible,
+    split_years,
+    unordered_direction,
+    unordered_veto,
+)
 
 __all__ = ["OwnSign", "acceptable"]
 
@@ -165,6 +175,8 @@ def acceptable(
                 f"the wording states {'a loss' if pol < 0 else 'a profit'}, but {c.ref} is {item!r}",
             )
     named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
+    if named_years and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
+        return into
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
@@ -199,3 +211,36 @@ def acceptable(
 def _states_own(own_sign: OwnSign | None, c: Candidate, sign: int) -> bool:
     """Whether ``c`` is a passage number whose own words on its page state ``sign`` (:data:`OwnSign`)."""
     return own_sign is not None and c.op is None and c.origin == "passage" and own_sign(c) == sign
+
+
+def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: SentenceContext) -> tuple[str, str] | None:
+    """``("period_mismatch", reason)`` when a change of two years' figures (``a-b`` or ``(a-b)/b``), stated
+    with a direction, is named by one year, once, that is its earlier figure's: a change named by a year
+    is the change into it ("Revenue rose 10% in 2018" on 2019's 1,100 over 2018's 1,000; gate-21, a new
+    user's false accept: every named year was an operand's, so it passed). Not when that year is named as
+    the base ("from 2018", "since fiscal 2018", "compared with 2018": :data:`_BASE_YEAR`) or the sentence
+    names a relative period ("the following year": :data:`~.lead_period.RELATIVE`)."""
+    if c.op not in ("a-b", "(a-b)/b") or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
+        return None
+    years = [candidate_year(o) for o in c.operands]
+    (year,) = named
+    if years[0] is None or years[1] is None or years[0] == years[1] or year != min(years[0], years[1]):
+        return None
+    if any(match_year(m) == year and _BASE_YEAR.search(ctx.text, 0, m.start()) for m in YEAR.finditer(ctx.text)):
+        return None
+    if RELATIVE.search(ctx.text):
+        return None
+    later = max(years[0], years[1])
+    return (
+        "period_mismatch",
+        f"the sentence names {year} for a change, but {c.ref} is the change from {year} to {later}",
+    )
+
+
+#: Before a year named as a change's base: "from", "since", "over", "than", "versus", "against", "on", "compared
+#: with/to", "relative to", then words of a period ("from fiscal 2022", "over the prior fiscal year 2018", "vs. FY").
+_BASE_YEAR = re.compile(
+    r"\b(?:from|since|over|than|versus|vs\.?|against|on|compared\s+(?:with|to)|relative\s+to)\s+"
+    r"(?:(?:about|approximately|the|in|for|fiscal|financial|year|calendar|full|prior|previous)\s+)*(?:fy\s?'?)?$",
+    re.I,
+)

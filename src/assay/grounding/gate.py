@@ -68,8 +68,8 @@ __all__ = [
 #: other number between them; an item after "percentage of" followed by "out of/in the total" is the part;
 #: a trailing leader dot ("Applications .") ends no line item; naming as a profit the question's loss item
 #: ("net operating income carryforwards" for "net operating loss carryforwards") fails on unsigned labels.
-#: gate-9 … 21: change amounts, % sources, forms, cents, page currency, prose, negative rows, the own-sign licence
-#: inside acceptable: docs/gate-versions.md.
+#: gate-9 … 21: change amounts, % sources, forms, cents, page currency, prose, negative rows, a change's year, a
+#: loss's size, Korean items: docs/gate-versions.md.
 GATE_VERSION = "gate-21"
 
 #: In uncited mode a derivation backs a number only when the number is stated to within 5%

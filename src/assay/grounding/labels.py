@@ -31,6 +31,7 @@ __all__ = [
     "concept_of",
     "is_line_item",
     "line_item",
+    "names_something",
     "related_items",
     "row_item",
     "generic_row",
@@ -100,11 +101,23 @@ def row_item(label: str) -> str | None:
     if item is None:
         return None
     words = item.split()
-    if len(item) < 4 and _ACRONYM.fullmatch(label.strip().strip("|").split("|")[0].strip()):
+    if not names_something(item) and _ACRONYM.fullmatch(label.strip().strip("|").split("|")[0].strip()):
         return item  # "APJ", "UK": a region or segment named by its initials (gate-19)
-    if len(item) < 4 or item in GENERIC_ITEMS or not 0 < len(words) <= 12 or not any(ch.isalpha() for ch in item):
+    if (
+        not names_something(item)
+        or item in GENERIC_ITEMS
+        or not 0 < len(words) <= 12
+        or not any(ch.isalpha() for ch in item)
+    ):
         return None
     return item
+
+
+def names_something(item: str) -> bool:
+    """Whether a line item is long enough to name something: four characters or more, a Hangul syllable
+    counting two ("매출", "순이익": a word each). Gate-21: Korean labels of two or three syllables were
+    left out of the vocabulary, so "순이익은 3조 5천억원이었다 [F1]" on 매출액 was never judged."""
+    return len(item) + sum(1 for ch in item if "가" <= ch <= "힣") >= 4
 
 
 def generic_row(label: str) -> str | None:
@@ -142,8 +155,8 @@ _NUMBER_CELL = re.compile(r"[$€£¥₩]?\s?[(\-−–]?\s?[$€£¥₩]?\s?[\d
 class SnapshotVocabulary:
     """The snapshot's periods (years) and line items, and a matcher of the items in text.
 
-    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items shorter than four
-    characters or generic ("Total", "Other") are left out of the matcher: naming them says
+    Built once per :class:`~assay.grounding.index.SnapshotIndex`. Line items too short to name
+    anything (:func:`names_something`) or generic ("Total", "Other") are left out of the matcher: naming them says
     nothing about which fact is meant.
     """
 
@@ -216,7 +229,7 @@ def _vocabulary(
     cache re-gates the same snapshot: its index is rebuilt, its vocabulary is not)."""
     years = frozenset(y for label, period in pairs if (y := period_year(_fact_period(label, period))) is not None)
     items = {line_item(label) for label, _ in pairs if is_line_item(label)}
-    items = {i for i in items if len(i) >= 4 and i not in GENERIC_ITEMS}
+    items = {i for i in items if names_something(i) and i not in GENERIC_ITEMS}
     concepts = {concept_of(i) for i in items} - {None}
     names = items | {syn for syn, concept in CONCEPTS.items() if concept in concepts}
     matcher = re.compile(r"(?<![\w])(?:" + _alternation(names) + r")" + _NAME_END, re.I) if names else None

@@ -58,6 +58,8 @@ GAIN_WORDS = (
     "gains",
     "gain",
     "earned",
+    "earning",
+    "profitable",
     "흑자",
 )
 SUM_WORDS = ("combined", "together", "in total", "total of", "sum", "altogether", "for both", "합계", "합산", "합친")

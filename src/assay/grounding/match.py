@@ -345,6 +345,8 @@ def _value_matches(q: Quantity, c: Candidate) -> tuple[bool, bool, bool]:
                 continue  # "grew"/"fell" describe the change from the earlier to the later period
             want = -abs(stated) if q.direction < 0 else abs(stated)
             reading = negative_row_reading(c) if c.op == "a-b" else None
+            if reading == "sign" and q.sign_wording:  # "the net loss decreased" on a profit's negatives: sizes
+                reading = "size"  # (gate-21: "Net income | (15) | (24)" read by its sign backed "the loss increased")
             if reading == "neither":
                 continue  # a row shown negative whose label says no sign: its direction is unproven
             if reading == "size":
