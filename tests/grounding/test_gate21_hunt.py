@@ -96,3 +96,41 @@ def test_names_something_counts_a_hangul_syllable_as_two_characters():
 def test_widened_and_narrowed_read_as_a_rise_and_a_fall():
     assert extract_claims("Spread widened 25 bps.")[0].numbers[0].direction == 1
     assert extract_claims("The gap narrowed by $3 million.")[0].numbers[0].direction == -1
+
+
+@pytest.mark.parametrize(
+    ("true", "false"),
+    [
+        # a level given no year of its own is not of the year the sentence names only as its change's base
+        (
+            "Revenue was $1,100 million, up 10% from 2018 [F1, F2].",
+            "Revenue was $1,000 million, up 10% from 2018 [F1, F2].",
+        ),
+        ("Revenue was $1,100 million, up from 2018 [F1].", "Revenue was $1,000 million, up from 2018 [F2]."),
+        (
+            "Revenue rose 10% from $1,000 million in 2018 [F1, F2].",
+            "Revenue was $1,000 million in 2019, up from 2018 [F2].",
+        ),
+    ],
+)
+def test_a_level_beside_a_base_year_is_the_later_one(true, false):
+    assert _status(true, TWO_YEARS) == "pass", true
+    result = check_answer(false, TWO_YEARS)
+    assert result.status == "fail" and result.violations[0].kind == "period_mismatch", false
+    assert _status("The revenue carried forward from 2018 was $1,000 million [F2].", TWO_YEARS) == "pass"  # no change
+
+
+@pytest.mark.parametrize(
+    ("true", "false"),
+    [
+        # uncited: the base year is no level's (the true sentence failed), and the false one still fails
+        ("Revenue was $1,100 million, up 10% from 2018.", "Revenue was $1,000 million, up 10% from 2018."),
+        ("Revenue was $1,100 million, up from 2018.", "Revenue was $1,000 million, up from 2018."),
+        # uncited: a comparison's subject and base are the cells' column years (cited: the facts' periods)
+        ("Revenue in 2019 was 10% higher than in 2018.", "Revenue in 2018 was 10% higher than in 2019."),
+        ("Revenue in 2018 was 9.1% lower than in 2019.", "Revenue in 2019 was 9.1% lower than in 2018."),
+    ],
+)
+def test_uncited_levels_and_comparisons_of_a_pages_columns(true, false):
+    assert _status(true, PAGE) == "pass", true
+    assert _status(false, PAGE) == "fail", false

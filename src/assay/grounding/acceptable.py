@@ -69,7 +69,7 @@ from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, candidate_year, line_item
 from assay.grounding.labels import period_year as _year
-from assay.grounding.lead_period import RELATIVE
+from assay.grounding.lead_period import BASE_BEFORE, BASE_YEAR, RELATIVE, base_years
 from assay.grounding.operands import (
     YEAR,
     later_operand,
@@ -177,6 +177,10 @@ def acceptable(
     named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
     if named_years and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
         return into
+    if c.op is None and ctx.year_mentions and (base := base_years(ctx.text)) and not _stated_as_base(q, ctx):
+        named_years = named_years - base  # a year named only as a change's base is no level's ("up from 2018")
+        if not named_years and candidate_year(c) in base:
+            return "period_mismatch", f"the sentence compares with {candidate_year(c)}, but {c.ref} is that year's own"
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
@@ -218,7 +222,7 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
     with a direction, is named by one year, once, that is its earlier figure's: a change named by a year
     is the change into it ("Revenue rose 10% in 2018" on 2019's 1,100 over 2018's 1,000; gate-21, a new
     user's false accept: every named year was an operand's, so it passed). Not when that year is named as
-    the base ("from 2018", "since fiscal 2018", "compared with 2018": :data:`_BASE_YEAR`) or the sentence
+    the base ("from 2018", "since fiscal 2018", "compared with 2018": :data:`~.lead_period.BASE_YEAR`) or the sentence
     names a relative period ("the following year": :data:`~.lead_period.RELATIVE`)."""
     if c.op not in ("a-b", "(a-b)/b") or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
         return None
@@ -226,7 +230,7 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
     (year,) = named
     if years[0] is None or years[1] is None or years[0] == years[1] or year != min(years[0], years[1]):
         return None
-    if any(match_year(m) == year and _BASE_YEAR.search(ctx.text, 0, m.start()) for m in YEAR.finditer(ctx.text)):
+    if any(match_year(m) == year and BASE_YEAR.search(ctx.text, 0, m.start()) for m in YEAR.finditer(ctx.text)):
         return None
     if RELATIVE.search(ctx.text):
         return None
@@ -237,10 +241,18 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
     )
 
 
-#: Before a year named as a change's base: "from", "since", "over", "than", "versus", "against", "on", "compared
-#: with/to", "relative to", then words of a period ("from fiscal 2022", "over the prior fiscal year 2018", "vs. FY").
-_BASE_YEAR = re.compile(
-    r"\b(?:from|since|over|than|versus|vs\.?|against|on|compared\s+(?:with|to)|relative\s+to)\s+"
-    r"(?:(?:about|approximately|the|in|for|fiscal|financial|year|calendar|full|prior|previous)\s+)*(?:fy\s?'?)?$",
-    re.I,
-)
+def _stated_as_base(q: Quantity, ctx: SentenceContext) -> bool:
+    """Whether level ``q`` is itself stated as a base, so a year named as the base may be its own: after a
+    base word ("rose 10% from $1,000 million": :data:`~.lead_period.BASE_BEFORE`) or right after a base year
+    ("versus in 2022 $99.8 billion", "from 2018's $1,000 million")."""
+    start = q.span[0] - ctx.offset
+    if BASE_BEFORE.search(ctx.text, 0, start) is not None:
+        return True
+    return any(
+        _RIGHT_BEFORE.fullmatch(ctx.text, m.end(), start) and BASE_YEAR.search(ctx.text, 0, m.start())
+        for m in YEAR.finditer(ctx.text, 0, start)
+    )
+
+
+#: Between a base year and its own figure: "'s", spaces, a comma ("from 2018's $1,000", "in 2022 $99.8").
+_RIGHT_BEFORE = re.compile(r"(?:['’]s)?[\s,]*")

@@ -65,7 +65,7 @@ def comparison_veto(
     order = compared_periods(sentence)
     if order is None:
         return _one_sided_veto(c, sentence)
-    a, b = (period_key(o.period) for o in c.operands)
+    a, b = (_period_key(o) for o in c.operands)
     if a is None or b is None or a == b or (a, b) == order:
         return None
     return (
@@ -110,9 +110,18 @@ def _swapped_items(c: Candidate, sentence: str, named: Sequence[tuple[int, int, 
     return None
 
 
+def _period_key(o: Candidate) -> str | None:
+    """An operand's period key: its fact's period, or the year of its page column ("FY2019" of a cell under
+    "2019"; gate-21: uncited, "Revenue in 2018 was 10% higher than in 2019" passed on 2019 over 2018, the
+    cells having no period); None for neither, or a column of a part of a year (a quarter's)."""
+    if o.period is not None:
+        return period_key(o.period)
+    return f"FY{o.column_year}" if o.column_year is not None and not o.column_part else None
+
+
 def _one_sided_veto(c: Candidate, sentence: str) -> tuple[str, str] | None:
     """The veto for a comparison naming one period or none (see the module docstring)."""
-    a, b = (period_key(o.period) for o in c.operands)
+    a, b = (_period_key(o) for o in c.operands)
     if a is None or b is None or a == b:
         return None
     periods = find_periods(sentence)

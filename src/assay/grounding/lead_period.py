@@ -25,15 +25,42 @@ from assay.claims import Quantity
 from assay.grounding.context import SentenceContext
 from assay.grounding.item_years import LEAD_PERIOD
 from assay.grounding.labels import SnapshotVocabulary
+from assay.grounding.lexicon import CHANGE, COMPARISON
 from assay.grounding.operands import YEAR, match_year
+from assay.grounding.sentence_memo import sentence_memo
 from assay.grounding.triggers import RESPECTIVE
 
-__all__ = ["BASE_BEFORE", "RELATIVE", "with_lead_year", "lead_year"]
+__all__ = ["BASE_BEFORE", "BASE_YEAR", "RELATIVE", "base_years", "with_lead_year", "lead_year"]
 
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
 BASE_BEFORE = re.compile(
     r"\b(?:from|compared\s+(?:with|to)|versus|vs\.?|against|than|over)\s+(?:(?:about|approximately|the)\s+)?$", re.I
 )
+
+
+#: Before a year named as a change's base: "from", "since", "over", "than", "versus", "against", "on", "compared
+#: with/to", "relative to", then words of a period ("from fiscal 2022", "than in FY2022", "over the prior fiscal
+#: year 2018"; :func:`base_years`).
+BASE_YEAR = re.compile(
+    r"\b(?:from|since|over|than|versus|vs\.?|against|on|compared\s+(?:with|to)|relative\s+to)\s+"
+    r"(?:(?:about|approximately|the|in|for|fiscal|financial|year|calendar|full|prior|previous)\s+)*(?:fy\s?'?)?$",
+    re.I,
+)
+
+
+@sentence_memo
+def base_years(text: str) -> frozenset[int]:
+    """The years ``text`` names only as a change's base (:data:`BASE_YEAR` before every mention: "up 10% from
+    2018", "than in FY2022") in a sentence that states a change or a comparison (a word of
+    :data:`~.lexicon.CHANGE` or :data:`~.lexicon.COMPARISON`: "the amount carried forward from 2018" names
+    2018's own figure); a level given no year of its own is none of theirs (gate-21)."""
+    if CHANGE.search(text) is None and COMPARISON.search(text) is None:
+        return frozenset()
+    base: set[int] = set()
+    other: set[int] = set()
+    for m in YEAR.finditer(text):
+        (base if BASE_YEAR.search(text, 0, m.start()) else other).add(match_year(m))
+    return frozenset(base - other)
 
 
 #: A relative period beside a number: another period's figure, whatever the opening says ("a year

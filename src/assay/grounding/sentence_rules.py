@@ -35,7 +35,7 @@ from assay.grounding.derivation_names import one_of_a_sum_veto, one_operand_veto
 from assay.grounding.forms import SentenceForms, forms_veto, read_forms, share_base_veto
 from assay.grounding.index import SnapshotIndex
 from assay.grounding.labels import SnapshotVocabulary, row_item
-from assay.grounding.lead_period import with_lead_year
+from assay.grounding.lead_period import base_years, with_lead_year
 from assay.grounding.level_moves import Move, contradicted_levels, move_order_veto, stated_moves
 from assay.grounding.lexicon import POLARITY, renamed_loss_item
 from assay.grounding.match import CandidateSet
@@ -148,6 +148,8 @@ def sentence_reader(
             if not years:  # a passage number's column names its year: the years the sentence gives it (any)
                 years.append(named_years(text))
             given = own_years if own_years and len(years[0]) > 1 else years[0]  # (one year: every number's)
+            if c.op is None and given and c.column_year not in given and (base := base_years(text)):
+                given = given - base  # "$1,100 million, up 10% from 2018": 2018 is the base's (acceptable judges it)
             veto = (
                 column_veto(c, given) or cell_level_veto(q, c, years[0], text, len(claim.numbers) == 1)
                 if c.op is None
