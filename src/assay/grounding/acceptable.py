@@ -69,7 +69,7 @@ from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, candidate_year, line_item
 from assay.grounding.labels import period_year as _year
-from assay.grounding.lead_period import BASE_BEFORE, BASE_YEAR, RELATIVE, base_years
+from assay.grounding.lead_period import BASE_BEFORE, RELATIVE, base_years, named_as_base
 from assay.grounding.operands import (
     YEAR,
     later_operand,
@@ -222,15 +222,15 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
     with a direction, is named by one year, once, that is its earlier figure's: a change named by a year
     is the change into it ("Revenue rose 10% in 2018" on 2019's 1,100 over 2018's 1,000; gate-21, a new
     user's false accept: every named year was an operand's, so it passed). Not when that year is named as
-    the base ("from 2018", "since fiscal 2018", "compared with 2018": :data:`~.lead_period.BASE_YEAR`) or the sentence
-    names a relative period ("the following year": :data:`~.lead_period.RELATIVE`)."""
+    the base ("from 2018", "since fiscal 2018", "compared with 2018": :func:`~.lead_period.named_as_base`)
+    or the sentence names a relative period ("the following year": :data:`~.lead_period.RELATIVE`)."""
     if c.op not in ("a-b", "(a-b)/b") or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
         return None
     years = [candidate_year(o) for o in c.operands]
     (year,) = named
     if years[0] is None or years[1] is None or years[0] == years[1] or year != min(years[0], years[1]):
         return None
-    if any(match_year(m) == year and BASE_YEAR.search(ctx.text, 0, m.start()) for m in YEAR.finditer(ctx.text)):
+    if any(match_year(m) == year and named_as_base(ctx.text, m.start()) for m in YEAR.finditer(ctx.text)):
         return None
     if RELATIVE.search(ctx.text):
         return None
@@ -249,7 +249,7 @@ def _stated_as_base(q: Quantity, ctx: SentenceContext) -> bool:
     if BASE_BEFORE.search(ctx.text, 0, start) is not None:
         return True
     return any(
-        _RIGHT_BEFORE.fullmatch(ctx.text, m.end(), start) and BASE_YEAR.search(ctx.text, 0, m.start())
+        _RIGHT_BEFORE.fullmatch(ctx.text, m.end(), start) and named_as_base(ctx.text, m.start())
         for m in YEAR.finditer(ctx.text, 0, start)
     )
 

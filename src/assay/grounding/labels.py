@@ -117,7 +117,7 @@ def names_something(item: str) -> bool:
     """Whether a line item is long enough to name something: four characters or more, a Hangul syllable
     counting two ("매출", "순이익": a word each). Gate-21: Korean labels of two or three syllables were
     left out of the vocabulary, so "순이익은 3조 5천억원이었다 [F1]" on 매출액 was never judged."""
-    return len(item) + sum(1 for ch in item if "가" <= ch <= "힣") >= 4
+    return len(item) >= 4 or (not item.isascii() and len(item) + sum("가" <= ch <= "힣" for ch in item) >= 4)
 
 
 def generic_row(label: str) -> str | None:

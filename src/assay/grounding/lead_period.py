@@ -30,7 +30,7 @@ from assay.grounding.operands import YEAR, match_year
 from assay.grounding.sentence_memo import sentence_memo
 from assay.grounding.triggers import RESPECTIVE
 
-__all__ = ["BASE_BEFORE", "BASE_YEAR", "RELATIVE", "base_years", "with_lead_year", "lead_year"]
+__all__ = ["BASE_BEFORE", "BASE_YEAR", "RELATIVE", "base_years", "named_as_base", "with_lead_year", "lead_year"]
 
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
 BASE_BEFORE = re.compile(
@@ -50,17 +50,24 @@ BASE_YEAR = re.compile(
 
 @sentence_memo
 def base_years(text: str) -> frozenset[int]:
-    """The years ``text`` names only as a change's base (:data:`BASE_YEAR` before every mention: "up 10% from
+    """The years ``text`` names only as a change's base (:func:`named_as_base` at every mention: "up 10% from
     2018", "than in FY2022") in a sentence that states a change or a comparison (a word of
     :data:`~.lexicon.CHANGE` or :data:`~.lexicon.COMPARISON`: "the amount carried forward from 2018" names
     2018's own figure); a level given no year of its own is none of theirs (gate-21)."""
-    if CHANGE.search(text) is None and COMPARISON.search(text) is None:
-        return frozenset()
     base: set[int] = set()
     other: set[int] = set()
     for m in YEAR.finditer(text):
-        (base if BASE_YEAR.search(text, 0, m.start()) else other).add(match_year(m))
+        (base if named_as_base(text, m.start()) else other).add(match_year(m))
+    if not base - other or (CHANGE.search(text) is None and COMPARISON.search(text) is None):
+        return frozenset()
     return frozenset(base - other)
+
+
+def named_as_base(text: str, start: int) -> bool:
+    """Whether the year at ``start`` of ``text`` follows a base word (:data:`BASE_YEAR`), read in the 60
+    characters before it from a word's start (the longest base phrase is shorter)."""
+    lo = text.rfind(" ", 0, max(0, start - 60)) + 1
+    return BASE_YEAR.search(text, lo, start) is not None
 
 
 #: A relative period beside a number: another period's figure, whatever the opening says ("a year

@@ -58,7 +58,6 @@ GAIN_WORDS = (
     "gains",
     "gain",
     "earned",
-    "earning",
     "profitable",
     "흑자",
 )
