@@ -5,7 +5,7 @@ matters; the wrong direction, the wrong base or the periods the wrong way round 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from assay.facts import Fact, Snapshot
@@ -132,10 +132,11 @@ def test_uncited_mode_reads_the_comparison_too():
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1_000, 900_000), st.integers(1_000, 900_000), st.booleans())
+@example(1993, 2000, False)  # the true change is -0.35%: "0.4% lower" rounds it half up (the other base's -0.351%)
 def test_property_comparison_against_either_base(later, earlier, markers_reversed):
     """For any two years' figures: the true comparison (either subject, the right word) passes in
     either marker order; the opposite word fails; the change on the other base fails unless it
-    rounds to the same figure."""
+    is within half a displayed unit of the true change (which it then rounds)."""
     snap = Snapshot(
         facts=(
             Fact(id="F1", label="Total net sales", value=later, unit="USD millions", period="FY2023"),
@@ -152,7 +153,7 @@ def test_property_comparison_against_either_base(later, earlier, markers_reverse
         text = f"{subject} revenue was {abs(change):.1f}% {{}} than {base} revenue [{markers}]."
         assert status(text.format(word), snap) == "pass", text.format(word)
         assert status(text.format(wrong), snap) == "fail", text.format(wrong)
-        if abs(other) != abs(change):
+        if abs(abs(other) - abs(100 * (s - b) / b)) > 0.05 + 1e-9:  # (else it rounds the true change too)
             wrong_base = f"{subject} revenue was {abs(other):.1f}% {word} than {base} revenue [{markers}]."
             assert status(wrong_base, snap) == "fail", wrong_base
 
