@@ -134,3 +134,35 @@ def test_a_level_beside_a_base_year_is_the_later_one(true, false):
 def test_uncited_levels_and_comparisons_of_a_pages_columns(true, false):
     assert _status(true, PAGE) == "pass", true
     assert _status(false, PAGE) == "fail", false
+
+
+QUARTERS = Snapshot(
+    facts=(
+        Fact(id="F1", label="Revenue", value=260, unit="USD millions", period="Q3 2019"),
+        Fact(id="F2", label="Revenue", value=240, unit="USD millions", period="Q2 2019"),
+        Fact(id="F3", label="Revenue", value=200, unit="USD millions", period="Q3 2018"),
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "snap"),
+    [
+        # a second hunt's true sentences that a first form of the change-year rule failed: the year is the base
+        ("Revenue was $1,100 million, 10% above 2018 [F1, F2].", TWO_YEARS),
+        ("Revenue exceeded 2018 by 10% [F1, F2].", TWO_YEARS),
+        ("Revenue beat 2018 by $100 million [F1, F2].", TWO_YEARS),
+        ("Revenue was $1,100 million, 10% ahead of 2018 [F1, F2].", TWO_YEARS),
+        ("Revenue rose 30% from Q3 2018 [F1, F3].", QUARTERS),
+        ("Revenue rose 30% from the third quarter of 2018 [F1, F3].", QUARTERS),
+        ("Revenue rose 30% compared with Q3 2018 [F1, F3].", QUARTERS),
+        ("Revenue was $1,100 million, 10% above 2018.", PAGE),
+    ],
+)
+def test_a_year_named_as_the_base_in_other_words_is_no_change_year(answer, snap):
+    assert _status(answer, snap) == "pass", answer
+
+
+def test_the_change_year_rule_fires_only_on_the_period_a_change_is_of():
+    for answer in ("Revenue rose 10% during 2018 [F1, F2].", "Revenue rose 10% in fiscal 2018 [F1, F2]."):
+        assert _status(answer, TWO_YEARS) == "fail", answer

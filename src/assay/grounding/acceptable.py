@@ -69,7 +69,8 @@ from assay.grounding.label_rule import label_veto
 from assay.grounding.label_signs import NEUTRAL_CHANGE, fact_sign, label_polarity, told_direction
 from assay.grounding.labels import GENERIC_ITEMS, candidate_year, line_item
 from assay.grounding.labels import period_year as _year
-from assay.grounding.lead_period import BASE_BEFORE, RELATIVE, base_years, named_as_base
+from assay.grounding.lead_period import BASE_BEFORE, RELATIVE, base_years, named_as_base, named_as_period
+from assay.grounding.lexicon import COMPARISON
 from assay.grounding.operands import (
     YEAR,
     later_operand,
@@ -175,7 +176,7 @@ def acceptable(
                 f"the wording states {'a loss' if pol < 0 else 'a profit'}, but {c.ref} is {item!r}",
             )
     named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
-    if named_years and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
+    if named_years and c.op in _CHANGE_OPS and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
         return into
     if c.op is None and ctx.year_mentions and (base := base_years(ctx.text)) and not _stated_as_base(q, ctx):
         named_years = named_years - base  # a year named only as a change's base is no level's ("up from 2018")
@@ -219,26 +220,31 @@ def _states_own(own_sign: OwnSign | None, c: Candidate, sign: int) -> bool:
 
 def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: SentenceContext) -> tuple[str, str] | None:
     """``("period_mismatch", reason)`` when a change of two years' figures (``a-b`` or ``(a-b)/b``), stated
-    with a direction, is named by one year, once, that is its earlier figure's: a change named by a year
-    is the change into it ("Revenue rose 10% in 2018" on 2019's 1,100 over 2018's 1,000; gate-21, a new
-    user's false accept: every named year was an operand's, so it passed). Not when that year is named as
-    the base ("from 2018", "since fiscal 2018", "compared with 2018": :func:`~.lead_period.named_as_base`)
-    or the sentence names a relative period ("the following year": :data:`~.lead_period.RELATIVE`)."""
-    if c.op not in ("a-b", "(a-b)/b") or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
+    with a direction, is named by one year, once, "in", "during" or "for" it
+    (:func:`~.lead_period.named_as_period`), that is its earlier figure's: a change of a year is the change
+    into it ("Revenue rose 10% in 2018" on 2019's 1,100 over 2018's 1,000; gate-21, a new user's false accept:
+    every named year was an operand's, so it passed). Not in a sentence that compares
+    (:data:`~.lexicon.COMPARISON`: "10% above 2018", "exceeded 2018 by"; "대비", "보다") or names a relative
+    period ("the following year": :data:`~.lead_period.RELATIVE`): there the year may be the base."""
+    if c.op not in _CHANGE_OPS or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
         return None
     years = [candidate_year(o) for o in c.operands]
     (year,) = named
     if years[0] is None or years[1] is None or years[0] == years[1] or year != min(years[0], years[1]):
         return None
-    if any(match_year(m) == year and named_as_base(ctx.text, m.start()) for m in YEAR.finditer(ctx.text)):
+    if not any(match_year(m) == year and named_as_period(ctx.text, m.start()) for m in YEAR.finditer(ctx.text)):
         return None
-    if RELATIVE.search(ctx.text):
+    if COMPARISON.search(ctx.text) or RELATIVE.search(ctx.text) or "대비" in ctx.text or "보다" in ctx.text:
         return None
     later = max(years[0], years[1])
     return (
         "period_mismatch",
         f"the sentence names {year} for a change, but {c.ref} is the change from {year} to {later}",
     )
+
+
+#: The changes a year may name the period of (:func:`_change_year_veto`).
+_CHANGE_OPS = ("a-b", "(a-b)/b")
 
 
 def _stated_as_base(q: Quantity, ctx: SentenceContext) -> bool:

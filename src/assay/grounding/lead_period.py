@@ -30,7 +30,17 @@ from assay.grounding.operands import YEAR, match_year
 from assay.grounding.sentence_memo import sentence_memo
 from assay.grounding.triggers import RESPECTIVE
 
-__all__ = ["BASE_BEFORE", "BASE_YEAR", "RELATIVE", "base_years", "named_as_base", "with_lead_year", "lead_year"]
+__all__ = [
+    "BASE_BEFORE",
+    "BASE_WORDS",
+    "PERIOD_OF_WORDS",
+    "RELATIVE",
+    "base_years",
+    "named_as_base",
+    "named_as_period",
+    "with_lead_year",
+    "lead_year",
+]
 
 #: A number stated as a base or another period's level: "from", "compared with", "versus", "than".
 BASE_BEFORE = re.compile(
@@ -38,14 +48,18 @@ BASE_BEFORE = re.compile(
 )
 
 
-#: Before a year named as a change's base: "from", "since", "over", "than", "versus", "against", "on", "compared
-#: with/to", "relative to", then words of a period ("from fiscal 2022", "than in FY2022", "over the prior fiscal
-#: year 2018"; :func:`base_years`).
-BASE_YEAR = re.compile(
-    r"\b(?:from|since|over|than|versus|vs\.?|against|on|compared\s+(?:with|to)|relative\s+to)\s+"
-    r"(?:(?:about|approximately|the|in|for|fiscal|financial|year|calendar|full|prior|previous)\s+)*(?:fy\s?'?)?$",
-    re.I,
+#: The words of a change's base right before a year, after :data:`_PERIOD_WORDS` ("from fiscal 2022", "than in
+#: FY2022", "over the prior fiscal year 2018"; :func:`named_as_base`), and those that name the period a change or a
+#: level is of ("in 2018", "during fiscal 2018", "for FY2018"; :func:`named_as_period`).
+BASE_WORDS = frozenset(
+    "from since over than versus vs vs. against on above below exceeded exceeds beat topped trailed".split()
 )
+PERIOD_OF_WORDS = frozenset("in during for".split())
+_PERIOD_WORDS = frozenset("about approximately the fiscal financial year calendar full prior previous fy".split())
+_BASE_PAIRS = frozenset(
+    {("compared", "with"), ("compared", "to"), ("relative", "to"), ("ahead", "of"), ("short", "of")}
+)
+_PAIR_FIRSTS = frozenset(first for first, _ in _BASE_PAIRS)
 
 
 @sentence_memo
@@ -54,6 +68,9 @@ def base_years(text: str) -> frozenset[int]:
     2018", "than in FY2022") in a sentence that states a change or a comparison (a word of
     :data:`~.lexicon.CHANGE` or :data:`~.lexicon.COMPARISON`: "the amount carried forward from 2018" names
     2018's own figure); a level given no year of its own is none of theirs (gate-21)."""
+    words = set(text.lower().split())
+    if not (words & BASE_WORDS or words & _PAIR_FIRSTS):  # (no base word: no year named as a base)
+        return frozenset()
     base: set[int] = set()
     other: set[int] = set()
     for m in YEAR.finditer(text):
@@ -64,10 +81,31 @@ def base_years(text: str) -> frozenset[int]:
 
 
 def named_as_base(text: str, start: int) -> bool:
-    """Whether the year at ``start`` of ``text`` follows a base word (:data:`BASE_YEAR`), read in the 60
-    characters before it from a word's start (the longest base phrase is shorter)."""
-    lo = text.rfind(" ", 0, max(0, start - 60)) + 1
-    return BASE_YEAR.search(text, lo, start) is not None
+    """Whether the year at ``start`` of ``text`` follows a base word (:data:`BASE_WORDS`, "compared with/to",
+    "relative to", "ahead/short of"; "in" may stand between: "than in 2018"), past words of a period (the last 60
+    characters)."""
+    words = _words_before(text, start)
+    if words and words[-1] == "in":
+        words.pop()
+    return bool(words) and (words[-1] in BASE_WORDS or tuple(words[-2:]) in _BASE_PAIRS)
+
+
+def named_as_period(text: str, start: int) -> bool:
+    """Whether the year at ``start`` of ``text`` follows "in", "during" or "for" (:data:`PERIOD_OF_WORDS`), past
+    words of a period ("in fiscal 2018", "during the year 2018"): the period something is of."""
+    words = _words_before(text, start)
+    return bool(words) and words[-1] in PERIOD_OF_WORDS
+
+
+def _words_before(text: str, start: int) -> list[str]:
+    """The lower-case words of the 60 characters before ``start``, the words of a period (:data:`_PERIOD_WORDS`,
+    an "FY" glued to the year) dropped from the end."""
+    words = text[max(0, start - 60) : start].lower().split()
+    if words and words[-1].endswith("fy") and not text[start - 1 : start].isspace():
+        words[-1] = words[-1][:-2] or "fy"
+    while words and words[-1] in _PERIOD_WORDS:
+        words.pop()
+    return words
 
 
 #: A relative period beside a number: another period's figure, whatever the opening says ("a year
