@@ -23,7 +23,7 @@ from assay.grounding.candidates import Candidate
 from assay.grounding.item_years import LEAD_PERIOD
 from assay.grounding.label_signs import own_clause
 from assay.grounding.labels import SnapshotVocabulary, related_to, row_item
-from assay.grounding.lead_period import BASE_BEFORE, RELATIVE
+from assay.grounding.lead_period import BASE_BEFORE, RELATIVE, named_as_base
 from assay.grounding.lexicon import CLAUSE, GAIN, LOSS, PROSE_SENTENCE_END, RESPECTIVELY
 from assay.grounding.operands import YEAR, match_year, period_owner
 
@@ -240,7 +240,7 @@ def prose_years(line: str, c: Candidate, shown: float | None = None) -> frozense
     for m in YEAR.finditer(text):
         if listed[0] <= m.start() < listed[1]:
             continue  # (another number's, in the list's order)
-        if _BASE_YEAR.search(text, 0, m.start()):
+        if named_as_base(text, m.start()):
             continue  # a change's base year
         if text.startswith(":", m.end()):  # "2018: $169": the figure after the colon
             k = next((i for i, (a, _) in enumerate(spans) if a >= m.end()), None)
@@ -293,12 +293,6 @@ def _sentence_of(line: str, at: int, after: int) -> tuple[int, int]:
     return start, end
 
 
-#: What a change is measured from, right before a year: "over 2018", "compared to fiscal 2018", "from 2018".
-_BASE_YEAR = re.compile(
-    r"\b(?:over|from|compared\s+(?:to|with)|versus|vs\.?|than|relative\s+to|since|against)\s+"
-    r"(?:the\s+)?(?:(?:fiscal|financial)\s+)?(?:year\s+)?$",
-    re.I,
-)
 #: What stands between a change and the level it moved to: "decreased $8.6 million to $24.9 million" (the level
 #: is of the change's year; gate-20: "… for the year ended December 31, 2019 decreased $8.6 million to $24.9
 #: million from $33.5 million …" gave the 24.9 no year, so a sentence giving it 2018 passed).
