@@ -1,6 +1,6 @@
 """What the operands of a match say about it: a paragraph number's own years, the later figure of
 a change, an operand too small to count. Helpers of :func:`assay.grounding.acceptable.acceptable`
-and :func:`~assay.grounding.context.twin_veto` (pure functions of a candidate and its context).
+and :func:`~assay.grounding.twins.twin_veto` (pure functions of a candidate and its context).
 """
 
 from __future__ import annotations

@@ -226,9 +226,9 @@ def _by_sentence(made: tuple[Candidate, ...], row: list[_Line], passage: str) ->
         return [made]
     qs = row[0][0]
     first, last = qs[0].span[1], qs[-1].span[0]  # (a sentence's end between its first and last numbers)
-    if PROSE_SENTENCE_END.search(passage, first, last) is None:
-        return [made]
     cuts = [m.end() for m in PROSE_SENTENCE_END.finditer(passage, first, last)]
+    if not cuts:
+        return [made]
     groups: dict[int, list[Candidate]] = {}
     for q, c in zip(qs, made, strict=True):
         groups.setdefault(bisect_right(cuts, q.span[0]), []).append(c)
