@@ -61,7 +61,7 @@ import re
 from collections.abc import Callable
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import CHANGE_OPS, Candidate
 from assay.grounding.change_amount import ratio_veto
 from assay.grounding.context import SentenceContext
 from assay.grounding.direction import COMPARED, change_ratio_direction, shifted_level
@@ -176,12 +176,12 @@ def acceptable(
                 f"the wording states {'a loss' if pol < 0 else 'a profit'}, but {c.ref} is {item!r}",
             )
     named_years, named_items = ctx.by_number.get(q.span[0], (frozenset(), ()))
-    if named_years and c.op in _CHANGE_OPS and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
+    if named_years and c.op in CHANGE_OPS and (into := _change_year_veto(q, c, named_years, ctx)) is not None:
         return into
     if c.op is None and ctx.year_mentions and (base := base_years(ctx.text)) and not _stated_as_base(q, ctx):
         named_years = named_years - base  # a year named only as a change's base is no level's ("up from 2018")
-        if not named_years and candidate_year(c) in base:
-            return "period_mismatch", f"the sentence compares with {candidate_year(c)}, but {c.ref} is that year's own"
+        if not named_years and (year := candidate_year(c)) in base:
+            return "period_mismatch", f"the sentence compares with {year}, but {c.ref} is that year's own"
     if named_years:
         op_years = [_year(o.period) for o in operands]
         years = {y for y in op_years if y is not None}
@@ -226,7 +226,7 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
     every named year was an operand's, so it passed). Not in a sentence that compares
     (:data:`~.lexicon.COMPARISON`: "10% above 2018", "exceeded 2018 by"; "대비", "보다") or names a relative
     period ("the following year": :data:`~.lead_period.RELATIVE`): there the year may be the base."""
-    if c.op not in _CHANGE_OPS or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
+    if c.op not in CHANGE_OPS or q.direction is None or len(named) != 1 or ctx.year_mentions != 1:
         return None
     years = [candidate_year(o) for o in c.operands]
     (year,) = named
@@ -241,10 +241,6 @@ def _change_year_veto(q: Quantity, c: Candidate, named: frozenset[int], ctx: Sen
         "period_mismatch",
         f"the sentence names {year} for a change, but {c.ref} is the change from {year} to {later}",
     )
-
-
-#: The changes a year may name the period of (:func:`_change_year_veto`).
-_CHANGE_OPS = ("a-b", "(a-b)/b")
 
 
 def _stated_as_base(q: Quantity, ctx: SentenceContext) -> bool:

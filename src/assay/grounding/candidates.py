@@ -19,6 +19,7 @@ from assay.claims import Quantity
 from assay.facts import Dimension, Fact
 
 __all__ = [
+    "CHANGE_OPS",
     "Candidate",
     "Dim",
     "fact_candidate",
@@ -190,6 +191,11 @@ def fact_candidate(fact: Fact, *, value_as_displayed: bool = True) -> Candidate:
     return make_candidate(
         fact.value * spec.scale, spec.dimension, fact.id, fact.label, spec.currency, shown, period=period, digits=digits
     )
+
+
+#: The derivations that are a change of one figure into another, the second the base: a difference and a
+#: relative change (:func:`derive`'s ``a-b`` and ``(a-b)/b``; a stated direction or period reads them).
+CHANGE_OPS = frozenset({"a-b", "(a-b)/b"})
 
 
 def derive(cands: Iterable[Candidate]) -> list[Candidate]:

@@ -29,15 +29,12 @@ from collections.abc import Sequence
 
 from assay.claims import Quantity
 from assay.claims.periods import find_periods, period_key
-from assay.grounding.candidates import Candidate, period_rank
+from assay.grounding.candidates import CHANGE_OPS, Candidate, period_rank
 from assay.grounding.labels import line_item, related_to
 from assay.grounding.lexicon import PRIOR_YEAR
 from assay.grounding.sentence_memo import sentence_memo
 
 __all__ = ["compared_periods", "comparison_veto", "multiple_veto"]
-
-#: Derivations a comparison may state: a difference or a relative change of two figures.
-_CHANGE_OPS = frozenset({"a-b", "(a-b)/b"})
 
 
 @sentence_memo
@@ -58,7 +55,7 @@ def comparison_veto(
     item)``: "Net income exceeded operating income by $17.3 billion" is not backed by operating
     income − net income; gate-16, a helper's false accept); else None (see module doc). ``sentence``
     is the claim's text (the one ``q`` is stated in)."""
-    if q.change_base != "against_other" or c.op not in _CHANGE_OPS or len(c.operands) != 2:
+    if q.change_base != "against_other" or c.op not in CHANGE_OPS or len(c.operands) != 2:
         return None
     if named and (swapped := _swapped_items(c, sentence, named)) is not None:
         return swapped

@@ -10,7 +10,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from assay.claims import Quantity
-from assay.grounding.candidates import Candidate, time_rank
+from assay.grounding.candidates import CHANGE_OPS, Candidate, time_rank
 from assay.grounding.item_years import MOVED, coordinated, item_year
 from assay.grounding.label_signs import fact_sign
 
@@ -71,7 +71,7 @@ def _num(text: str) -> float:
 def later_operand(c: Candidate) -> Candidate | None:
     """The later-period operand of a change ``a-b`` / ``(a-b)/b`` whose order in time is known
     (``chrono``), else None: "the change in net loss" names what the item is NOW."""
-    if c.op not in ("a-b", "(a-b)/b") or c.chrono is None or len(c.operands) != 2:
+    if c.op not in CHANGE_OPS or c.chrono is None or len(c.operands) != 2:
         return None
     return c.operands[0] if c.chrono else c.operands[1]
 
@@ -93,7 +93,7 @@ def unordered_direction(q: Quantity, c: Candidate) -> bool:
     paragraph are ordered by their own sentence's years: :func:`~assay.grounding.prose_numbers.prose_order`."""
     operands = c.operands
     return (
-        c.op in ("a-b", "(a-b)/b")
+        c.op in CHANGE_OPS
         and c.chrono is None
         and q.direction is not None
         and not q.explicit_sign
@@ -122,7 +122,7 @@ def unordered_sign(c: Candidate, stated: int | None) -> bool:
     profit/(loss) 1,387 … (1,684)" (1,387 − (−1,684) = 3,071)."""
     return (
         stated is not None
-        and c.op in ("a-b", "(a-b)/b")
+        and c.op in CHANGE_OPS
         and c.chrono is None
         and len(c.operands) == 2
         and len({fact_sign(o) for o in c.operands}) == 2

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from assay.claims import Claim, Quantity
 from assay.grounding.acceptable import acceptable
-from assay.grounding.candidates import Candidate
+from assay.grounding.candidates import CHANGE_OPS, Candidate
 from assay.grounding.change_amount import cell_level_veto, difference_veto, level_veto, percent_change_veto
 from assay.grounding.column_period import column_veto, derived_cell_veto, named_years
 from assay.grounding.comparison import comparison_veto, multiple_veto
@@ -123,7 +123,7 @@ def sentence_reader(
             or (share_base_veto(q, c, text, claim.span[0], ctx.named, ctx.exact) if ctx.named and c.op else None)
         )
         veto = veto or acceptable(q, c, ctx, own_sign)  # ("a net loss of $3.8" on the page: its sign)
-        if q.direction is not None and c.op in _CHANGES and q.change_base != "against_other" and one_prose_line(c):
+        if q.direction is not None and c.op in CHANGE_OPS and q.change_base != "against_other" and one_prose_line(c):
             veto = _prose_direction(q, c, idx.source_line(c.operands[0].ref), veto)
         veto = veto or comparison_veto(q, c, text, ctx.named) or percent_change_veto(q, c)
         veto = veto or (multiple_veto(q, c, text, claim.span[0], ctx.named) if q.unit == "x" else None)
@@ -173,9 +173,6 @@ def sentence_reader(
         return veto if veto is not None or c.op is not None else twin_veto(q, c, twins(), ctx, cited)
 
     return accept, license_sign
-
-
-_CHANGES = ("a-b", "(a-b)/b")
 
 
 def _prose_direction(q: Quantity, c: Candidate, line: str, veto: Veto) -> Veto:
